@@ -1,0 +1,12 @@
+package dev.paddock.core;
+
+import dev.paddock.core.spi.Fence;
+
+/** A holder of a stale fence tried to change a sandbox that another owner (or a newer generation) now holds. */
+public final class FenceLostException extends PaddockException {
+    public FenceLostException(String sandboxId, Fence stale) {
+        super(ErrorType.CONFLICT, "fence_lost",
+                "sandbox " + sandboxId + " is now held by another owner or generation (stale generation "
+                        + stale.generation() + "); re-read the sandbox and retry");
+    }
+}

@@ -1,0 +1,53 @@
+package dev.paddock.core;
+
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.regex.Pattern;
+
+/**
+ * Type-prefixed identifiers ({@code sbx_…}, {@code cp_…}) that sort by creation time: 10 characters of
+ * millisecond timestamp then 16 random characters, in Crockford base32 (lower case). Sorting by id is
+ * therefore sorting by creation, which keeps cursor pagination simple.
+ */
+public final class Ids {
+    private static final char[] ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz".toCharArray();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Pattern SHAPE = Pattern.compile("[a-z]{2,8}_[0-9a-z]{26}");
+
+    private Ids() {}
+
+    public static String newId(String prefix) {
+        return newId(prefix, Instant.now());
+    }
+
+    public static String newId(String prefix, Instant at) {
+        char[] out = new char[26];
+        long time = at.toEpochMilli();
+        for (int i = 9; i >= 0; i--) {
+            out[i] = ALPHABET[(int) (time & 31)];
+            time >>>= 5;
+        }
+        byte[] random = new byte[10];
+        RANDOM.nextBytes(random);
+        long hi = 0, lo = 0;
+        for (int i = 0; i < 5; i++) hi = (hi << 8) | (random[i] & 0xff);
+        for (int i = 5; i < 10; i++) lo = (lo << 8) | (random[i] & 0xff);
+        for (int i = 17; i >= 10; i--) { out[i] = ALPHABET[(int) (hi & 31)]; hi >>>= 5; }
+        for (int i = 25; i >= 18; i--) { out[i] = ALPHABET[(int) (lo & 31)]; lo >>>= 5; }
+        return prefix + "_" + new String(out);
+    }
+
+    /** True when {@code id} has the shape of an id with this prefix (used to reject garbage before a lookup). */
+    public static boolean isValid(String prefix, String id) {
+        return id != null && id.startsWith(prefix + "_") && SHAPE.matcher(id).matches();
+    }
+
+    /** Throws a 400 that names the parameter when {@code id} is not an id of this kind. */
+    public static String require(String prefix, String id, String parameter) {
+        if (!isValid(prefix, id)) {
+            throw PaddockException.invalid("invalid_id",
+                    parameter + " must be an id like " + prefix + "_0123456789abcdefghjkmnpqrs, got '" + Text.clip(id, 60) + "'");
+        }
+        return id;
+    }
+}

@@ -1,0 +1,54 @@
+package dev.paddock.core.conformance;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A driver's machine-readable claims (served at GET /v1/drivers, rendered to docs/drivers.md). Every claim is
+ * proven by the conformance kit: supported must work, unsupported must fail fast with a clear error.
+ * Enum values go over the wire in lower case.
+ */
+public record Conformance(
+        String driver,
+        String description,
+        Set<Lane> lanes,
+        Lifecycle lifecycle,
+        WorkspaceFacts workspace,
+        Outputs outputs,
+        CredentialEgress credentialEgress,
+        List<String> runtimeCheckpoints,
+        PortFacts portFacts) {
+
+    public enum Lane { SUPERVISED, WORKER }
+
+    public enum Lease { HOST_FENCED, PROVIDER_ONLY }
+
+    public enum Support { SUPPORTED, UNSUPPORTED }
+
+    public enum OrphanReap { HOST_MANAGED, UNAVAILABLE }
+
+    public enum WorkspaceStrategy { DURABLE_MOUNT, RETAINED_RUNTIME, CHECKPOINT_RESTORE, EPHEMERAL }
+
+    public enum Durability { DURABLE, BEST_EFFORT, NONE }
+
+    public enum Enforcement { ENFORCED, ADVISORY, UNSUPPORTED }
+
+    public record Lifecycle(Lease lease, Support suspendResume, Support hardTerminate, OrphanReap orphanReap) {}
+
+    public record WorkspaceFacts(List<WorkspaceStrategy> strategies, Durability durability) {}
+
+    /** How {@code /mnt/session/outputs} is collected, e.g. {@code host_directory}. */
+    public record Outputs(String collection) {}
+
+    public record CredentialEgress(Enforcement enforcement, List<String> interceptedProtocols) {}
+
+    public record PortFacts(List<String> available, List<String> unavailable) {}
+
+    public boolean supportsSuspendResume() {
+        return lifecycle.suspendResume() == Support.SUPPORTED;
+    }
+
+    public boolean supportsCheckpoint(String kind) {
+        return runtimeCheckpoints.contains(kind);
+    }
+}

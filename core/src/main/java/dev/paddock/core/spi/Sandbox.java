@@ -1,0 +1,37 @@
+package dev.paddock.core.spi;
+
+import java.util.List;
+
+/**
+ * A live sandbox on some backend. Methods a driver's {@link dev.paddock.core.conformance.Conformance} marks
+ * unsupported throw {@link UnsupportedCapabilityException} at once. Implementations are thread-safe: many execs
+ * and file operations may run concurrently.
+ */
+public interface Sandbox {
+    SandboxRef ref();
+
+    /** Starts a command; output goes to {@code output} as it arrives. */
+    ExecHandle exec(ExecRequest request, ExecOutput output);
+
+    /** Starts a command that outlives the call; its output is kept for {@link #processLogs}. */
+    ProcessInfo startProcess(ExecRequest request);
+
+    List<ProcessInfo> processes();
+
+    /** Up to {@code maxBytes} of a background process's combined output, starting at {@code offset}. */
+    byte[] processLogs(long pid, long offset, int maxBytes);
+
+    /** Sends a signal to a background process's group. */
+    void signalProcess(long pid, int signal);
+
+    Workspace workspace();
+
+    void suspend();
+
+    void resume();
+
+    /** Kills everything in the sandbox and releases its backend resources; the workspace stays on disk. */
+    void terminate(TerminationReason reason);
+
+    SandboxStatus inspect();
+}

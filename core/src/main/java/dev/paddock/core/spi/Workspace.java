@@ -1,0 +1,39 @@
+package dev.paddock.core.spi;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+
+/**
+ * File access to a sandbox's {@code /workspace}. Paths are as seen inside the sandbox: absolute under
+ * {@code /workspace} or relative to it. Anything that resolves outside the workspace — {@code ..}, other absolute
+ * paths, symlinks pointing out — is refused with {@code path_outside_workspace}; nothing outside is read or written.
+ * Writes are atomic: a reader sees the old file or the whole new one, never half of it.
+ */
+public interface Workspace {
+    String ROOT = "/workspace";
+
+    FileEntry stat(String path);
+
+    List<FileEntry> list(String path);
+
+    /** Opens a regular file for reading; the caller closes the stream. */
+    InputStream read(String path);
+
+    /** Creates or replaces a regular file with the stream's bytes, creating missing parent directories. */
+    FileEntry write(String path, InputStream content);
+
+    void mkdir(String path);
+
+    /** Deletes a file, a symlink (not its target) or, with {@code recursive}, a directory tree. */
+    void delete(String path, boolean recursive);
+
+    /** Writes the tree at {@code path} as a tar archive (regular files, directories, symlinks, modes). */
+    void exportTar(String path, OutputStream out);
+
+    /** Unpacks a tar archive under {@code path}; entries that would land outside the workspace are refused. */
+    void importTar(String path, InputStream tar);
+
+    /** Removes everything inside the workspace (used before a checkpoint restore). */
+    void clear();
+}

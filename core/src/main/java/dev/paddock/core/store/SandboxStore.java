@@ -1,0 +1,39 @@
+package dev.paddock.core.store;
+
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.SandboxState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Sandboxes, with fenced (compare-and-set) updates. Every update names the fence it holds. */
+public interface SandboxStore {
+    void insert(SandboxRecord record);
+
+    Optional<SandboxRecord> find(String id);
+
+    /** A tenant's sandboxes, newest first; terminal ones only when {@code includeEnded}. */
+    Page<SandboxRecord> list(String tenantId, PageRequest page, boolean includeEnded);
+
+    /** Every sandbox not in a terminal state, for timers and the orphan reaper. */
+    List<SandboxRecord> listActive();
+
+    /**
+     * Moves the sandbox to {@code to} if it is held by {@code fence}; throws {@link dev.paddock.core.FenceLostException}
+     * otherwise and {@link dev.paddock.core.PaddockException} (conflict, {@code invalid_transition}) when the state
+     * machine forbids the move. Returns the updated record.
+     */
+    SandboxRecord transition(String id, Fence fence, SandboxState to, String reason);
+
+    /** Records the driver handle (set once the backend created the sandbox). */
+    void setHandle(String id, Fence fence, String handle);
+
+    /** Notes activity (exec, file access) for the idle policy. Fenced. */
+    void touch(String id, Fence fence, Instant at);
+
+    /**
+     * Takes ownership: succeeds only when the stored fence is still {@code expected}; the stored fence becomes
+     * {@code expected.next(newOwner)}, which is returned. Throws {@link dev.paddock.core.FenceLostException} otherwise.
+     */
+    Fence takeOver(String id, Fence expected, String newOwner);
+}
