@@ -1,0 +1,67 @@
+package dev.paddock.app.cli;
+
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.core.Ids;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.JsonNode;
+
+/** {@code paddock sandbox checkpoint|checkpoints|restore}: workspace snapshots. */
+final class SandboxCheckpointCommands {
+    private SandboxCheckpointCommands() {}
+
+    @Command(name = "checkpoint", description = "Snapshot a sandbox's workspace and print the checkpoint id.")
+    static final class Create extends ClientCommand {
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override public Integer call() {
+            byte[] raw = client().call("POST", path("sandboxes", sandboxId(id), "checkpoints"), Map.of(), null);
+            if (json()) printJson(raw);
+            else ctx.out().println(text(PaddockClient.parse(raw), "id"));
+            return 0;
+        }
+    }
+
+    @Command(name = "checkpoints", description = "List a sandbox's checkpoints, newest first.")
+    static final class ListAll extends ClientCommand {
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override public Integer call() {
+            byte[] raw = client().call("GET", path("sandboxes", sandboxId(id), "checkpoints"), Map.of("limit", 1000), null);
+            if (json()) {
+                printJson(raw);
+                return 0;
+            }
+            Table t = new Table("ID", "KIND", "SIZE", "CREATED");
+            for (JsonNode cp : PaddockClient.parse(raw).path("data")) {
+                t.row(text(cp, "id"), text(cp, "kind"), Units.formatSize(cp.path("size_bytes").asLong()), text(cp, "created_at"));
+            }
+            t.print(ctx.out());
+            return 0;
+        }
+    }
+
+    @Command(name = "restore", description = "Make a sandbox's workspace equal to a checkpoint.")
+    static final class Restore extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "ID")
+        String id;
+
+        @Parameters(index = "1", paramLabel = "CHECKPOINT")
+        String checkpoint;
+
+        @Override public Integer call() {
+            String sbx = sandboxId(id);
+            if (!Ids.isValid("cp", checkpoint)) {
+                throw CliException.usage("'" + Table.clean(dev.paddock.core.Text.clip(checkpoint, 60))
+                        + "' is not a checkpoint id; ids look like cp_0123456789abcdefghjkmnpqrs (see `paddock sandbox checkpoints ID`)");
+            }
+            byte[] raw = client().call("POST", path("sandboxes", sbx, "checkpoints", checkpoint, "restore"), Map.of(), null);
+            if (json()) printJson(raw);
+            else ctx.out().println("restored " + sbx + " to " + checkpoint);
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.paddock.app.cli;
+
+import dev.paddock.app.client.PaddockClient;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** {@code paddock sandbox create}: prints the new sandbox's id. */
+@Command(name = "create", description = "Create a sandbox and print its id.")
+public final class SandboxCreateCommand extends ClientCommand {
+    @Option(names = "--driver", description = "driver to run it on (default: the server's default)")
+    String driver;
+
+    @Option(names = "--image", description = "root filesystem image (default: the host's system directories, read-only)")
+    String image;
+
+    @Option(names = "--writable-rootfs", description = "let the sandbox write to its root filesystem")
+    boolean writableRootfs;
+
+    @Option(names = "--memory", paramLabel = "SIZE", converter = Units.SizeConverter.class, description = "memory limit, e.g. 512m, 1g")
+    Long memory;
+
+    @Option(names = "--pids", paramLabel = "N", description = "maximum number of processes")
+    Integer pids;
+
+    @Option(names = "--cpus", paramLabel = "N", description = "CPU share in cores, e.g. 0.5, 2")
+    Double cpus;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class, description = "lifetime, e.g. 30m, 2h")
+    Duration timeout;
+
+    @Option(names = "--idle-suspend", paramLabel = "DURATION", converter = Units.DurationConverter.class, description = "suspend after this long idle")
+    Duration idleSuspend;
+
+    @Option(names = "--idle-terminate", paramLabel = "DURATION", converter = Units.DurationConverter.class, description = "terminate after this long idle")
+    Duration idleTerminate;
+
+    @Option(names = "--env", paramLabel = "K=V", description = "environment variable inside the sandbox (repeatable)")
+    Map<String, String> env = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() {
+        if (pids != null && pids <= 0) throw CliException.usage("--pids must be a positive number, got " + pids);
+        if (cpus != null && !(cpus > 0)) throw CliException.usage("--cpus must be greater than 0, got " + cpus);
+        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        if (driver != null) body.put("driver", driver);
+        if (image != null) body.put("image", image);
+        if (writableRootfs) body.put("writable_rootfs", true);
+        if (memory != null || pids != null || cpus != null) {
+            ObjectNode limits = body.putObject("limits");
+            if (memory != null) limits.put("memory", memory);
+            if (pids != null) limits.put("pids", pids);
+            if (cpus != null) limits.put("cpus", cpus);
+        }
+        if (!env.isEmpty()) {
+            ObjectNode e = body.putObject("env");
+            env.forEach(e::put);
+        }
+        if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
+        if (idleSuspend != null || idleTerminate != null) {
+            ObjectNode idle = body.putObject("idle");
+            if (idleSuspend != null) idle.put("suspend_after_seconds", idleSuspend.toSeconds());
+            if (idleTerminate != null) idle.put("terminate_after_seconds", idleTerminate.toSeconds());
+        }
+        byte[] raw = client().call("POST", "/v1/sandboxes", Map.of(), body);
+        if (json()) {
+            printJson(raw);
+        } else {
+            JsonNode sbx = PaddockClient.parse(raw);
+            ctx.out().println(text(sbx, "id"));
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.paddock.app.cli;
+
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.app.client.SseEvent;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code paddock sandbox exec ID -- argv…}: runs a command, streams its output as it arrives and exits with the
+ * command's exit code (128+N when killed by signal N, 124 when it timed out).
+ */
+@Command(name = "exec", description = "Run a command in a sandbox; exits with its exit code.")
+public final class SandboxExecCommand extends ClientCommand {
+    static final int TIMED_OUT_EXIT = 124;
+
+    @Parameters(index = "0", paramLabel = "ID")
+    String id;
+
+    @Parameters(index = "1..*", paramLabel = "ARGV", description = "the command and its arguments (put them after --)")
+    List<String> argv = new ArrayList<>();
+
+    @Option(names = "--shell", paramLabel = "LINE", description = "run this line with /bin/sh -c instead of ARGV")
+    String shell;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class, description = "kill it after this long, e.g. 60s, 5m")
+    Duration timeout;
+
+    @Option(names = "--cwd", paramLabel = "DIR", description = "working directory inside the sandbox (default /workspace)")
+    String cwd;
+
+    @Option(names = "--env", paramLabel = "K=V", description = "extra environment variable (repeatable)")
+    Map<String, String> env = new LinkedHashMap<>();
+
+    @Option(names = {"-i", "--stdin"}, description = "send this program's standard input to the command")
+    boolean stdin;
+
+    @Override
+    public Integer call() throws IOException {
+        String sbx = sandboxId(id);
+        if (shell == null && argv.isEmpty()) throw CliException.usage("give the command after --, e.g. `paddock sandbox exec ID -- ls -la`, or use --shell \"LINE\"");
+        if (shell != null && !argv.isEmpty()) throw CliException.usage("give either --shell or a command after --, not both");
+        ObjectNode body = request();
+        String path = path("sandboxes", sbx, "exec");
+        if (json()) {
+            byte[] raw = client().call("POST", path, Map.of(), body);
+            printJson(raw);
+            return exitCode(PaddockClient.parse(raw), false);
+        }
+        JsonNode[] result = new JsonNode[1];
+        client().stream(path, body, event -> handle(event, result));
+        if (result[0] == null) throw new CliException("the server ended the output stream before the command's exit status");
+        return exitCode(result[0], true);
+    }
+
+    private ObjectNode request() throws IOException {
+        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        if (shell != null) {
+            body.put("command", shell);
+        } else {
+            ArrayNode a = body.putArray("argv");
+            argv.forEach(a::add);
+        }
+        if (!env.isEmpty()) {
+            ObjectNode e = body.putObject("env");
+            env.forEach(e::put);
+        }
+        if (cwd != null) body.put("cwd", cwd);
+        if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
+        if (stdin) body.put("stdin_base64", Base64.getEncoder().encodeToString(ctx.stdin().readAllBytes()));
+        return body;
+    }
+
+    private void handle(SseEvent event, JsonNode[] result) {
+        switch (event.event()) {
+            case "stdout" -> write(ctx.stdout(), event.data());
+            case "stderr" -> write(ctx.stderr(), event.data());
+            case "exit" -> result[0] = PaddockClient.parse(event.data().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            case "error" -> {
+                JsonNode err = PaddockClient.parse(event.data().getBytes(java.nio.charset.StandardCharsets.UTF_8)).path("error");
+                throw new dev.paddock.app.client.ApiException(500, text(err, "type"), text(err, "code"),
+                        err.path("message").asString("the command failed on the server"));
+            }
+            default -> { } // unknown events are for newer clients
+        }
+    }
+
+    private void write(OutputStream target, String data) {
+        JsonNode chunk = PaddockClient.parse(data.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        byte[] bytes = Base64.getDecoder().decode(chunk.path("data_base64").asString(""));
+        try {
+            ctx.out().flush();
+            ctx.err().flush();
+            target.write(bytes);
+            target.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private int exitCode(JsonNode result, boolean explain) {
+        if (result.path("timed_out").asBoolean(false)) {
+            if (explain) ctx.err().println("paddock: the command timed out" + (timeout != null ? " after " + Units.formatDuration(timeout) : ""));
+            return TIMED_OUT_EXIT;
+        }
+        if (result.path("oom_killed").asBoolean(false) && explain) {
+            ctx.err().println("paddock: the command was killed: the sandbox ran out of memory");
+        }
+        int signal = result.path("signal").asInt(0);
+        if (signal > 0) return 128 + signal;
+        return result.path("exit_code").asInt(1);
+    }
+}

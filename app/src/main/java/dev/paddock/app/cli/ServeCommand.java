@@ -1,0 +1,81 @@
+package dev.paddock.app.cli;
+
+import dev.paddock.app.serve.PaddockApp;
+import dev.paddock.app.serve.ServeSettings;
+import dev.paddock.app.serve.StartupException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code paddock serve}: runs the API and the web console until SIGTERM or Ctrl-C. */
+@Command(name = "serve", description = "Run the Paddock server (API and web console).")
+public final class ServeCommand implements Callable<Integer>, ContextAware {
+    @Option(names = "--port", paramLabel = "PORT", description = "port to listen on (default 7070; 0 = any free port)")
+    String port;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default 127.0.0.1)")
+    String bind;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default: $PADDOCK_DATA_DIR or ~/.paddock)")
+    Path dataDir;
+
+    @Option(names = "--driver", paramLabel = "NAME", description = "sandbox driver (default bwrap; subprocess only in test mode)")
+    String driver;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "config file (default: $PADDOCK_CONFIG, else <data-dir>/paddock.properties if present)")
+    Path config;
+
+    private CliContext ctx;
+
+    @Override
+    public void context(CliContext ctx) { this.ctx = ctx; }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PaddockApp app;
+        try {
+            app = PaddockApp.start(settings());
+        } catch (ServeSettings.SettingsException e) {
+            ctx.err().println("error: " + e.getMessage());
+            return 2;
+        } catch (StartupException e) {
+            ctx.err().println("error: " + e.getMessage());
+            e.problems().forEach(p -> ctx.err().println("  - " + p));
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            app.close();
+            stopped.countDown();
+        }, "paddock-shutdown"));
+        app.printBanner(ctx.out());
+        stopped.await();
+        return 0;
+    }
+
+    public ServeSettings settings() {
+        Map<String, String> flags = new LinkedHashMap<>();
+        if (port != null) flags.put("port", port);
+        if (bind != null) flags.put("bind", bind);
+        if (dataDir != null) flags.put("data_dir", dataDir.toString());
+        if (driver != null) flags.put("driver", driver);
+        return ServeSettings.resolve(flags, ctx.envMap(), config, homeOf(ctx));
+    }
+
+    private static Path homeOf(CliContext ctx) {
+        return ctx.home();
+    }
+
+    /** The keys reference shown under {@code paddock serve --help}. */
+    public static String[] keysHelp() {
+        var lines = new java.util.ArrayList<String>();
+        lines.add("");
+        lines.add("Settings: flag > environment (PADDOCK_<KEY>) > config file (key=value):");
+        ServeSettings.KEYS.forEach((k, meta) -> lines.add(String.format("  %-22s %-16s %s", k, meta[0].isEmpty() ? "-" : meta[0], meta[1])));
+        return lines.toArray(String[]::new);
+    }
+}

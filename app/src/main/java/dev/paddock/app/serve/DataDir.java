@@ -1,0 +1,131 @@
+package dev.paddock.app.serve;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * The data directory of one server, held under an exclusive lock for as long as the server runs so that two
+ * servers never share one SQLite file and one set of sandboxes. Also owns the small files clients read:
+ * {@code admin.key} (0600) and {@code paddock.url}.
+ */
+public final class DataDir implements AutoCloseable {
+    public static final String LOCK_FILE = "paddock.lock";
+    public static final String ADMIN_KEY_FILE = "admin.key";
+    public static final String URL_FILE = "paddock.url";
+    public static final String DB_FILE = "paddock.db";
+
+    private final Path root;
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private DataDir(Path root, FileChannel channel, FileLock lock) {
+        this.root = root;
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /** Creates the directory (0700) when missing and takes its lock; refuses when another server holds it. */
+    public static DataDir open(Path root) {
+        Path dir = root.toAbsolutePath().normalize();
+        try {
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir);
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            }
+        } catch (AccessDeniedException e) {
+            throw new StartupException("cannot create the data directory " + dir + ": permission denied; pick another with --data-dir");
+        } catch (IOException e) {
+            throw new StartupException("cannot create the data directory " + dir + ": " + e.getMessage());
+        }
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new StartupException("cannot open " + dir.resolve(LOCK_FILE) + ": " + e.getMessage());
+        }
+        FileLock lock;
+        try {
+            lock = ch.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        } catch (IOException e) {
+            closeQuietly(ch);
+            throw new StartupException("cannot lock " + dir.resolve(LOCK_FILE) + ": " + e.getMessage());
+        }
+        if (lock == null) {
+            closeQuietly(ch);
+            throw new StartupException("another Paddock server is already using the data directory " + dir
+                    + "; stop it first or start this one with another --data-dir");
+        }
+        try {
+            ch.truncate(0);
+            ch.write(java.nio.ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
+        } catch (IOException ignored) {
+            // the pid is only a hint for an operator; the lock itself is what counts
+        }
+        return new DataDir(dir, ch, lock);
+    }
+
+    public Path root() { return root; }
+
+    public Path database() { return root.resolve(DB_FILE); }
+
+    public Path adminKeyFile() { return root.resolve(ADMIN_KEY_FILE); }
+
+    /** Writes the admin key readable by the owner only; the file never exists with wider permissions. */
+    public void writeAdminKey(String secret) {
+        writePrivate(adminKeyFile(), secret + "\n");
+    }
+
+    /** Records where the server listens, so local clients find it without flags. */
+    public void writeUrl(String url) {
+        writePrivate(root.resolve(URL_FILE), url + "\n");
+    }
+
+    private void writePrivate(Path target, String content) {
+        try {
+            Path tmp = Files.createTempFile(root, "." + target.getFileName(), ".tmp",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            try {
+                Files.writeString(tmp, content, StandardCharsets.UTF_8);
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } catch (IOException e) {
+            throw new StartupException("cannot write " + target + ": " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            Files.deleteIfExists(root.resolve(URL_FILE));
+        } catch (IOException ignored) {
+            // a stale URL file only makes a client try the wrong port and say so
+        }
+        try {
+            lock.release();
+        } catch (IOException ignored) {
+            // closing the channel below releases it as well
+        }
+        closeQuietly(channel);
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // nothing useful to do
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.paddock.app.serve;
+
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.host.ApiKeys;
+import dev.paddock.host.HostConfig;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.PaddockServer;
+import dev.paddock.server.ServerConfig;
+import dev.paddock.store.JdbcStore;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root: one data directory, the SQLite store, the configured driver, the runtime host and the
+ * HTTP server, started in that order and stopped in reverse. Stopping leaves sandboxes running; the next start
+ * re-attaches them.
+ */
+public final class PaddockApp implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PaddockApp.class);
+
+    private final DataDir dataDir;
+    private final List<AutoCloseable> parts;
+    private final PaddockServer server;
+    private final String url;
+    private final Optional<String> createdAdminKey;
+
+    private PaddockApp(DataDir dataDir, List<AutoCloseable> parts, PaddockServer server, String url, Optional<String> createdAdminKey) {
+        this.dataDir = dataDir;
+        this.parts = parts;
+        this.server = server;
+        this.url = url;
+        this.createdAdminKey = createdAdminKey;
+    }
+
+    /** Starts everything or, on failure, releases what was started and throws a {@link StartupException}. */
+    public static PaddockApp start(ServeSettings s) {
+        DataDir dir = DataDir.open(s.dataDir());
+        List<AutoCloseable> started = new ArrayList<>();
+        started.add(dir);
+        try {
+            SandboxDriver driver = DriverLoader.load(s);
+            started.add(driver);
+            JdbcStore store = JdbcStore.openSqlite(dir.database());
+            started.add(store);
+            ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
+            Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
+            HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
+                    s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval());
+            RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver), Clock.systemUTC());
+            started.add(host);
+            host.start();
+            ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
+                    .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
+            PaddockServer server = new PaddockServer(host, keys, serverConfig);
+            server.start();
+            started.add(server::stop);
+            String url = "http://" + hostForUrl(s.bind()) + ":" + server.port();
+            dir.writeUrl(url);
+            return new PaddockApp(dir, started, server, url, created);
+        } catch (RuntimeException e) {
+            closeAll(started);
+            if (e instanceof StartupException) throw e;
+            if (e instanceof dev.paddock.core.PaddockException pe) throw new StartupException(pe.getMessage());
+            throw new StartupException("Paddock could not start: " + e.getMessage());
+        }
+    }
+
+    public String url() { return url; }
+
+    public int port() { return server.port(); }
+
+    public DataDir dataDir() { return dataDir; }
+
+    /** The admin key created by this start, if any: shown once, never logged. */
+    public Optional<String> createdAdminKey() { return createdAdminKey; }
+
+    /** The one-line banner, then (first start only) the admin key. */
+    public void printBanner(PrintWriter out) {
+        createdAdminKey.ifPresent(key -> {
+            out.println("Created an admin API key. It is shown only this once and saved to " + dataDir.adminKeyFile() + " (mode 0600):");
+            out.println();
+            out.println("    " + key);
+            out.println();
+            out.println("Sign in to the console with it; the paddock CLI on this machine finds it by itself.");
+        });
+        out.println("Paddock listening on " + url + " (console: " + url + "/)");
+        out.flush();
+    }
+
+    @Override
+    public void close() {
+        closeAll(parts);
+    }
+
+    private static void closeAll(List<AutoCloseable> parts) {
+        for (int i = parts.size() - 1; i >= 0; i--) {
+            try {
+                parts.get(i).close();
+            } catch (Exception e) {
+                log.warn("shutdown of {} reported: {}", parts.get(i).getClass().getSimpleName(), e.getMessage());
+            }
+        }
+        parts.clear();
+    }
+
+    private static String hostForUrl(String bind) {
+        if (bind.equals("0.0.0.0")) return "127.0.0.1";
+        if (bind.equals("::")) return "[::1]";
+        return bind.contains(":") && !bind.startsWith("[") ? "[" + bind + "]" : bind;
+    }
+}

@@ -1,0 +1,198 @@
+package dev.paddock.app.serve;
+
+import dev.paddock.app.cli.Units;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+
+/**
+ * Everything {@code paddock serve} can be told. Each key can be set in the config file (Java properties, e.g.
+ * {@code port=7070}), as an environment variable ({@code PADDOCK_} + the key in upper case, e.g.
+ * {@code PADDOCK_PORT}) or, for the common ones, as a flag. A flag beats the environment, which beats the file.
+ * Unknown keys in the file are refused so a typo never silently falls back to a default.
+ */
+public record ServeSettings(
+        Path dataDir,
+        String bind,
+        int port,
+        String driver,
+        String apiKey,
+        Duration defaultTimeout,
+        Duration maxTimeout,
+        Duration idleSuspendAfter,
+        Duration idleTerminateAfter,
+        Duration operationTimeout,
+        Duration sweepInterval,
+        long maxJsonBytes,
+        long maxUploadBytes,
+        Path bwrapPath,
+        Path cgroupRoot,
+        int bwrapUidBase,
+        int bwrapUidCount) {
+
+    /** Every key with its default ("" = none) and what it does: the reference printed by {@code serve --help}. */
+    public static final Map<String, String[]> KEYS = keys();
+
+    private static Map<String, String[]> keys() {
+        Map<String, String[]> k = new LinkedHashMap<>();
+        k.put("data_dir", new String[] {"~/.paddock", "data directory: paddock.db, sandboxes/, checkpoints/, images/, admin.key"});
+        k.put("bind", new String[] {"127.0.0.1", "address to listen on"});
+        k.put("port", new String[] {"7070", "port to listen on (0 picks a free one)"});
+        k.put("driver", new String[] {"bwrap", "sandbox driver: bwrap (subprocess only in test mode, PADDOCK_TEST_MODE=1)"});
+        k.put("api_key", new String[] {"", "register this admin API key (16+ characters) instead of generating one"});
+        k.put("default_timeout", new String[] {"1h", "sandbox lifetime when a request names none"});
+        k.put("max_timeout", new String[] {"7d", "longest lifetime a request may ask for"});
+        k.put("idle_suspend_after", new String[] {"", "suspend sandboxes idle this long (default: never)"});
+        k.put("idle_terminate_after", new String[] {"", "terminate sandboxes idle this long (default: never)"});
+        k.put("operation_timeout", new String[] {"60s", "bound on create, suspend, resume, terminate and checkpoint"});
+        k.put("sweep_interval", new String[] {"5s", "how often lifetime and idle limits are enforced"});
+        k.put("max_json_body", new String[] {"1m", "largest JSON request body"});
+        k.put("max_upload", new String[] {"1g", "largest file or archive upload"});
+        k.put("bwrap_path", new String[] {"/usr/bin/bwrap", "bubblewrap binary"});
+        k.put("cgroup_root", new String[] {"/sys/fs/cgroup", "cgroup filesystem root"});
+        k.put("bwrap_uid_base", new String[] {"200000", "first host uid given to sandboxes"});
+        k.put("bwrap_uid_count", new String[] {"50000", "number of host uids for sandboxes"});
+        return java.util.Collections.unmodifiableMap(k);
+    }
+
+    /**
+     * Resolves the settings. {@code flags} holds only what was given on the command line; {@code configFile} may be
+     * null (then {@code <data-dir>/paddock.properties} is read when it exists).
+     */
+    public static ServeSettings resolve(Map<String, String> flags, Map<String, String> env, Path configFile, Path home) {
+        Map<String, String> values = new LinkedHashMap<>();
+        KEYS.forEach((key, meta) -> values.put(key, meta[0]));
+        values.put("data_dir", home.resolve(".paddock").toString());
+
+        String earlyDir = firstNonBlank(flags.get("data_dir"), env.get("PADDOCK_DATA_DIR"));
+        Path file = configFile;
+        boolean explicit = true;
+        if (file == null && env.get("PADDOCK_CONFIG") != null && !env.get("PADDOCK_CONFIG").isBlank()) file = Path.of(env.get("PADDOCK_CONFIG"));
+        if (file == null) {
+            explicit = false;
+            file = Path.of(earlyDir != null ? earlyDir : values.get("data_dir")).resolve("paddock.properties");
+        }
+        values.putAll(readFile(file, explicit));
+        KEYS.keySet().forEach(key -> {
+            String v = env.get("PADDOCK_" + key.toUpperCase(Locale.ROOT));
+            if (v != null && !v.isBlank()) values.put(key, v);
+        });
+        flags.forEach((key, v) -> { if (v != null) values.put(key, v); });
+        return parse(values, home);
+    }
+
+    private static ServeSettings parse(Map<String, String> v, Path home) {
+        return new ServeSettings(
+                path(v.get("data_dir"), home),
+                nonBlank("bind", v.get("bind")),
+                port(v.get("port")),
+                nonBlank("driver", v.get("driver")).toLowerCase(Locale.ROOT),
+                blankToNull(v.get("api_key")),
+                duration("default_timeout", v.get("default_timeout")),
+                duration("max_timeout", v.get("max_timeout")),
+                duration("idle_suspend_after", v.get("idle_suspend_after")),
+                duration("idle_terminate_after", v.get("idle_terminate_after")),
+                duration("operation_timeout", v.get("operation_timeout")),
+                duration("sweep_interval", v.get("sweep_interval")),
+                size("max_json_body", v.get("max_json_body")),
+                size("max_upload", v.get("max_upload")),
+                path(v.get("bwrap_path"), home),
+                path(v.get("cgroup_root"), home),
+                integer("bwrap_uid_base", v.get("bwrap_uid_base")),
+                integer("bwrap_uid_count", v.get("bwrap_uid_count")));
+    }
+
+    private static Map<String, String> readFile(Path file, boolean explicit) {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (NoSuchFileException e) {
+            if (explicit) throw new SettingsException("config file " + file + " does not exist");
+            return Map.of();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new SettingsException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        TreeSet<String> unknown = new TreeSet<>();
+        for (String key : p.stringPropertyNames()) {
+            if (KEYS.containsKey(key)) out.put(key, p.getProperty(key).trim());
+            else unknown.add(key);
+        }
+        if (!unknown.isEmpty()) {
+            throw new SettingsException("unknown key(s) in " + file + ": " + String.join(", ", unknown) + "; known keys: " + String.join(", ", KEYS.keySet()));
+        }
+        return out;
+    }
+
+    private static int port(String s) {
+        try {
+            int p = Integer.parseInt(s.trim());
+            if (p < 0 || p > 65535) throw new NumberFormatException();
+            return p;
+        } catch (NumberFormatException e) {
+            throw new SettingsException("port must be a number from 0 to 65535, got '" + s + "'");
+        }
+    }
+
+    private static int integer(String key, String s) {
+        try {
+            return Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new SettingsException(key + " must be a whole number, got '" + s + "'");
+        }
+    }
+
+    private static Duration duration(String key, String s) {
+        if (s == null || s.isBlank() || s.equalsIgnoreCase("none")) return null;
+        try {
+            return Units.duration(s);
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(key + ": " + e.getMessage());
+        }
+    }
+
+    private static long size(String key, String s) {
+        try {
+            return Units.size(s);
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(key + ": " + e.getMessage());
+        }
+    }
+
+    private static Path path(String s, Path home) {
+        String t = s.trim();
+        if (t.equals("~")) return home;
+        if (t.startsWith("~/")) return home.resolve(t.substring(2));
+        return Path.of(t).toAbsolutePath().normalize();
+    }
+
+    private static String nonBlank(String key, String s) {
+        if (s == null || s.isBlank()) throw new SettingsException(key + " must not be empty");
+        return s.trim();
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim();
+    }
+
+    private static String firstNonBlank(String a, String b) {
+        if (a != null && !a.isBlank()) return a;
+        return b != null && !b.isBlank() ? b : null;
+    }
+
+    /** A setting that cannot be used; the message names the key and what is wrong. */
+    public static final class SettingsException extends RuntimeException {
+        public SettingsException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package dev.paddock.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Whole-process benchmark: starts a real Paddock server (the built jar) on a temp data dir and measures, through
+ * its REST API, what a user experiences — next to raw {@code bwrap … true} measured in the same run as the baseline.
+ * Writes docs/BENCHMARKS.md. Run with {@code scripts/bench}.
+ */
+public final class SandboxBench {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*\"(sbx_[0-9a-z]+)\"");
+    private static final Pattern EXIT = Pattern.compile("\"exit_code\"\\s*:\\s*(-?\\d+)");
+
+    private final String base;
+    private final String key;
+    private final List<String> rows = new ArrayList<>();
+
+    private SandboxBench(String base, String key) {
+        this.base = base;
+        this.key = key;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
+        int density = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        Path dataDir = Files.createTempDirectory("paddock-bench");
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String key = "pdk_bench_" + Long.toHexString(System.nanoTime()) + Long.toHexString(Double.doubleToLongBits(Math.random()));
+        ProcessBuilder pb = new ProcessBuilder(repo.resolve("bin/paddock").toString(), "serve", "--port", String.valueOf(port),
+                "--data-dir", dataDir.toString());
+        pb.environment().put("PADDOCK_API_KEY", key);
+        pb.redirectErrorStream(true).redirectOutput(dataDir.resolve("server.log").toFile());
+        Process server = pb.start();
+        try {
+            SandboxBench bench = new SandboxBench("http://127.0.0.1:" + port, key);
+            bench.awaitHealthy(server);
+            bench.run(density);
+            Path out = repo.resolve("docs/BENCHMARKS.md");
+            Files.writeString(out, bench.report(density));
+            System.out.println(Files.readString(out));
+        } finally {
+            server.destroy();
+            server.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void run(int density) throws Exception {
+        List<String> bwrap = rawBwrap();
+        sample(20, () -> exec(bwrap)); // warm-up
+        double[] raw = sample(200, () -> exec(bwrap));
+        row("raw `bwrap … true` (baseline)", raw, null);
+
+        sample(5, this::createExecDelete);
+        double[] create = sample(50, this::createExecDelete);
+        row("create → first exec `true` finished (REST)", create, raw);
+
+        String sbx = create();
+        sample(50, () -> execTrue(sbx));
+        double[] exec = sample(500, () -> execTrue(sbx));
+        row("exec round trip `true` (REST)", exec, null);
+
+        double[] suspendResume = sample(100, () -> {
+            post("/v1/sandboxes/" + sbx + "/suspend", "{}");
+            post("/v1/sandboxes/" + sbx + "/resume", "{}");
+        });
+        row("suspend + resume (REST)", suspendResume, null);
+        delete(sbx);
+
+        long before = memAvailable();
+        List<String> idle = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < density; i++) idle.add(create());
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Thread.sleep(2000);
+        long after = memAvailable();
+        double perSandboxKiB = (before - after) / (double) density;
+        rows.add(String.format(Locale.ROOT, "| density: %d idle sandboxes created | %.1f s total | | host memory per idle sandbox: **%.0f KiB** (MemAvailable drop / %d) |",
+                density, seconds, perSandboxKiB, density));
+        long fit = (long) (24L * 1024 * 1024 / Math.max(perSandboxKiB, 1));
+        rows.add(String.format(Locale.ROOT, "| density: idle sandboxes that fit in 24 GiB at that rate | ≈ %d | | |", fit));
+        for (String id : idle) delete(id);
+    }
+
+    private List<String> rawBwrap() {
+        return List.of("bwrap", "--unshare-all", "--new-session", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr",
+                "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                "--symlink", "usr/sbin", "/sbin", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true");
+    }
+
+    private void createExecDelete() throws Exception {
+        String id = create();
+        execTrue(id);
+        delete(id);
+    }
+
+    private String create() throws Exception {
+        String body = post("/v1/sandboxes", "{}");
+        Matcher m = ID.matcher(body);
+        if (!m.find()) throw new IllegalStateException("create answered " + body);
+        return m.group(1);
+    }
+
+    private void execTrue(String id) throws Exception {
+        String body = post("/v1/sandboxes/" + id + "/exec", "{\"argv\":[\"true\"]}");
+        Matcher m = EXIT.matcher(body);
+        if (!m.find() || !m.group(1).equals("0")) throw new IllegalStateException("exec answered " + body);
+    }
+
+    private void delete(String id) throws Exception {
+        send(HttpRequest.newBuilder(URI.create(base + "/v1/sandboxes/" + id)).DELETE());
+    }
+
+    private String post(String path, String json) throws Exception {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).header("content-type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    private String send(HttpRequest.Builder b) throws Exception {
+        HttpResponse<String> r = HTTP.send(b.header("x-api-key", key).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() >= 300) throw new IllegalStateException(r.statusCode() + " " + r.body());
+        return r.body();
+    }
+
+    private static void exec(List<String> argv) throws Exception {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        if (p.waitFor() != 0) throw new IllegalStateException("exit " + p.exitValue() + ": " + new String(p.getInputStream().readAllBytes()));
+    }
+
+    private void awaitHealthy(Process server) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (!server.isAlive()) throw new IllegalStateException("server exited with " + server.exitValue());
+            try {
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/health")).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) return;
+            } catch (IOException notYet) {
+                // server still starting
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("server did not become healthy within 60 s");
+    }
+
+    interface Op { void run() throws Exception; }
+
+    private static double[] sample(int n, Op op) throws Exception {
+        double[] ms = new double[n];
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            op.run();
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(ms);
+        return ms;
+    }
+
+    private void row(String what, double[] sorted, double[] baseline) {
+        String ratio = baseline == null ? "" : String.format(Locale.ROOT, "%.2f× raw bwrap", median(sorted) / median(baseline));
+        rows.add(String.format(Locale.ROOT, "| %s | %.2f ms | %.2f ms | %s |", what, median(sorted), sorted[(int) (sorted.length * 0.9)], ratio));
+    }
+
+    private static double median(double[] sorted) {
+        return sorted[sorted.length / 2];
+    }
+
+    private static long memAvailable() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+            if (line.startsWith("MemAvailable:")) return Long.parseLong(line.replaceAll("\\D", ""));
+        }
+        throw new IllegalStateException("no MemAvailable in /proc/meminfo");
+    }
+
+    private String report(int density) throws IOException {
+        String cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("unknown CPU");
+        return """
+                # Benchmarks
+
+                Measured by `scripts/bench` (bench/src/main/java/dev/paddock/bench/SandboxBench.java): a real Paddock server
+                started from the built jar on a temp data dir, driven over its REST API on loopback, next to raw
+                `bwrap … true` measured in the same run. Medians and 90th percentiles; nothing here is a unit test.
+
+                - date: %s
+                - machine: %s, %d cores, %s, kernel %s
+                - driver: bwrap (default settings), store: SQLite
+
+                | what | median | p90 | vs baseline |
+                |---|---|---|---|
+                %s
+
+                Targets (issue: runtime host): create → first exec within 2× raw bwrap; exec round trip ≤ 3 ms; suspend +
+                resume ≤ 10 ms; ≥ 500 idle sandboxes on a 24 GiB machine (density run: %d sandboxes).
+                """.formatted(LocalDate.now(), cpu, Runtime.getRuntime().availableProcessors(),
+                String.format(Locale.ROOT, "%.0f GiB RAM", totalMemGiB()), System.getProperty("os.version"),
+                String.join("\n", rows), density);
+    }
+
+    private static double totalMemGiB() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+            if (line.startsWith("MemTotal:")) return Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0;
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.paddock.conformance;
+
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.SandboxDriver;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** docs/drivers.md is generated from the fixtures' conformance records and must not go stale. */
+class DriversDocTest {
+    @Test
+    void driversDocMatchesTheConformanceRecords() throws Exception {
+        List<Conformance> records = new ArrayList<>();
+        for (DriverFixture fixture : DriverFixtures.all()) {
+            Optional<String> missing = fixture.unavailableReason().get();
+            Assumptions.assumeTrue(missing.isEmpty(), () -> "every driver must run here to render the full table; "
+                    + fixture.name() + " cannot: " + missing.orElse(""));
+            Path dataDir = DataDirs.create();
+            try (SandboxDriver driver = fixture.create(dataDir)) {
+                records.add(driver.conformance());
+            } finally {
+                DataDirs.deleteQuietly(dataDir);
+            }
+        }
+        String expected = DriversTable.render(records);
+        Path doc = repositoryRoot().resolve("docs/drivers.md");
+
+        if (Boolean.getBoolean("paddock.regenerate-docs")) {
+            Files.createDirectories(doc.getParent());
+            Files.writeString(doc, expected, StandardCharsets.UTF_8);
+        }
+
+        String actual = Files.exists(doc) ? Files.readString(doc, StandardCharsets.UTF_8) : "";
+        assertThat(actual)
+                .as(doc + " is stale; regenerate it with: " + DriversTable.REGENERATE_HINT)
+                .isEqualTo(expected);
+    }
+
+    /** The directory holding mvnw, found upwards from the module directory surefire runs in. */
+    private static Path repositoryRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.exists(dir.resolve("mvnw")) && Files.isDirectory(dir.resolve("conformance"))) return dir;
+        }
+        throw new IllegalStateException("cannot find the repository root (the directory with mvnw) above " + Path.of("").toAbsolutePath());
+    }
+}

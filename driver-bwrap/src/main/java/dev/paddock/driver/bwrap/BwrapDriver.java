@@ -1,0 +1,293 @@
+package dev.paddock.driver.bwrap;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.UnsupportedCapabilityException;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.driver.bwrap.cgroup.CgroupDetector;
+import dev.paddock.driver.bwrap.cgroup.CgroupSystem;
+import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
+import dev.paddock.workspace.HostDirWorkspace;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The default driver: each sandbox is one long-lived bubblewrap process, running as its own unprivileged host uid
+ * in its own cgroup, with a small init agent as pid 1 that runs commands on request over a root-only unix socket.
+ * Sandboxes survive a restart of the host process and are found again through {@code <dataDir>/run}.
+ */
+public final class BwrapDriver implements SandboxDriver {
+    public static final String ID = "bwrap";
+    private static final Pattern IMAGE_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    private final BwrapConfig config;
+    private final CgroupSystem cgroups;
+    private final Path initBinary;
+    private final UidAllocator uids;
+    private final boolean overlaySupported;
+
+    public BwrapDriver(BwrapConfig config) {
+        List<String> problems = HostCheck.problems(config);
+        if (!problems.isEmpty()) {
+            throw new PaddockException(ErrorType.UNAVAILABLE, "driver_unavailable", "the bwrap driver cannot run on this host: " + String.join("; ", problems));
+        }
+        this.config = config;
+        this.cgroups = CgroupDetector.detect(config.cgroupRoot());
+        prepareDataDir();
+        this.initBinary = InitBinary.install(config.dataDir().resolve("bin"));
+        this.uids = new UidAllocator(config.dataDir().resolve("uids"), config.uidBase(), config.uidCount());
+        this.overlaySupported = bwrapHelp().contains("--tmp-overlay");
+    }
+
+    /** What this host lacks for the bwrap driver with default settings; empty when it can run sandboxes. */
+    public static List<String> checkHost() {
+        return checkHost(BwrapConfig.defaults(Path.of("/var/lib/paddock")));
+    }
+
+    public static List<String> checkHost(BwrapConfig config) {
+        return HostCheck.problems(config);
+    }
+
+    public String cgroupVersion() {
+        return cgroups.version();
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Conformance conformance() {
+        return BwrapConformance.RECORD;
+    }
+
+    @Override
+    public Sandbox create(SandboxSpec spec, Fence fence) {
+        SandboxPaths paths = SandboxPaths.of(config.dataDir(), spec.sandboxId());
+        if (fence == null) throw PaddockException.invalid("fence_required", "creating a sandbox needs the fence of its owner");
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            throw new UnsupportedCapabilityException(ID, "network mode " + spec.network().mode().name().toLowerCase()
+                    + " (bwrap sandboxes have loopback only; use network mode none)");
+        }
+        BwrapArgs.Root root = resolveRoot(spec);
+        spec.env().forEach(BwrapArgs::checkEnv);
+        if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
+            throw PaddockException.conflict("sandbox_exists", "a bwrap sandbox with id " + spec.sandboxId() + " already runs; terminate it or use another id");
+        }
+        int uid = uids.allocate(spec.sandboxId());
+        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence);
+        SandboxCgroup cgroup = null;
+        try {
+            makeDirs(paths, uid);
+            cgroup = cgroups.create(spec.sandboxId(), spec.limits());
+            meta.write(paths.meta());
+            String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
+            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
+            SandboxLauncher.launch(initBinary, paths, uid, uid, cgroup.procsFiles(), args);
+            BwrapSandbox sandbox = new BwrapSandbox(this, paths, meta, cgroup);
+            awaitReady(sandbox, paths);
+            return sandbox;
+        } catch (RuntimeException e) {
+            if (cgroup != null) cleanUp(paths, cgroup, meta);
+            else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
+            throw e;
+        }
+    }
+
+    private void awaitReady(BwrapSandbox sandbox, SandboxPaths paths) {
+        try {
+            sandbox.init().ping(config.startTimeout());
+        } catch (PaddockException e) {
+            String log = "";
+            try {
+                log = new String(Files.readAllBytes(paths.log()), StandardCharsets.UTF_8).trim();
+            } catch (IOException ignored) { }
+            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "the sandbox did not come up"
+                    + (log.isEmpty() ? "" : ": " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400)), e);
+        }
+    }
+
+    private BwrapArgs.Root resolveRoot(SandboxSpec spec) {
+        if (spec.image() == null) {
+            if (spec.writableRootfs()) throw new UnsupportedCapabilityException(ID, "a writable root without an image (name an image)");
+            return new BwrapArgs.Root.Host();
+        }
+        if (!IMAGE_NAME.matcher(spec.image()).matches()) {
+            throw PaddockException.invalid("invalid_image", "image names are lower-case letters, digits, '.', '_' or '-', got '" + Text.clip(spec.image(), 70) + "'");
+        }
+        Path rootfs = config.dataDir().resolve("images").resolve(spec.image()).resolve("rootfs");
+        if (!Files.isDirectory(rootfs)) {
+            throw new PaddockException(ErrorType.NOT_FOUND, "not_found", "image '" + spec.image() + "' does not exist: expected a root filesystem at " + rootfs);
+        }
+        if (spec.writableRootfs() && !overlaySupported) {
+            throw new UnsupportedCapabilityException(ID, "a writable root filesystem with this bubblewrap (needs bubblewrap 0.9 or later for --tmp-overlay)");
+        }
+        for (String dir : List.of("workspace", "proc", "dev", "tmp")) {
+            if (!spec.writableRootfs() && !Files.isDirectory(rootfs.resolve(dir))) {
+                throw PaddockException.invalid("invalid_image", "image '" + spec.image() + "' has no /" + dir + " directory; add it to " + rootfs);
+            }
+        }
+        return new BwrapArgs.Root.Image(rootfs, spec.writableRootfs());
+    }
+
+    @Override
+    public Optional<Sandbox> attach(SandboxRef ref) {
+        if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
+        Optional<SandboxMeta> meta = SandboxMeta.read(paths.meta());
+        if (meta.isEmpty()) return Optional.empty();
+        SandboxCgroup cgroup = cgroups.open(ref.sandboxId());
+        if (!cgroup.exists()) return Optional.empty();
+        BwrapSandbox sandbox = new BwrapSandbox(this, paths, meta.get(), cgroup);
+        if (cgroup.frozen()) return cgroup.pids() > 0 ? Optional.of(sandbox) : Optional.empty();
+        try {
+            sandbox.init().ping(java.time.Duration.ofSeconds(2));
+            return Optional.of(sandbox);
+        } catch (PaddockException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public List<SandboxRef> list() {
+        Path run = config.dataDir().resolve("run");
+        if (!Files.isDirectory(run)) return List.of();
+        List<SandboxRef> out = new ArrayList<>();
+        try (Stream<Path> dirs = Files.list(run)) {
+            dirs.map(d -> d.getFileName().toString()).filter(SandboxPaths::isSafeId).sorted()
+                    .forEach(id -> out.add(new SandboxRef(id, ID, id)));
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot list " + run + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    @Override
+    public void destroy(SandboxRef ref) {
+        if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return;
+        SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
+        Optional<SandboxMeta> meta = SandboxMeta.read(paths.meta());
+        SandboxCgroup cgroup = cgroups.open(ref.sandboxId());
+        if (meta.isPresent()) {
+            cleanUp(paths, cgroup, meta.get());
+        } else {
+            cgroup.killAll();
+            cgroup.remove();
+            deleteRunDir(paths);
+        }
+    }
+
+    @Override
+    public Optional<Workspace> workspace(SandboxRef ref) {
+        if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
+        Path ws = SandboxPaths.of(config.dataDir(), ref.sandboxId()).workspace();
+        if (!Files.isDirectory(ws, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
+        try {
+            int uid = (Integer) Files.getAttribute(ws, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            int gid = (Integer) Files.getAttribute(ws, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(openWorkspace(ws, uid, gid));
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot read the owner of " + ws + ": " + e.getMessage(), e);
+        }
+    }
+
+    Workspace openWorkspace(Path dir, int uid, int gid) {
+        return new HostDirWorkspace(dir, uid, gid);
+    }
+
+    /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */
+    void release(SandboxPaths paths, SandboxMeta meta) {
+        cleanUp(paths, cgroups.open(paths.sandboxId()), meta);
+    }
+
+    private void cleanUp(SandboxPaths paths, SandboxCgroup cgroup, SandboxMeta meta) {
+        cgroup.killAll();
+        cgroup.remove();
+        deleteRunDir(paths);
+        uids.release(meta.uid(), meta.sandboxId());
+    }
+
+    private void prepareDataDir() {
+        try {
+            Path data = config.dataDir();
+            Files.createDirectories(data);
+            // sandbox uids must be able to reach their workspace and the init binary, nothing else
+            Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx--x--x"));
+            for (String d : List.of("bin", "sandboxes")) {
+                Files.createDirectories(data.resolve(d));
+                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx--x--x"));
+            }
+            for (String d : List.of("run", "uids")) {
+                Files.createDirectories(data.resolve(d));
+                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx------"));
+            }
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot prepare the data directory " + config.dataDir() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void makeDirs(SandboxPaths paths, int uid) {
+        try {
+            Files.createDirectories(paths.runDir());
+            Files.setPosixFilePermissions(paths.runDir(), PosixFilePermissions.fromString("rwx------"));
+            Files.createDirectories(paths.sandboxDir());
+            Files.setPosixFilePermissions(paths.sandboxDir(), PosixFilePermissions.fromString("rwx--x--x"));
+            Path ws = paths.workspace();
+            if (Files.isSymbolicLink(ws)) throw PaddockException.internal("workspace " + ws + " is a symlink; refusing to use it", null);
+            Files.createDirectories(ws);
+            // a kept workspace may belong to an earlier uid: hand the whole tree to the new one (not following links)
+            try (Stream<Path> tree = Files.walk(ws)) {
+                for (Path p : (Iterable<Path>) tree::iterator) {
+                    Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+                    Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
+                }
+            }
+            Files.setPosixFilePermissions(ws, PosixFilePermissions.fromString("rwx------"));
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot prepare the directories of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void deleteRunDir(SandboxPaths paths) {
+        if (!Files.isDirectory(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> tree = Files.walk(paths.runDir())) {
+            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot remove " + paths.runDir() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private String bwrapHelp() {
+        try {
+            Process p = new ProcessBuilder(config.bwrap().toString(), "--help").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor();
+            return out;
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+}

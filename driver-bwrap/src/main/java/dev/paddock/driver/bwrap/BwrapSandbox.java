@@ -1,0 +1,137 @@
+package dev.paddock.driver.bwrap;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
+import dev.paddock.driver.bwrap.init.InitClient;
+import java.time.Duration;
+import java.util.List;
+
+/** A live bwrap sandbox: commands go to its init agent, lifecycle goes through its cgroup. */
+final class BwrapSandbox implements Sandbox {
+    private static final Duration STATUS_PING = Duration.ofSeconds(1);
+
+    private final BwrapDriver driver;
+    private final SandboxPaths paths;
+    private final SandboxMeta meta;
+    private final SandboxCgroup cgroup;
+    private final InitClient init;
+    private volatile boolean terminated;
+
+    BwrapSandbox(BwrapDriver driver, SandboxPaths paths, SandboxMeta meta, SandboxCgroup cgroup) {
+        this.driver = driver;
+        this.paths = paths;
+        this.meta = meta;
+        this.cgroup = cgroup;
+        this.init = new InitClient(paths.socket());
+    }
+
+    @Override
+    public SandboxRef ref() {
+        return new SandboxRef(paths.sandboxId(), BwrapDriver.ID, paths.sandboxId());
+    }
+
+    int uid() {
+        return meta.uid();
+    }
+
+    InitClient init() {
+        return init;
+    }
+
+    @Override
+    public ExecHandle exec(ExecRequest request, ExecOutput output) {
+        requireRunning();
+        return init.exec(request, output, cgroup::oomKills);
+    }
+
+    @Override
+    public ProcessInfo startProcess(ExecRequest request) {
+        requireRunning();
+        long pid = init.startBackground(request);
+        return processes().stream().filter(p -> p.pid() == pid).findFirst()
+                .orElseThrow(() -> PaddockException.internal("background process " + pid + " vanished from the sandbox's list", null));
+    }
+
+    @Override
+    public List<ProcessInfo> processes() {
+        requireRunning();
+        return init.processes();
+    }
+
+    @Override
+    public byte[] processLogs(long pid, long offset, int maxBytes) {
+        requireRunning();
+        if (offset < 0 || maxBytes < 0) throw PaddockException.invalid("invalid_range", "offset and max bytes must not be negative");
+        return init.logs(pid, offset, maxBytes);
+    }
+
+    @Override
+    public void signalProcess(long pid, int signal) {
+        requireRunning();
+        if (signal < 1 || signal > 64) throw PaddockException.invalid("invalid_signal", "signal must be between 1 and 64, got " + signal);
+        init.signal(pid, signal);
+    }
+
+    @Override
+    public Workspace workspace() {
+        return driver.openWorkspace(paths.workspace(), meta.uid(), meta.gid());
+    }
+
+    @Override
+    public void suspend() {
+        requireAlive();
+        cgroup.freeze();
+    }
+
+    @Override
+    public void resume() {
+        requireAlive();
+        cgroup.thaw();
+    }
+
+    @Override
+    public void terminate(TerminationReason reason) {
+        terminated = true;
+        driver.release(paths, meta);
+    }
+
+    @Override
+    public SandboxStatus inspect() {
+        boolean frozen = !terminated && cgroup.exists() && cgroup.frozen();
+        boolean alive = !terminated && (frozen ? cgroup.pids() > 0 : answers());
+        if (!cgroup.exists()) return new SandboxStatus(alive, false, -1, -1, -1, -1, -1);
+        return new SandboxStatus(alive, frozen, cgroup.memoryBytes(), cgroup.memoryLimitBytes(), cgroup.pids(), cgroup.oomKills(), cgroup.cpuNanos());
+    }
+
+    private boolean answers() {
+        try {
+            init.ping(STATUS_PING);
+            return true;
+        } catch (PaddockException e) {
+            return false;
+        }
+    }
+
+    private void requireAlive() {
+        if (terminated || !cgroup.exists()) {
+            throw new PaddockException(ErrorType.CONFLICT, "sandbox_terminated", "sandbox " + paths.sandboxId() + " has been terminated");
+        }
+    }
+
+    private void requireRunning() {
+        requireAlive();
+        if (cgroup.frozen()) {
+            throw new PaddockException(ErrorType.CONFLICT, "sandbox_suspended", "sandbox " + paths.sandboxId() + " is suspended; resume it first");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.paddock.driver.bwrap;
+
+import dev.paddock.driver.bwrap.cgroup.CgroupDetector;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Explains what this host lacks for the bwrap driver; an empty list means it can run sandboxes. */
+final class HostCheck {
+    private HostCheck() {}
+
+    static List<String> problems(BwrapConfig config) {
+        List<String> out = new ArrayList<>();
+        if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) out.add("the bwrap driver runs on Linux only");
+        if (!Files.isExecutable(config.bwrap())) out.add(config.bwrap() + " is missing: install bubblewrap (Debian: apt-get install bubblewrap)");
+        if (!isRoot()) out.add("the bwrap driver must run as root (it creates cgroups and runs each sandbox as its own uid)");
+        CgroupDetector.problem(config.cgroupRoot()).ifPresent(out::add);
+        if (InitBinary.class.getResource(InitBinary.RESOURCE) == null) {
+            out.add("the init agent was not built into this jar: build driver-bwrap on Linux with gcc and static glibc (Debian: gcc, libc6-dev)");
+        }
+        if (readInt(Path.of("/proc/sys/user/max_user_namespaces")) == 0) {
+            out.add("user namespaces are disabled (user.max_user_namespaces = 0); bwrap needs them: sysctl -w user.max_user_namespaces=10000");
+        }
+        if (readInt(Path.of("/proc/sys/kernel/unprivileged_userns_clone")) == 0) {
+            out.add("unprivileged user namespaces are disabled: sysctl -w kernel.unprivileged_userns_clone=1");
+        }
+        return out;
+    }
+
+    static boolean isRoot() {
+        try {
+            return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The number in a one-line file, or -1 when it is absent. */
+    private static int readInt(Path p) {
+        try {
+            return Integer.parseInt(Files.readString(p).trim());
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.paddock.driver.bwrap;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
+/** Where one sandbox's files live under the data directory. The id is checked before it becomes a path. */
+record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
+    private static final Pattern SAFE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
+    /** sun_path holds 108 bytes including the terminating NUL. */
+    private static final int MAX_SOCKET_PATH = 107;
+
+    static SandboxPaths of(Path dataDir, String sandboxId) {
+        if (sandboxId == null || !SAFE_ID.matcher(sandboxId).matches()) {
+            throw PaddockException.invalid("invalid_sandbox_id", "sandbox ids for the bwrap driver are 1-64 letters, digits, '_' or '-', got '" + Text.clip(sandboxId, 70) + "'");
+        }
+        SandboxPaths p = new SandboxPaths(sandboxId, dataDir.resolve("run").resolve(sandboxId), dataDir.resolve("sandboxes").resolve(sandboxId));
+        if (p.socket().toString().length() > MAX_SOCKET_PATH) {
+            throw PaddockException.invalid("data_dir_too_long", "the bwrap driver's data directory path is too long for a unix socket path (" + p.socket() + "); use a shorter dataDir");
+        }
+        return p;
+    }
+
+    static boolean isSafeId(String id) {
+        return id != null && SAFE_ID.matcher(id).matches();
+    }
+
+    Path socket() { return runDir.resolve("init.sock"); }
+    Path log() { return runDir.resolve("init.log"); }
+    Path pidFile() { return runDir.resolve("bwrap.pid"); }
+    Path meta() { return runDir.resolve("sandbox.properties"); }
+    Path workspace() { return sandboxDir.resolve("workspace"); }
+}

@@ -1,0 +1,15 @@
+package dev.paddock.driver.bwrap.cgroup;
+
+import dev.paddock.core.spi.Limits;
+
+/** One cgroup layout (v1 or v2) of this host; creates and finds the cgroups of sandboxes. */
+public interface CgroupSystem {
+    /** "v1" or "v2". */
+    String version();
+
+    /** Creates the sandbox's cgroup with its limits applied; fails (and leaves nothing behind) when a limit cannot be set. */
+    SandboxCgroup create(String sandboxId, Limits limits);
+
+    /** The cgroup of a sandbox that may or may not exist (after a host restart). */
+    SandboxCgroup open(String sandboxId);
+}

@@ -1,0 +1,124 @@
+package dev.paddock.driver.subprocess;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.TestMode;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.workspace.HostDirWorkspace;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * A driver for tests only: commands run as plain host processes of the Paddock user, with the sandbox's
+ * workspace directory ({@code <dataDir>/sandboxes/<id>/workspace}) as their {@code /workspace}. There is NO
+ * isolation of any kind (no network policy, no limits), so it refuses to exist unless test mode is on.
+ */
+public final class SubprocessDriver implements SandboxDriver {
+    public static final String ID = "subprocess";
+    private static final Pattern SAFE_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+
+    private static final Conformance CONFORMANCE = new Conformance(
+            ID,
+            "Test-only: runs commands as plain host processes in the workspace directory. No isolation, no limits, "
+                    + "no network policy; refuses to start unless test mode is on.",
+            Set.of(Conformance.Lane.SUPERVISED, Conformance.Lane.WORKER),
+            new Conformance.Lifecycle(Conformance.Lease.HOST_FENCED, Conformance.Support.UNSUPPORTED,
+                    Conformance.Support.SUPPORTED, Conformance.OrphanReap.UNAVAILABLE),
+            new Conformance.WorkspaceFacts(List.of(Conformance.WorkspaceStrategy.DURABLE_MOUNT), Conformance.Durability.DURABLE),
+            new Conformance.Outputs("host_directory"),
+            new Conformance.CredentialEgress(Conformance.Enforcement.UNSUPPORTED, List.of()),
+            List.of("workspace_tar"),
+            new Conformance.PortFacts(
+                    List.of("exec", "files", "background_processes", "process_tree_kill"),
+                    List.of("isolation", "network_policy", "cgroup_limits", "suspend_resume", "oom_detection",
+                            "reattach_after_restart", "rootfs_images")));
+
+    private final Path dataDir;
+    private final Map<String, SubprocessSandbox> live = new ConcurrentHashMap<>();
+
+    /** @throws PaddockException {@code test_mode_required} unless test mode is on */
+    public SubprocessDriver(Path dataDir) {
+        if (!TestMode.enabled()) {
+            throw new PaddockException(ErrorType.PRECONDITION_FAILED, "test_mode_required",
+                    "the subprocess driver runs agent commands directly on the host without any isolation and exists only "
+                            + "for tests; enable test mode (paddock.test-mode=true or PADDOCK_TEST_MODE=1) or pick an isolating driver such as bwrap");
+        }
+        this.dataDir = dataDir.toAbsolutePath();
+    }
+
+    @Override
+    public String id() { return ID; }
+
+    @Override
+    public Conformance conformance() { return CONFORMANCE; }
+
+    @Override
+    public Sandbox create(SandboxSpec spec, Fence fence) {
+        if (spec.network().mode() == NetworkPolicy.Mode.LIMITED) {
+            throw PaddockException.invalid("unsupported_network_policy",
+                    "the subprocess driver cannot enforce a limited network; use an isolating driver");
+        }
+        Path dir = workspaceDir(spec.sandboxId());
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create the workspace of " + spec.sandboxId(), e);
+        }
+        SandboxRef ref = new SandboxRef(spec.sandboxId(), ID, spec.sandboxId());
+        SubprocessSandbox sandbox = new SubprocessSandbox(ref, spec, dir);
+        live.put(spec.sandboxId(), sandbox);
+        return sandbox;
+    }
+
+    /** Host processes do not survive the host: there is never anything to re-attach to. */
+    @Override
+    public Optional<Sandbox> attach(SandboxRef ref) {
+        return Optional.empty();
+    }
+
+    @Override
+    public List<SandboxRef> list() {
+        return List.of();
+    }
+
+    @Override
+    public void destroy(SandboxRef ref) {
+        SubprocessSandbox sandbox = live.remove(ref.sandboxId());
+        if (sandbox != null) sandbox.terminate(TerminationReason.ORPHAN_REAPED);
+    }
+
+    @Override
+    public Optional<Workspace> workspace(SandboxRef ref) {
+        Path dir = workspaceDir(ref.sandboxId());
+        return Files.isDirectory(dir) ? Optional.of(new HostDirWorkspace(dir, -1, -1)) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        live.values().forEach(s -> s.terminate(TerminationReason.HOST_SHUTDOWN));
+        live.clear();
+    }
+
+    private Path workspaceDir(String sandboxId) {
+        if (sandboxId == null || !SAFE_ID.matcher(sandboxId).matches()) {
+            throw PaddockException.invalid("invalid_sandbox_id", "sandbox id must be 1-128 letters, digits, '_' or '-'");
+        }
+        return dataDir.resolve("sandboxes").resolve(sandboxId).resolve("workspace");
+    }
+}

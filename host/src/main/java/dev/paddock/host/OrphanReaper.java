@@ -1,0 +1,78 @@
+package dev.paddock.host;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.store.SandboxRecord;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs once at start-up. Every sandbox the store still calls active belongs to an earlier host: it is taken over
+ * (fence generation + 1, so the old owner can no longer write) and then either re-attached, when its backend still
+ * runs it, or terminated with its workspace kept. Backend sandboxes the store does not know as active are destroyed.
+ */
+final class OrphanReaper {
+    private static final Logger log = LoggerFactory.getLogger(OrphanReaper.class);
+    private final RuntimeHost host;
+
+    OrphanReaper(RuntimeHost host) {
+        this.host = host;
+    }
+
+    void reapAll() {
+        Set<String> known = new HashSet<>();
+        for (SandboxRecord r : host.activeRecords()) {
+            known.add(r.id());
+            try {
+                reap(r);
+            } catch (PaddockException e) {
+                log.warn("could not recover sandbox {}: {}", r.id(), e.getMessage());
+            }
+        }
+        for (Map.Entry<String, SandboxDriver> e : host.driverMap().entrySet()) {
+            for (SandboxRef ref : e.getValue().list()) {
+                if (known.contains(ref.sandboxId())) continue;
+                log.info("destroying backend sandbox {} on {}: no active record owns it", ref.sandboxId(), e.getKey());
+                try {
+                    e.getValue().destroy(ref);
+                } catch (RuntimeException ex) {
+                    log.warn("could not destroy {}: {}", ref.sandboxId(), ex.getMessage());
+                }
+            }
+        }
+    }
+
+    private void reap(SandboxRecord old) {
+        Fence fence = host.store().sandboxes().takeOver(old.id(), old.fence(), host.ownerId());
+        SandboxRecord r = host.store().sandboxes().find(old.id()).orElseThrow();
+        SandboxDriver driver = host.driverMap().get(r.driver());
+        boolean resumable = r.state() == SandboxState.RUNNING || r.state() == SandboxState.SUSPENDED;
+        Optional<Sandbox> attached = Optional.empty();
+        if (driver != null && resumable && r.handle() != null) {
+            try {
+                attached = driver.attach(RuntimeHost.ref(r));
+            } catch (RuntimeException e) {
+                log.warn("attach of {} failed: {}", r.id(), e.getMessage());
+            }
+        }
+        if (attached.isPresent()) {
+            host.adopt(r.id(), attached.get());
+            host.event(r, "sandbox.reattached", Map.of("generation", fence.generation()));
+            log.info("re-attached sandbox {} ({})", r.id(), r.state().wireName());
+            return;
+        }
+        host.event(r, "sandbox.orphan_reaped", Map.of("generation", fence.generation(),
+                "reason", driver == null ? "driver not loaded" : "backend no longer runs it"));
+        host.terminate(r, TerminationReason.ORPHAN_REAPED);
+        log.info("terminated orphan sandbox {}; its workspace is kept", r.id());
+    }
+}

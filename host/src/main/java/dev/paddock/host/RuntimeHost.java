@@ -1,0 +1,562 @@
+package dev.paddock.host;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.FenceLostException;
+import dev.paddock.core.Ids;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.core.store.CheckpointRecord;
+import dev.paddock.core.store.Page;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.core.store.SandboxEvent;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.core.store.Store;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The runtime host: owns every sandbox's lifecycle on top of replaceable drivers. It keeps the durable record
+ * (state, fence, handle) in the store, talks to the driver, enforces lifetime and idle policy, reaps orphans at
+ * start-up, and writes an event for every lifecycle change. All calls are tenant-scoped: a sandbox of another
+ * tenant is reported as not found.
+ */
+public final class RuntimeHost implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RuntimeHost.class);
+    /** Reason recorded when the idle policy suspended a sandbox; such a sandbox resumes by itself on use. */
+    static final String IDLE_SUSPEND_REASON = "idle";
+
+    private final HostConfig config;
+    private final Store store;
+    private final Map<String, SandboxDriver> drivers;
+    private final Clock clock;
+    private final String ownerId = Ids.newId("host");
+    private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
+    private final Map<String, Instant> activity = new ConcurrentHashMap<>();
+    private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+    private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
+    private final ScheduledExecutorService sweeper =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-sweeper").factory());
+
+    public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, Clock clock) {
+        this.config = config;
+        this.store = store;
+        this.clock = clock;
+        Map<String, SandboxDriver> byId = new LinkedHashMap<>();
+        for (SandboxDriver d : drivers) byId.put(d.id(), d);
+        this.drivers = Map.copyOf(byId);
+        if (!byId.containsKey(config.defaultDriver())) {
+            throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
+        }
+        try {
+            Files.createDirectories(config.checkpointsDir());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create " + config.checkpointsDir(), e);
+        }
+    }
+
+    /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
+    public void start() {
+        new OrphanReaper(this).reapAll();
+        long every = config.sweepInterval().toMillis();
+        sweeper.scheduleWithFixedDelay(this::sweepSafely, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    public String ownerId() { return ownerId; }
+
+    public HostConfig config() { return config; }
+
+    public List<Conformance> drivers() {
+        return drivers.values().stream().map(SandboxDriver::conformance).toList();
+    }
+
+    public int liveCount() { return live.size(); }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    public SandboxRecord create(Principal caller, SandboxRequest request) {
+        SandboxDriver driver = driverFor(request.driver());
+        Duration timeout = lifetime(request.timeout());
+        String id = Ids.newId("sbx");
+        Instant now = clock.instant();
+        SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
+                request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network());
+        Fence fence = new Fence(ownerId, 1);
+        SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
+                null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),
+                orDefault(request.idleTerminateAfter(), config.defaultIdleTerminateAfter()), now, now, now, null);
+        store.sandboxes().insert(record);
+        event(record, "sandbox.creating", Map.of("driver", driver.id()));
+        Sandbox sandbox;
+        try {
+            sandbox = bounded("create", () -> driver.create(spec, fence));
+        } catch (RuntimeException e) {
+            String reason = e instanceof PaddockException pe ? pe.getMessage() : "driver failed: " + e.getClass().getSimpleName();
+            log.warn("create of {} on {} failed: {}", id, driver.id(), reason);
+            transition(record, SandboxState.FAILED, reason);
+            event(record, "sandbox.failed", Map.of("reason", reason));
+            throw e;
+        }
+        live.put(id, sandbox);
+        activity.put(id, now);
+        store.sandboxes().setHandle(id, fence, sandbox.ref().handle());
+        SandboxRecord running = transition(record, SandboxState.RUNNING, null);
+        event(running, "sandbox.running", Map.of());
+        return running;
+    }
+
+    public SandboxRecord get(Principal caller, String id) {
+        return find(caller, id);
+    }
+
+    public Page<SandboxRecord> list(Principal caller, PageRequest page, boolean includeEnded) {
+        return store.sandboxes().list(caller.tenantId(), page, includeEnded);
+    }
+
+    public Optional<SandboxStatus> status(Principal caller, String id) {
+        SandboxRecord r = find(caller, id);
+        Sandbox s = live.get(r.id());
+        if (s == null || r.state().isTerminal()) return Optional.empty();
+        return Optional.of(s.inspect());
+    }
+
+    public SandboxRecord suspend(Principal caller, String id) {
+        return suspend(find(caller, id), "user_request");
+    }
+
+    public SandboxRecord resume(Principal caller, String id) {
+        return withLock(id, () -> {
+            SandboxRecord r = reload(id);
+            if (r.state() == SandboxState.RUNNING) return r;
+            requireState(r, SandboxState.SUSPENDED, "resume");
+            Sandbox s = attached(r);
+            bounded("resume", () -> { s.resume(); return null; });
+            activity.put(id, clock.instant());
+            SandboxRecord out = transition(r, SandboxState.RUNNING, null);
+            event(out, "sandbox.resumed", Map.of());
+            return out;
+        });
+    }
+
+    /** Terminates the sandbox (idempotent); its workspace stays readable. */
+    public SandboxRecord delete(Principal caller, String id) {
+        return terminate(find(caller, id), TerminationReason.USER_REQUEST);
+    }
+
+    // ---------------------------------------------------------------- exec and processes
+
+    public ExecHandle exec(Principal caller, String id, ExecRequest request, ExecOutput output) {
+        Sandbox s = usable(find(caller, id));
+        return s.exec(request, output);
+    }
+
+    /** Runs a command to completion and returns its result. */
+    public ExecResult run(Principal caller, String id, ExecRequest request, ExecOutput output) {
+        try (ExecHandle h = exec(caller, id, request, output)) {
+            return h.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry the command");
+        }
+    }
+
+    public ProcessInfo startProcess(Principal caller, String id, ExecRequest request) {
+        return usable(find(caller, id)).startProcess(request);
+    }
+
+    public List<ProcessInfo> processes(Principal caller, String id) {
+        return usable(find(caller, id)).processes();
+    }
+
+    public byte[] processLogs(Principal caller, String id, long pid, long offset, int maxBytes) {
+        return usable(find(caller, id)).processLogs(pid, offset, maxBytes);
+    }
+
+    public void signalProcess(Principal caller, String id, long pid, int signal) {
+        usable(find(caller, id)).signalProcess(pid, signal);
+    }
+
+    // ---------------------------------------------------------------- files
+
+    /** The sandbox's workspace; readable also after the sandbox ended, where the driver keeps it on the host. */
+    public Workspace workspace(Principal caller, String id) {
+        SandboxRecord r = find(caller, id);
+        noteActivity(r.id());
+        Sandbox s = live.get(r.id());
+        if (s != null && !r.state().isTerminal()) return s.workspace();
+        return driver(r).workspace(ref(r)).orElseThrow(() -> new PaddockException(ErrorType.CONFLICT, "workspace_gone",
+                "sandbox " + r.id() + " is " + r.state().wireName() + " and its driver keeps no workspace after the end"));
+    }
+
+    // ---------------------------------------------------------------- checkpoints
+
+    public CheckpointRecord checkpoint(Principal caller, String id) {
+        SandboxRecord r = find(caller, id);
+        requireCheckpoints(r);
+        return withLock(id, () -> {
+            SandboxRecord cur = reload(id);
+            Workspace ws = workspace(caller, id);
+            String cpId = Ids.newId("cp");
+            Path target = config.checkpointsDir().resolve(cpId + ".tar");
+            Path tmp = config.checkpointsDir().resolve(cpId + ".tar.partial");
+            try {
+                MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                frozenWhile(cur, () -> {
+                    try (OutputStream out = new DigestOutputStream(Files.newOutputStream(tmp), sha)) {
+                        ws.exportTar(Workspace.ROOT, out);
+                    }
+                    return null;
+                });
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+                CheckpointRecord cp = new CheckpointRecord(cpId, id, r.tenantId(), "workspace_tar", Files.size(target),
+                        HexFormat.of().formatHex(sha.digest()), clock.instant());
+                store.checkpoints().insert(cp);
+                event(cur, "sandbox.checkpointed", Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes()));
+                return cp;
+            } catch (Exception e) {
+                deleteQuietly(tmp);
+                throw asPaddock("checkpoint", e);
+            }
+        });
+    }
+
+    public Page<CheckpointRecord> checkpoints(Principal caller, String id, PageRequest page) {
+        SandboxRecord r = find(caller, id);
+        return store.checkpoints().list(r.id(), page);
+    }
+
+    public SandboxRecord restore(Principal caller, String id, String checkpointId) {
+        SandboxRecord r = find(caller, id);
+        requireCheckpoints(r);
+        CheckpointRecord cp = store.checkpoints().find(checkpointId)
+                .filter(c -> c.tenantId().equals(caller.tenantId()))
+                .orElseThrow(() -> PaddockException.notFound("checkpoint", checkpointId));
+        return withLock(id, () -> {
+            SandboxRecord cur = reload(id);
+            if (cur.state().isTerminal()) {
+                throw PaddockException.conflict("sandbox_ended", "sandbox " + id + " is " + cur.state().wireName() + "; restore into a running sandbox");
+            }
+            Workspace ws = usable(cur).workspace();
+            Path file = config.checkpointsDir().resolve(cp.id() + ".tar");
+            frozenWhile(cur, () -> {
+                ws.clear();
+                try (InputStream in = Files.newInputStream(file)) {
+                    ws.importTar(Workspace.ROOT, in);
+                }
+                return null;
+            });
+            event(cur, "sandbox.restored", Map.of("checkpoint_id", cp.id()));
+            return reload(id);
+        });
+    }
+
+    /** The raw checkpoint archive, for download. */
+    public InputStream checkpointData(Principal caller, String checkpointId) throws IOException {
+        CheckpointRecord cp = store.checkpoints().find(checkpointId)
+                .filter(c -> c.tenantId().equals(caller.tenantId()))
+                .orElseThrow(() -> PaddockException.notFound("checkpoint", checkpointId));
+        return Files.newInputStream(config.checkpointsDir().resolve(cp.id() + ".tar"));
+    }
+
+    public Page<SandboxEvent> events(Principal caller, String id, PageRequest page) {
+        SandboxRecord r = find(caller, id);
+        return store.events().list(r.id(), page);
+    }
+
+    // ---------------------------------------------------------------- internals shared with the reaper and sweeper
+
+    SandboxRecord suspend(SandboxRecord record, String reason) {
+        String id = record.id();
+        return withLock(id, () -> {
+            SandboxRecord r = reload(id);
+            if (r.state() == SandboxState.SUSPENDED) return r;
+            requireState(r, SandboxState.RUNNING, "suspend");
+            SandboxDriver d = driver(r);
+            if (!d.conformance().supportsSuspendResume()) {
+                throw new dev.paddock.core.spi.UnsupportedCapabilityException(d.id(), "suspend/resume");
+            }
+            Sandbox s = attached(r);
+            bounded("suspend", () -> { s.suspend(); return null; });
+            SandboxRecord out = transition(r, SandboxState.SUSPENDED, reason);
+            event(out, "sandbox.suspended", Map.of("reason", reason));
+            return out;
+        });
+    }
+
+    SandboxRecord terminate(SandboxRecord record, TerminationReason reason) {
+        String id = record.id();
+        return withLock(id, () -> {
+            SandboxRecord r = reload(id);
+            if (r.state().isTerminal()) return r;
+            if (r.state() != SandboxState.TERMINATING) {
+                r = transition(r, SandboxState.TERMINATING, reason.name().toLowerCase());
+                event(r, "sandbox.terminating", Map.of("reason", reason.name().toLowerCase()));
+            }
+            Sandbox s = live.remove(id);
+            activity.remove(id);
+            try {
+                if (s != null) {
+                    bounded("terminate", () -> { s.terminate(reason); return null; });
+                } else if (r.handle() != null) {
+                    driver(r).destroy(ref(r));
+                }
+            } catch (RuntimeException e) {
+                log.warn("terminate of {} reported: {}", id, e.getMessage());
+            }
+            SandboxRecord out = transition(r, SandboxState.TERMINATED, reason.name().toLowerCase());
+            event(out, "sandbox.terminated", Map.of("reason", reason.name().toLowerCase()));
+            return out;
+        });
+    }
+
+    Store store() { return store; }
+
+    Map<String, SandboxDriver> driverMap() { return drivers; }
+
+    void adopt(String id, Sandbox sandbox) {
+        live.put(id, sandbox);
+        activity.put(id, clock.instant());
+    }
+
+    Clock clock() { return clock; }
+
+    SandboxRecord transition(SandboxRecord r, SandboxState to, String reason) {
+        return store.sandboxes().transition(r.id(), r.fence(), to, reason);
+    }
+
+    void event(SandboxRecord r, String type, Map<String, Object> data) {
+        try {
+            store.events().append(r.id(), r.fence(), type, data);
+        } catch (FenceLostException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            log.warn("could not record event {} for {}: {}", type, r.id(), e.getMessage());
+        }
+    }
+
+    SandboxDriver driver(SandboxRecord r) {
+        SandboxDriver d = drivers.get(r.driver());
+        if (d == null) {
+            throw new PaddockException(ErrorType.UNAVAILABLE, "driver_not_loaded",
+                    "sandbox " + r.id() + " runs on driver '" + r.driver() + "', which this server has not loaded");
+        }
+        return d;
+    }
+
+    static SandboxRef ref(SandboxRecord r) {
+        return new SandboxRef(r.id(), r.driver(), r.handle());
+    }
+
+    Instant lastActivity(SandboxRecord r) {
+        Instant mem = activity.get(r.id());
+        return mem != null && mem.isAfter(r.lastActivityAt()) ? mem : r.lastActivityAt();
+    }
+
+    private void sweepSafely() {
+        try {
+            new Sweeper(this).sweep();
+        } catch (RuntimeException e) {
+            log.warn("sweep failed: {}", e.getMessage());
+        }
+    }
+
+    /** Persists in-memory activity marks (kept in memory so an exec does not pay a database write). */
+    void flushActivity(SandboxRecord r) {
+        Instant mem = activity.get(r.id());
+        if (mem != null && mem.isAfter(r.lastActivityAt())) {
+            try {
+                store.sandboxes().touch(r.id(), r.fence(), mem);
+            } catch (RuntimeException e) {
+                log.debug("touch of {} failed: {}", r.id(), e.getMessage());
+            }
+        }
+    }
+
+    private SandboxRecord find(Principal caller, String id) {
+        Ids.require("sbx", id, "sandbox id");
+        return store.sandboxes().find(id)
+                .filter(r -> r.tenantId().equals(caller.tenantId()))
+                .orElseThrow(() -> PaddockException.notFound("sandbox", id));
+    }
+
+    private SandboxRecord reload(String id) {
+        return store.sandboxes().find(id).orElseThrow(() -> PaddockException.notFound("sandbox", id));
+    }
+
+    /** A live sandbox ready for work; an idle-suspended one is resumed on the way. */
+    private Sandbox usable(SandboxRecord r) {
+        noteActivity(r.id());
+        if (r.state() == SandboxState.SUSPENDED && IDLE_SUSPEND_REASON.equals(r.stateReason())) {
+            r = resume(new Principal(r.tenantId(), null, false), r.id());
+        }
+        if (r.state() != SandboxState.RUNNING) {
+            String hint = r.state() == SandboxState.SUSPENDED ? "; resume it first" : "";
+            throw PaddockException.conflict("sandbox_not_running", "sandbox " + r.id() + " is " + r.state().wireName() + hint);
+        }
+        return attached(r);
+    }
+
+    private Sandbox attached(SandboxRecord r) {
+        Sandbox s = live.get(r.id());
+        if (s == null) {
+            throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_unreachable",
+                    "sandbox " + r.id() + " is not attached to this host; it is being recovered or was lost");
+        }
+        return s;
+    }
+
+    private void noteActivity(String id) {
+        activity.put(id, clock.instant());
+    }
+
+    private void requireState(SandboxRecord r, SandboxState expected, String op) {
+        if (r.state() != expected) {
+            throw PaddockException.conflict("invalid_state",
+                    "cannot " + op + " sandbox " + r.id() + ": it is " + r.state().wireName() + ", expected " + expected.wireName());
+        }
+    }
+
+    private void requireCheckpoints(SandboxRecord r) {
+        SandboxDriver d = driver(r);
+        if (!d.conformance().supportsCheckpoint("workspace_tar")) {
+            throw new dev.paddock.core.spi.UnsupportedCapabilityException(d.id(), "workspace_tar checkpoints");
+        }
+    }
+
+    /** Runs {@code work} with the sandbox frozen when it runs and its driver can freeze, for a consistent snapshot. */
+    private void frozenWhile(SandboxRecord r, Callable<Void> work) throws Exception {
+        Sandbox s = live.get(r.id());
+        boolean freeze = s != null && r.state() == SandboxState.RUNNING && driver(r).conformance().supportsSuspendResume();
+        if (freeze) s.suspend();
+        try {
+            work.call();
+        } finally {
+            if (freeze) s.resume();
+        }
+    }
+
+    private SandboxDriver driverFor(String name) {
+        String id = name == null || name.isBlank() ? config.defaultDriver() : name;
+        SandboxDriver d = drivers.get(id);
+        if (d == null) {
+            throw PaddockException.invalid("unknown_driver", "driver '" + id + "' is not available; available: " + drivers.keySet());
+        }
+        return d;
+    }
+
+    private Duration lifetime(Duration requested) {
+        Duration t = requested == null ? config.defaultTimeout() : requested;
+        if (t != null && (t.isNegative() || t.isZero())) {
+            throw PaddockException.invalid("invalid_timeout", "timeout must be positive");
+        }
+        if (t != null && config.maxTimeout() != null && t.compareTo(config.maxTimeout()) > 0) {
+            throw PaddockException.invalid("invalid_timeout", "timeout " + t.toSeconds() + "s exceeds this server's maximum of "
+                    + config.maxTimeout().toSeconds() + "s");
+        }
+        return t;
+    }
+
+    private static Duration orDefault(Duration d, Duration fallback) {
+        return d != null ? d : fallback;
+    }
+
+    private <T> T withLock(String id, Callable<T> body) {
+        ReentrantLock lock = locks.computeIfAbsent(id, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            return body.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw asPaddock("operation", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs a driver call under the per-operation timeout. */
+    private <T> T bounded(String op, Callable<T> call) {
+        Future<T> f = operations.submit(call);
+        try {
+            return f.get(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new PaddockException(ErrorType.TIMEOUT, "operation_timeout",
+                    op + " did not finish within " + config.operationTimeout().toSeconds() + "s");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) throw re;
+            throw asPaddock(op, c);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", op + " was interrupted; retry");
+        }
+    }
+
+    private static PaddockException asPaddock(String op, Throwable e) {
+        if (e instanceof PaddockException pe) return pe;
+        return PaddockException.internal(op + " failed: " + e.getClass().getSimpleName(), e);
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // best effort: a partial checkpoint file is never listed
+        }
+    }
+
+    List<SandboxRecord> activeRecords() {
+        return new ArrayList<>(store.sandboxes().listActive());
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+        operations.shutdownNow();
+        // Sandboxes keep running: a restarted host re-attaches them. Only the in-memory handles go.
+        live.clear();
+    }
+}

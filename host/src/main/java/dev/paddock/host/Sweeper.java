@@ -1,0 +1,65 @@
+package dev.paddock.host;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.store.SandboxRecord;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pass of the lifetime and idle policy over the sandboxes this host owns: a sandbox past its lifetime is
+ * terminated; one idle for {@code idleSuspendAfter} is suspended (or terminated when its driver cannot suspend);
+ * one suspended and idle for a further {@code idleTerminateAfter} is terminated.
+ */
+final class Sweeper {
+    private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
+    private final RuntimeHost host;
+
+    Sweeper(RuntimeHost host) {
+        this.host = host;
+    }
+
+    void sweep() {
+        Instant now = host.clock().instant();
+        for (SandboxRecord r : host.activeRecords()) {
+            if (!host.ownerId().equals(r.fence().ownerId())) continue;
+            try {
+                sweepOne(r, now);
+            } catch (PaddockException e) {
+                log.warn("policy action on {} failed: {}", r.id(), e.getMessage());
+            }
+        }
+    }
+
+    private void sweepOne(SandboxRecord r, Instant now) {
+        host.flushActivity(r);
+        if (r.expiresAt() != null && !now.isBefore(r.expiresAt())) {
+            host.terminate(r, TerminationReason.LIFETIME_EXPIRED);
+            return;
+        }
+        Instant idleSince = host.lastActivity(r);
+        if (r.state() == SandboxState.RUNNING) {
+            if (passed(idleSince, r.idleSuspendAfter(), now) && host.driver(r).conformance().supportsSuspendResume()) {
+                host.suspend(r, RuntimeHost.IDLE_SUSPEND_REASON);
+            } else if (passed(idleSince, sum(r.idleSuspendAfter(), r.idleTerminateAfter()), now)) {
+                host.terminate(r, TerminationReason.IDLE_EXPIRED);
+            }
+        } else if (r.state() == SandboxState.SUSPENDED && RuntimeHost.IDLE_SUSPEND_REASON.equals(r.stateReason())
+                && passed(r.updatedAt(), r.idleTerminateAfter(), now)) {
+            host.terminate(r, TerminationReason.IDLE_EXPIRED);
+        }
+    }
+
+    private static boolean passed(Instant since, Duration after, Instant now) {
+        return after != null && !now.isBefore(since.plus(after));
+    }
+
+    /** Idle time after which a sandbox that could not be suspended is terminated; null when there is no such limit. */
+    private static Duration sum(Duration suspendAfter, Duration terminateAfter) {
+        if (terminateAfter == null) return null;
+        return suspendAfter == null ? terminateAfter : suspendAfter.plus(terminateAfter);
+    }
+}

@@ -1,0 +1,637 @@
+/*
+ * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, two modes.
+ *
+ *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCSFILE]... -- BWRAP ARGS...
+ *     Runs as root on the host. Binds and listens on SOCKET, moves itself into the sandbox's cgroups,
+ *     double-forks and setsid()s (so the sandbox outlives the host process), writes the pid of the
+ *     process that becomes bwrap to PIDFILE, drops to UID/GID (no groups, no_new_privs) and execs bwrap
+ *     with the listening socket inherited as fd 3. Exit status 0 once bwrap was exec'd.
+ *
+ *   paddock-init serve
+ *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Accepts on fd 3,
+ *     runs one command per connection, keeps background processes with a ring buffer of their output
+ *     and reaps every orphan. When it exits the kernel kills everything in the pid namespace.
+ *
+ * Wire format, both directions: frames of [type u8][length u32 big endian][payload]. Every length is
+ * bounded; anything malformed closes the connection. Only peers outside the sandbox's pid namespace
+ * (SO_PEERCRED pid 0) are served.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FRAME (1u << 20)      /* largest frame payload accepted */
+#define MAX_ARGS 4096             /* argv and env entries per request */
+#define CHUNK 65536               /* largest output chunk sent */
+#define OUT_CAP (512u * 1024)     /* stop reading a command's output while this much is unsent */
+#define STDIN_CAP (512u * 1024)   /* stop reading stdin frames while this much is unwritten */
+#define RING_SIZE (1u << 20)      /* kept output of one background process */
+#define MAX_BG 64                 /* background processes remembered */
+#define MAX_CONN 256              /* concurrent connections */
+#define MAX_ARGV_KEEP 8192        /* encoded argv kept for listing a background process */
+#define LISTEN_FD 3
+
+extern char **environ;
+
+/* ---------- small helpers ---------- */
+
+struct buf { unsigned char *d; size_t len, cap; };
+
+static int buf_reserve(struct buf *b, size_t extra) {
+    if (b->len + extra <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra) cap *= 2;
+    unsigned char *d = realloc(b->d, cap);
+    if (!d) return -1;
+    b->d = d; b->cap = cap;
+    return 0;
+}
+static int buf_put(struct buf *b, const void *p, size_t n) {
+    if (buf_reserve(b, n)) return -1;
+    memcpy(b->d + b->len, p, n); b->len += n;
+    return 0;
+}
+static void buf_consume(struct buf *b, size_t n) {
+    memmove(b->d, b->d + n, b->len - n); b->len -= n;
+}
+static void buf_free(struct buf *b) { free(b->d); b->d = NULL; b->len = b->cap = 0; }
+
+static void put_u32(unsigned char *p, uint32_t v) { p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
+static uint32_t get_u32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static void put_u64(unsigned char *p, uint64_t v) { put_u32(p, v >> 32); put_u32(p + 4, (uint32_t)v); }
+
+static int frame(struct buf *b, unsigned char type, const void *p, size_t n) {
+    unsigned char h[5]; h[0] = type; put_u32(h + 1, (uint32_t)n);
+    if (buf_put(b, h, 5)) return -1;
+    return n ? buf_put(b, p, n) : 0;
+}
+
+static long long now_ms(int clock) {
+    struct timespec ts; clock_gettime(clock, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+static void die(const char *fmt, ...) {
+    va_list ap; va_start(ap, fmt);
+    fputs("paddock-init: ", stderr); vfprintf(stderr, fmt, ap); fputc('\n', stderr);
+    va_end(ap);
+    exit(1);
+}
+
+/* ---------- request decoding (strict) ---------- */
+
+struct reader { const unsigned char *p; size_t left; int bad; };
+
+static uint32_t rd_u32(struct reader *r) {
+    if (r->bad || r->left < 4) { r->bad = 1; return 0; }
+    uint32_t v = get_u32(r->p); r->p += 4; r->left -= 4; return v;
+}
+static uint64_t rd_u64(struct reader *r) { uint64_t hi = rd_u32(r); return hi << 32 | rd_u32(r); }
+
+/* A length-prefixed string without NUL bytes, returned NUL terminated (malloc'd). */
+static char *rd_str(struct reader *r) {
+    uint32_t n = rd_u32(r);
+    if (r->bad || n > r->left || memchr(r->p, 0, n)) { r->bad = 1; return NULL; }
+    char *s = malloc(n + 1);
+    if (!s) { r->bad = 1; return NULL; }
+    memcpy(s, r->p, n); s[n] = 0; r->p += n; r->left -= n;
+    return s;
+}
+
+struct cmd {
+    uint32_t timeout_ms;
+    char *cwd;
+    char **argv; uint32_t argc;
+    char **env; uint32_t envc;
+    const unsigned char *argv_raw; size_t argv_raw_len; /* encoded argv, for listing */
+};
+
+static void cmd_free(struct cmd *c) {
+    free(c->cwd);
+    for (uint32_t i = 0; c->argv && i < c->argc; i++) free(c->argv[i]);
+    for (uint32_t i = 0; c->env && i < c->envc; i++) free(c->env[i]);
+    free(c->argv); free(c->env);
+    memset(c, 0, sizeof *c);
+}
+
+/* payload: timeout_ms u32, cwd str, argc u32, argv str*, envc u32, env str* ("KEY=VALUE") */
+static int cmd_parse(const unsigned char *p, size_t n, struct cmd *c) {
+    struct reader r = { p, n, 0 };
+    memset(c, 0, sizeof *c);
+    c->timeout_ms = rd_u32(&r);
+    c->cwd = rd_str(&r);
+    const unsigned char *argv_start = r.p;
+    c->argc = rd_u32(&r);
+    if (r.bad || c->argc == 0 || c->argc > MAX_ARGS || !c->cwd || c->cwd[0] != '/') goto bad;
+    c->argv = calloc(c->argc + 1, sizeof(char *));
+    if (!c->argv) goto bad;
+    for (uint32_t i = 0; i < c->argc; i++) if (!(c->argv[i] = rd_str(&r))) goto bad;
+    if (c->argv[0][0] == 0) goto bad;
+    c->argv_raw = argv_start; c->argv_raw_len = (size_t)(r.p - argv_start);
+    c->envc = rd_u32(&r);
+    if (r.bad || c->envc > MAX_ARGS) goto bad;
+    c->env = calloc(c->envc + 1, sizeof(char *));
+    if (!c->env) goto bad;
+    for (uint32_t i = 0; i < c->envc; i++) {
+        if (!(c->env[i] = rd_str(&r))) goto bad;
+        char *eq = strchr(c->env[i], '=');
+        if (!eq || eq == c->env[i]) goto bad;
+    }
+    if (r.bad || r.left != 0) goto bad;
+    return 0;
+bad:
+    cmd_free(c);
+    return -1;
+}
+
+/* ---------- processes ---------- */
+
+/*
+ * fork + exec one command in its own session (so a kill of its process group reaches everything it
+ * started). fds[0..2] become its stdin/stdout/stderr.
+ */
+static pid_t spawn(struct cmd *c, int in, int out, int err) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    setsid();
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+    close_range(3, ~0u, 0);
+    for (uint32_t i = 0; i < c->envc; i++) putenv(c->env[i]);
+    if (chdir(c->cwd) != 0) {
+        dprintf(2, "paddock: cannot change directory to %s: %s\n", c->cwd, strerror(errno));
+        _exit(127);
+    }
+    execvp(c->argv[0], c->argv);
+    dprintf(2, "paddock: cannot run %s: %s\n", c->argv[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+}
+
+static void encode_exit(unsigned char *p, int status, int timed_out) {
+    int code, sig = 0;
+    if (WIFSIGNALED(status)) { sig = WTERMSIG(status); code = 128 + sig; } else code = WEXITSTATUS(status);
+    put_u32(p, (uint32_t)code); put_u32(p + 4, (uint32_t)sig); p[8] = (unsigned char)timed_out;
+}
+
+struct bg {
+    int used;
+    pid_t pid;
+    int fd;                   /* read end of its combined stdout+stderr, -1 at EOF */
+    int running, status;
+    long long started_ms;
+    unsigned char *ring;      /* last RING_SIZE bytes of output */
+    uint64_t total;           /* bytes produced so far */
+    unsigned char *argv; size_t argv_len;
+};
+static struct bg bgs[MAX_BG];
+
+enum { C_REQUEST, C_EXEC, C_FLUSH };
+
+struct conn {
+    int fd;
+    int state;
+    struct buf in, out;
+    pid_t pid;
+    int in_fd, out_fd, err_fd;    /* child's pipes, -1 when closed */
+    struct buf stdin_buf;
+    int stdin_eof;
+    int exited, status, timed_out;
+    long long deadline;           /* monotonic ms, 0 = none */
+};
+static struct conn *conns[MAX_CONN];
+
+static void close_fd(int *fd) { if (*fd >= 0) close(*fd); *fd = -1; }
+
+static void conn_close(int i) {
+    struct conn *c = conns[i];
+    if (c->state == C_EXEC && !c->exited && c->pid > 0) { kill(-c->pid, SIGKILL); kill(c->pid, SIGKILL); }
+    close(c->fd);
+    close_fd(&c->in_fd); close_fd(&c->out_fd); close_fd(&c->err_fd);
+    buf_free(&c->in); buf_free(&c->out); buf_free(&c->stdin_buf);
+    free(c);
+    conns[i] = NULL;
+}
+
+static void fail(struct conn *c, const char *msg) {
+    frame(&c->out, 'F', msg, strlen(msg));
+    c->state = C_FLUSH;
+}
+
+static int pipe2cx(int p[2]) { return pipe2(p, O_CLOEXEC); }
+
+static void start_exec(struct conn *c, struct cmd *cmd) {
+    int pin[2], pout[2], perr[2];
+    if (pipe2cx(pin)) { fail(c, "cannot create pipes"); return; }
+    if (pipe2cx(pout)) { close(pin[0]); close(pin[1]); fail(c, "cannot create pipes"); return; }
+    if (pipe2cx(perr)) { close(pin[0]); close(pin[1]); close(pout[0]); close(pout[1]); fail(c, "cannot create pipes"); return; }
+    pid_t pid = spawn(cmd, pin[0], pout[1], perr[1]);
+    close(pin[0]); close(pout[1]); close(perr[1]);
+    if (pid < 0) { close(pin[1]); close(pout[0]); close(perr[0]); fail(c, "cannot fork"); return; }
+    c->pid = pid; c->in_fd = pin[1]; c->out_fd = pout[0]; c->err_fd = perr[0];
+    set_nonblock(c->in_fd); set_nonblock(c->out_fd); set_nonblock(c->err_fd);
+    c->deadline = cmd->timeout_ms ? now_ms(CLOCK_MONOTONIC) + cmd->timeout_ms : 0;
+    c->state = C_EXEC;
+    unsigned char p[4]; put_u32(p, (uint32_t)pid);
+    frame(&c->out, 'S', p, 4); /* started, with its pid inside the sandbox */
+}
+
+static struct bg *bg_slot(void) {
+    struct bg *oldest = NULL;
+    for (int i = 0; i < MAX_BG; i++) {
+        if (!bgs[i].used) return &bgs[i];
+        if (!bgs[i].running && bgs[i].fd < 0 && (!oldest || bgs[i].started_ms < oldest->started_ms)) oldest = &bgs[i];
+    }
+    if (oldest) { free(oldest->ring); free(oldest->argv); memset(oldest, 0, sizeof *oldest); }
+    return oldest;
+}
+
+static void start_bg(struct conn *c, struct cmd *cmd) {
+    struct bg *b = bg_slot();
+    if (!b) { fail(c, "too many background processes are still running"); return; }
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC), p[2];
+    if (devnull < 0 || pipe2cx(p)) { if (devnull >= 0) close(devnull); fail(c, "cannot create pipes"); return; }
+    unsigned char *ring = malloc(RING_SIZE);
+    size_t alen = cmd->argv_raw_len <= MAX_ARGV_KEEP ? cmd->argv_raw_len : 0;
+    unsigned char *argv = malloc(alen ? alen : 1);
+    if (!ring || !argv) { free(ring); free(argv); close(devnull); close(p[0]); close(p[1]); fail(c, "out of memory"); return; }
+    pid_t pid = spawn(cmd, devnull, p[1], p[1]);
+    close(devnull); close(p[1]);
+    if (pid < 0) { free(ring); free(argv); close(p[0]); fail(c, "cannot fork"); return; }
+    set_nonblock(p[0]);
+    memcpy(argv, cmd->argv_raw, alen);
+    *b = (struct bg){ .used = 1, .pid = pid, .fd = p[0], .running = 1, .started_ms = now_ms(CLOCK_REALTIME),
+                      .ring = ring, .argv = argv, .argv_len = alen };
+    unsigned char out[4]; put_u32(out, (uint32_t)pid);
+    frame(&c->out, 'P', out, 4);
+    c->state = C_FLUSH;
+}
+
+static struct bg *bg_find(uint32_t pid) {
+    for (int i = 0; i < MAX_BG; i++) if (bgs[i].used && (uint32_t)bgs[i].pid == pid) return &bgs[i];
+    return NULL;
+}
+
+static void bg_read(struct bg *b) {
+    unsigned char tmp[CHUNK];
+    for (;;) {
+        ssize_t n = read(b->fd, tmp, sizeof tmp);
+        if (n > 0) {
+            for (ssize_t i = 0; i < n; i++) b->ring[(b->total + i) % RING_SIZE] = tmp[i];
+            b->total += n;
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) close_fd(&b->fd);
+        if (n < 0 && errno == EINTR) continue;
+        return;
+    }
+}
+
+static void list_bg(struct conn *c) {
+    struct buf b = {0};
+    unsigned char h[4]; uint32_t count = 0;
+    for (int i = 0; i < MAX_BG; i++) count += bgs[i].used;
+    put_u32(h, count); buf_put(&b, h, 4);
+    for (int i = 0; i < MAX_BG; i++) {
+        struct bg *g = &bgs[i];
+        if (!g->used) continue;
+        unsigned char e[4 + 1 + 9 + 8 + 8 + 4];
+        put_u32(e, (uint32_t)g->pid);
+        e[4] = (unsigned char)g->running;
+        encode_exit(e + 5, g->running ? 0 : g->status, 0);
+        put_u64(e + 14, (uint64_t)g->started_ms);
+        put_u64(e + 22, g->total);
+        put_u32(e + 30, (uint32_t)g->argv_len);
+        buf_put(&b, e, sizeof e);
+        buf_put(&b, g->argv, g->argv_len);
+    }
+    frame(&c->out, 'L', b.d, b.len);
+    buf_free(&b);
+    c->state = C_FLUSH;
+}
+
+/* payload: pid u32, offset u64, max u32. Reply: first offset actually returned u64, then the bytes. */
+static void logs_bg(struct conn *c, struct reader *r) {
+    uint32_t pid = rd_u32(r); uint64_t off = rd_u64(r); uint32_t max = rd_u32(r);
+    if (r->bad || r->left) { fail(c, "malformed logs request"); return; }
+    struct bg *g = bg_find(pid);
+    if (!g) { fail(c, "no such background process"); return; }
+    if (max > RING_SIZE - 64) max = RING_SIZE - 64;
+    uint64_t first = g->total > RING_SIZE ? g->total - RING_SIZE : 0;
+    if (off < first) off = first;
+    if (off > g->total) off = g->total;
+    uint64_t n = g->total - off; if (n > max) n = max;
+    unsigned char *p = malloc(8 + n);
+    if (!p) { fail(c, "out of memory"); return; }
+    put_u64(p, off);
+    for (uint64_t i = 0; i < n; i++) p[8 + i] = g->ring[(off + i) % RING_SIZE];
+    frame(&c->out, 'G', p, 8 + n);
+    free(p);
+    c->state = C_FLUSH;
+}
+
+static void signal_bg(struct conn *c, struct reader *r) {
+    uint32_t pid = rd_u32(r), sig = rd_u32(r);
+    if (r->bad || r->left || sig < 1 || sig > 64) { fail(c, "malformed signal request"); return; }
+    struct bg *g = bg_find(pid);
+    if (!g) { fail(c, "no such background process"); return; }
+    if (g->running) { kill(-g->pid, (int)sig); kill(g->pid, (int)sig); }
+    frame(&c->out, 'K', NULL, 0);
+    c->state = C_FLUSH;
+}
+
+/* One complete request frame arrived on a fresh connection. */
+static void handle_request(struct conn *c, unsigned char type, const unsigned char *p, size_t n) {
+    struct reader r = { p, n, 0 };
+    struct cmd cmd;
+    switch (type) {
+    case 'E': case 'B':
+        if (cmd_parse(p, n, &cmd)) { fail(c, "malformed command request"); return; }
+        if (type == 'E') start_exec(c, &cmd); else start_bg(c, &cmd);
+        cmd_free(&cmd);
+        return;
+    case 'Q': {
+        unsigned char out[4]; put_u32(out, (uint32_t)getpid());
+        if (n) { fail(c, "malformed ping"); return; }
+        frame(&c->out, 'q', out, 4); c->state = C_FLUSH; return;
+    }
+    case 'L': if (n) fail(c, "malformed list request"); else list_bg(c); return;
+    case 'G': logs_bg(c, &r); return;
+    case 'K': signal_bg(c, &r); return;
+    default: fail(c, "unknown request type"); return;
+    }
+}
+
+/* A frame on a connection whose command runs: stdin data, stdin end, or kill. */
+static int handle_exec_frame(struct conn *c, unsigned char type, const unsigned char *p, size_t n) {
+    switch (type) {
+    case 'I':
+        if (c->stdin_eof) return -1;
+        if (c->in_fd >= 0 && buf_put(&c->stdin_buf, p, n)) return -1;
+        return 0;
+    case 'C': if (n) return -1; c->stdin_eof = 1; return 0;
+    case 'X': if (n) return -1; if (!c->exited) { kill(-c->pid, SIGKILL); kill(c->pid, SIGKILL); } return 0;
+    default: return -1;
+    }
+}
+
+/* Parses complete frames from c->in. Returns -1 when the connection must be dropped. */
+static int conn_frames(struct conn *c) {
+    size_t pos = 0;
+    while (c->in.len - pos >= 5) {
+        unsigned char type = c->in.d[pos];
+        uint32_t n = get_u32(c->in.d + pos + 1);
+        if (n > MAX_FRAME) return -1;
+        if (c->in.len - pos - 5 < n) break;
+        const unsigned char *payload = c->in.d + pos + 5;
+        pos += 5 + n;
+        if (c->state == C_REQUEST) handle_request(c, type, payload, n);
+        else if (c->state == C_EXEC) { if (handle_exec_frame(c, type, payload, n)) return -1; }
+        else return -1; /* nothing may follow a one-shot request */
+    }
+    buf_consume(&c->in, pos);
+    return 0;
+}
+
+static void pump_output(struct conn *c, int *fd, unsigned char type, int drain) {
+    unsigned char tmp[CHUNK];
+    while (*fd >= 0 && (drain || c->out.len < OUT_CAP)) {
+        ssize_t n = read(*fd, tmp, sizeof tmp);
+        if (n > 0) { frame(&c->out, type, tmp, (size_t)n); continue; }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        close_fd(fd);
+    }
+}
+
+static void finish_exec(struct conn *c) {
+    pump_output(c, &c->out_fd, 'O', 1);
+    pump_output(c, &c->err_fd, 'R', 1);
+    close_fd(&c->out_fd); close_fd(&c->err_fd); close_fd(&c->in_fd);
+    unsigned char p[9]; encode_exit(p, c->status, c->timed_out);
+    frame(&c->out, 'T', p, 9);
+    c->state = C_FLUSH;
+}
+
+static void reap(void) {
+    int status; pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        for (int i = 0; i < MAX_CONN; i++) {
+            struct conn *c = conns[i];
+            if (c && c->state == C_EXEC && c->pid == pid) { c->exited = 1; c->status = status; finish_exec(c); }
+        }
+        struct bg *g = bg_find((uint32_t)pid);
+        if (g && g->running) { g->running = 0; g->status = status; if (g->fd >= 0) bg_read(g); }
+    }
+}
+
+static void accept_all(int lfd) {
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) return;
+        struct ucred cred; socklen_t len = sizeof cred;
+        /* A peer inside this pid namespace has a visible pid: only the host (pid 0 here) may drive init. */
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid != 0) { close(fd); continue; }
+        int slot = -1;
+        for (int i = 0; i < MAX_CONN; i++) if (!conns[i]) { slot = i; break; }
+        struct conn *c = slot < 0 ? NULL : calloc(1, sizeof *c);
+        if (!c) { close(fd); continue; }
+        c->fd = fd; c->in_fd = c->out_fd = c->err_fd = -1; c->state = C_REQUEST;
+        conns[slot] = c;
+    }
+}
+
+static int serve(void) {
+    if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
+    set_nonblock(LISTEN_FD);
+    prctl(PR_SET_DUMPABLE, 0);          /* sandbox processes share our uid: keep them out of /proc/1 */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);   /* orphans come to us also when we are not pid 1 */
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t chld; sigemptyset(&chld); sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0) die("serve: signalfd: %s", strerror(errno));
+
+    static struct pollfd pfd[1 + 1 + MAX_CONN * 4 + MAX_BG];
+    static void *owner[1 + 1 + MAX_CONN * 4 + MAX_BG];
+    static int role[1 + 1 + MAX_CONN * 4 + MAX_BG];
+    for (;;) {
+        int n = 0, timeout = -1;
+        long long now = now_ms(CLOCK_MONOTONIC);
+        pfd[n] = (struct pollfd){ LISTEN_FD, POLLIN, 0 }; role[n++] = 0;
+        pfd[n] = (struct pollfd){ sfd, POLLIN, 0 }; role[n++] = 1;
+        for (int i = 0; i < MAX_CONN; i++) {
+            struct conn *c = conns[i];
+            if (!c) continue;
+            if (c->state == C_EXEC && !c->exited && c->deadline) {
+                if (now >= c->deadline) { c->timed_out = 1; c->deadline = 0; kill(-c->pid, SIGKILL); kill(c->pid, SIGKILL); }
+                else if (timeout < 0 || c->deadline - now < timeout) timeout = (int)(c->deadline - now);
+            }
+            if (c->state == C_EXEC && c->stdin_eof && c->stdin_buf.len == 0) close_fd(&c->in_fd);
+            short ev = 0;
+            if (c->state != C_FLUSH && c->stdin_buf.len < STDIN_CAP) ev |= POLLIN;
+            if (c->out.len) ev |= POLLOUT;
+            if (c->state == C_FLUSH && !c->out.len) { conn_close(i); continue; }
+            pfd[n] = (struct pollfd){ c->fd, ev, 0 }; owner[n] = c; role[n++] = 2;
+            if (c->state != C_EXEC) continue;
+            if (c->out.len < OUT_CAP) {
+                if (c->out_fd >= 0) { pfd[n] = (struct pollfd){ c->out_fd, POLLIN, 0 }; owner[n] = c; role[n++] = 3; }
+                if (c->err_fd >= 0) { pfd[n] = (struct pollfd){ c->err_fd, POLLIN, 0 }; owner[n] = c; role[n++] = 4; }
+            }
+            if (c->in_fd >= 0 && c->stdin_buf.len) { pfd[n] = (struct pollfd){ c->in_fd, POLLOUT, 0 }; owner[n] = c; role[n++] = 5; }
+        }
+        for (int i = 0; i < MAX_BG; i++)
+            if (bgs[i].used && bgs[i].fd >= 0) { pfd[n] = (struct pollfd){ bgs[i].fd, POLLIN, 0 }; owner[n] = &bgs[i]; role[n++] = 6; }
+
+        if (poll(pfd, n, timeout) < 0) { if (errno == EINTR) continue; die("serve: poll: %s", strerror(errno)); }
+
+        for (int k = 0; k < n; k++) {
+            if (!pfd[k].revents) continue;
+            struct conn *c = owner[k];
+            int i = -1;
+            if (role[k] >= 2 && role[k] <= 5) {
+                for (int j = 0; j < MAX_CONN; j++) if (conns[j] == c) { i = j; break; }
+                if (i < 0) continue; /* closed earlier in this round */
+            }
+            switch (role[k]) {
+            case 0: accept_all(LISTEN_FD); break;
+            case 1: { struct signalfd_siginfo si; while (read(sfd, &si, sizeof si) > 0) {} reap(); break; }
+            case 2:
+                if (pfd[k].revents & POLLOUT && c->out.len) {
+                    ssize_t w = write(c->fd, c->out.d, c->out.len);
+                    if (w > 0) buf_consume(&c->out, (size_t)w);
+                    else if (w < 0 && errno != EAGAIN && errno != EINTR) { conn_close(i); break; }
+                }
+                if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) {
+                    if (buf_reserve(&c->in, CHUNK)) { conn_close(i); break; }
+                    ssize_t r = read(c->fd, c->in.d + c->in.len, CHUNK);
+                    if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) { conn_close(i); break; }
+                    if (r > 0) { c->in.len += (size_t)r; if (conn_frames(c)) { conn_close(i); break; } }
+                }
+                break;
+            case 3: pump_output(c, &c->out_fd, 'O', 0); break;
+            case 4: pump_output(c, &c->err_fd, 'R', 0); break;
+            case 5: {
+                ssize_t w = write(c->in_fd, c->stdin_buf.d, c->stdin_buf.len);
+                if (w > 0) buf_consume(&c->stdin_buf, (size_t)w);
+                else if (w < 0 && errno != EAGAIN && errno != EINTR) { close_fd(&c->in_fd); c->stdin_buf.len = 0; }
+                break;
+            }
+            case 6: bg_read((struct bg *)owner[k]); break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---------- launch (host side, root) ---------- */
+
+static void write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) die("launch: cannot open %s: %s", path, strerror(errno));
+    ssize_t n = write(fd, text, strlen(text));
+    if (n != (ssize_t)strlen(text)) die("launch: cannot write %s: %s", path, strerror(errno));
+    close(fd);
+}
+
+static long parse_id(const char *s, const char *what) {
+    char *end; errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v <= 0 || v > 0x7fffffff) die("launch: %s must be a positive number, got '%s'", what, s);
+    return v;
+}
+
+static int launch(int argc, char **argv) {
+    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCS]... -- BWRAP ARGS...");
+    const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
+    uid_t uid = (uid_t)parse_id(argv[3], "UID");
+    gid_t gid = (gid_t)parse_id(argv[4], "GID");
+    int i = 7;
+    const char *cgroups[16]; int ncg = 0;
+    for (; i < argc && strcmp(argv[i], "--"); i += 2) {
+        if (strcmp(argv[i], "--cgroup") || i + 1 >= argc || ncg == 16) die("launch: unexpected argument '%s'", argv[i]);
+        cgroups[ncg++] = argv[i + 1];
+    }
+    if (i >= argc - 1) die("launch: missing '-- BWRAP ARGS'");
+    char **cmd = argv + i + 1;
+
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    if (strlen(sock) >= sizeof addr.sun_path) die("launch: socket path too long: %s", sock);
+    strcpy(addr.sun_path, sock);
+    unlink(sock);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof addr) || chmod(sock, 0600) || listen(lfd, 128))
+        die("launch: cannot listen on %s: %s", sock, strerror(errno));
+
+    /* Join the cgroups while still root, so bwrap and everything below is counted and limited. */
+    char self[32]; snprintf(self, sizeof self, "%d", getpid());
+    for (int k = 0; k < ncg; k++) write_file(cgroups[k], self);
+
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (logfd < 0 || devnull < 0) die("launch: cannot open %s: %s", log, strerror(errno));
+    int report[2];
+    if (pipe2(report, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
+
+    pid_t first = fork();
+    if (first < 0) die("launch: fork: %s", strerror(errno));
+    if (first == 0) {
+        setsid();
+        pid_t second = fork();
+        if (second != 0) _exit(second < 0 ? 1 : 0);
+        close(report[0]);
+        FILE *pf = fopen(pidfile, "we");
+        if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
+            dprintf(report[1], "cannot write %s: %s", pidfile, strerror(errno)); _exit(1);
+        }
+        /* Park the two fds we keep above the range we are about to fill, then place them at 3 and 4. */
+        int rep = fcntl(report[1], F_DUPFD_CLOEXEC, 10), lis = fcntl(lfd, F_DUPFD_CLOEXEC, 10);
+        if (rep < 0 || lis < 0) _exit(1);
+        if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd, 2) < 0) _exit(1);
+        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, 4) < 0 || fcntl(4, F_SETFD, FD_CLOEXEC)) _exit(1);
+        report[1] = 4;
+        close_range(5, ~0u, 0);
+        if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
+                || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
+            dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
+        }
+        sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
+        execv(cmd[0], cmd);
+        dprintf(report[1], "cannot run %s: %s", cmd[0], strerror(errno));
+        _exit(1);
+    }
+    close(report[1]); close(lfd);
+    int st;
+    waitpid(first, &st, 0);
+    char msg[512]; ssize_t n, got = 0;
+    while ((n = read(report[0], msg + got, sizeof msg - 1 - got)) > 0) got += n;
+    msg[got] = 0;
+    if (got > 0) die("launch: %s", msg);
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) die("launch: could not detach the sandbox process");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "serve") && argc == 2) return serve();
+    if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
+    fprintf(stderr, "usage: paddock-init serve | paddock-init launch ...\n");
+    return 2;
+}

@@ -1,0 +1,37 @@
+# Sourced by the other scripts: finds JDK 25 and installs the Debian packages Paddock needs (when root).
+# Kept in one place so `scripts/run` and `scripts/test` can never disagree about what a machine needs.
+
+paddock_find_jdk() {
+  local candidate
+  for candidate in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64 /usr/lib/jvm/jdk-25*; do
+    if [ -n "$candidate" ] && [ -x "$candidate/bin/javac" ] \
+       && "$candidate/bin/java" -version 2>&1 | grep -qE 'version "25'; then
+      export JAVA_HOME="$candidate"
+      return 0
+    fi
+  done
+  echo "error: Paddock needs a JDK 25. Install one (e.g. Temurin 25) and set JAVA_HOME to it." >&2
+  echo "       looked at: \$JAVA_HOME, /usr/lib/jvm/temurin-25-jdk-amd64, /usr/lib/jvm/java-25-openjdk-amd64" >&2
+  return 1
+}
+
+# Packages for running (bwrap, a C compiler with static libc for the in-sandbox init) and for the tests
+# (Chromium for the web console test, debootstrap for the image build test).
+PADDOCK_RUN_PACKAGES="bubblewrap gcc libc6-dev"
+PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap"
+
+paddock_ensure_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "error: missing Debian packages: ${missing[*]}" >&2
+    echo "       install them with: sudo apt-get install -y ${missing[*]}" >&2
+    return 1
+  fi
+  echo "installing Debian packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}

@@ -1,0 +1,121 @@
+package dev.paddock.server;
+
+import dev.paddock.host.ApiKeys;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.http.ApiErrors;
+import dev.paddock.server.http.ApiJson;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
+import dev.paddock.server.http.ConsoleFiles;
+import dev.paddock.server.http.HttpMetrics;
+import dev.paddock.server.http.JsonErrorPages;
+import dev.paddock.server.routes.ApiKeyRoutes;
+import dev.paddock.server.routes.CheckpointRoutes;
+import dev.paddock.server.routes.ExecRoutes;
+import dev.paddock.server.routes.FileRoutes;
+import dev.paddock.server.routes.ProcessRoutes;
+import dev.paddock.server.routes.SandboxRoutes;
+import dev.paddock.server.routes.SystemRoutes;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Paddock's HTTP server: the REST API of docs/API.md (with SSE exec streaming), Prometheus metrics and the web
+ * console, on one port. It adapts HTTP to {@link RuntimeHost} and {@link ApiKeys} and holds no logic of its own.
+ * The host is the caller's: {@link #stop()} stops serving and leaves the host running.
+ */
+public final class PaddockServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PaddockServer.class);
+
+    private final RuntimeHost host;
+    private final ApiKeys keys;
+    private final ServerConfig config;
+    private final ApiJson json = new ApiJson();
+    private final ApiErrors errors = new ApiErrors(json);
+    private final HttpMetrics metrics;
+    private Javalin app;
+    private boolean consoleServed;
+
+    public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
+        this.host = host;
+        this.keys = keys;
+        this.config = config == null ? ServerConfig.defaults() : config;
+        this.metrics = new HttpMetrics(host);
+    }
+
+    /** Starts serving and returns the bound port (useful with port 0). */
+    public synchronized int start() {
+        if (app != null) return app.port();
+        app = Javalin.create(this::configure);
+        app.start(config.host(), config.port());
+        log.info("Paddock API listening on http://{}:{}{}", config.host(), app.port(), consoleServed ? " (web console at /)" : "");
+        return app.port();
+    }
+
+    public synchronized int port() {
+        if (app == null) throw new IllegalStateException("the server is not started");
+        return app.port();
+    }
+
+    /** The Prometheus registry, for modules that add their own meters. */
+    public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+        return metrics.registry();
+    }
+
+    public synchronized void stop() {
+        if (app != null) {
+            app.stop();
+            app = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void configure(JavalinConfig c) {
+        c.concurrency.useVirtualThreads = true;
+        c.jsonMapper(json);
+        c.http.maxRequestSize = config.maxJsonBytes();
+        c.http.prefer405over404 = true;
+        c.http.defaultContentType = "application/json";
+        c.startup.showJavalinBanner = false;
+        c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(json)));
+        consoleServed = ConsoleFiles.register(c, config.consoleResource());
+
+        Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
+        Auth auth = new Auth(keys);
+        var r = c.routes;
+        r.before(ctx -> {
+            ctx.header("X-Content-Type-Options", "nosniff");
+            if (isApi(ctx)) ctx.header("Cache-Control", "no-store");
+        });
+        r.beforeMatched(ctx -> {
+            if (needsKey(ctx)) auth.authenticate(ctx);
+        });
+        r.exception(Exception.class, errors::handle);
+        r.error(404, errors::statusPage);
+        r.error(405, errors::statusPage);
+        c.requestLogger.http(metrics::record);
+
+        new SystemRoutes(host, metrics, config.version()).register(r);
+        new SandboxRoutes(host, bodies).register(r);
+        new ExecRoutes(host, bodies, json, errors).register(r);
+        new ProcessRoutes(host, bodies).register(r);
+        new FileRoutes(host, bodies).register(r);
+        new CheckpointRoutes(host).register(r);
+        new ApiKeyRoutes(keys, bodies).register(r);
+    }
+
+    private static boolean isApi(Context ctx) {
+        return ctx.path().startsWith("/v1/");
+    }
+
+    private static boolean needsKey(Context ctx) {
+        return isApi(ctx) && !ctx.path().equals("/v1/health");
+    }
+}

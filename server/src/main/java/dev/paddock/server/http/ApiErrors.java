@@ -1,0 +1,119 @@
+package dev.paddock.server.http;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.util.HexFormat;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns every failure into the API's error shape. Expected failures ({@link PaddockException}) keep their type,
+ * code and message; anything else is a bug: it is logged with a short error id, and the client gets that id and
+ * nothing of the internals.
+ */
+public final class ApiErrors {
+    private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
+    /** Set on a context once an error body was written, so the status-code error pages leave it alone. */
+    public static final String WRITTEN = "paddock.error.written";
+
+    private final ApiJson json;
+
+    public ApiErrors(ApiJson json) {
+        this.json = json;
+    }
+
+    public void handle(Exception e, Context ctx) {
+        if (ctx.res().isCommitted()) {
+            // Part of a body is on the wire already; an error body now would corrupt it.
+            PaddockException pe = classify(e, ctx);
+            log.warn("{} {} failed after the response started: {}", ctx.method(), ctx.path(), pe.getMessage());
+            Streams.abort(ctx, e);
+            return;
+        }
+        if (e instanceof HttpResponseException hre) {
+            ctx.status(hre.getStatus());
+            ctx.attribute(WRITTEN, null);
+            statusPage(ctx);
+            return;
+        }
+        PaddockException pe = classify(e, ctx);
+        write(ctx, pe.type(), pe.code(), pe.getMessage());
+    }
+
+    /** What a failure means to the client. */
+    public PaddockException classify(Throwable e, Context ctx) {
+        PaddockException tooLarge = BoundedInputStream.limitHit(e);
+        if (tooLarge != null) return tooLarge;
+        if (e instanceof PaddockException pe) {
+            if (pe.type() == ErrorType.API) return internal(pe, ctx);
+            return asDocumented(pe);
+        }
+        if (e instanceof HttpResponseException hre) return fromStatus(hre.getStatus());
+        return internal(e, ctx);
+    }
+
+    /**
+     * docs/API.md answers a path outside the workspace with 400; the workspace module raises it as a permission
+     * error. The contract wins here so clients see one status whichever layer refused the path.
+     */
+    private static PaddockException asDocumented(PaddockException pe) {
+        if ("path_outside_workspace".equals(pe.code()) && pe.type() != ErrorType.INVALID_REQUEST) {
+            return PaddockException.invalid(pe.code(), pe.getMessage());
+        }
+        return pe;
+    }
+
+    public void write(Context ctx, ErrorType type, String code, String message) {
+        ctx.attribute(WRITTEN, Boolean.TRUE);
+        ctx.status(type.httpStatus());
+        ctx.contentType("application/json");
+        ctx.result(json.write(ErrorBody.of(type, code, message)));
+    }
+
+    /** Writes the error body for a status Javalin produced itself (no route, wrong method). */
+    public void statusPage(Context ctx) {
+        if (Boolean.TRUE.equals(ctx.attribute(WRITTEN))) return;
+        PaddockException pe = fromStatus(ctx.statusCode());
+        if (ctx.statusCode() == 404) {
+            pe = new PaddockException(ErrorType.NOT_FOUND, "route_not_found",
+                    "no such endpoint: " + ctx.method() + " " + Text.clip(ctx.path(), 200) + " (see docs/API.md)");
+        } else if (ctx.statusCode() == 405) {
+            pe = new PaddockException(ErrorType.INVALID_REQUEST, "method_not_allowed",
+                    ctx.method() + " is not allowed on " + Text.clip(ctx.path(), 200));
+        }
+        int status = ctx.statusCode();
+        write(ctx, pe.type(), pe.code(), pe.getMessage());
+        ctx.status(status);
+    }
+
+    static PaddockException fromStatus(int status) {
+        return switch (status) {
+            case 400 -> PaddockException.invalid("bad_request", "the request could not be understood");
+            case 401 -> new PaddockException(ErrorType.AUTHENTICATION, "unauthenticated", "send an API key");
+            case 403 -> new PaddockException(ErrorType.PERMISSION, "forbidden", "this API key may not do this");
+            case 404 -> new PaddockException(ErrorType.NOT_FOUND, "route_not_found", "no such endpoint");
+            case 405 -> new PaddockException(ErrorType.INVALID_REQUEST, "method_not_allowed", "this method is not allowed here");
+            case 413 -> tooLarge("request body");
+            case 415 -> PaddockException.invalid("unsupported_media_type", "unsupported content type");
+            case 503 -> new PaddockException(ErrorType.UNAVAILABLE, "unavailable", "the server is not available; retry");
+            default -> status >= 400 && status < 500
+                    ? PaddockException.invalid("bad_request", "the request was refused (HTTP " + status + ")")
+                    : new PaddockException(ErrorType.API, "internal", "internal error");
+        };
+    }
+
+    public static PaddockException tooLarge(String what) {
+        return new PaddockException(ErrorType.REQUEST_TOO_LARGE, "request_too_large", what + " is over this server's limit");
+    }
+
+    private static PaddockException internal(Throwable e, Context ctx) {
+        String errorId = "err_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+        log.error("unexpected error {} on {} {}", errorId, ctx.method(), ctx.path(), e);
+        return new PaddockException(ErrorType.API, "internal",
+                "internal error " + errorId + "; this is a bug in Paddock, the server log has the details under this id");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.paddock.server.http;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.host.ApiKeys;
+import dev.paddock.host.Principal;
+import io.javalin.http.Context;
+
+/**
+ * Authenticates a request by its API key ({@code x-api-key} or {@code Authorization: Bearer}) and remembers the
+ * caller on the context. Keys are never logged or echoed back.
+ */
+public final class Auth {
+    private static final String PRINCIPAL = "paddock.principal";
+    private final ApiKeys keys;
+
+    public Auth(ApiKeys keys) {
+        this.keys = keys;
+    }
+
+    public void authenticate(Context ctx) {
+        String key = presentedKey(ctx);
+        if (key == null) {
+            throw new PaddockException(ErrorType.AUTHENTICATION, "missing_api_key",
+                    "send an API key in the x-api-key header or as Authorization: Bearer <key>");
+        }
+        Principal p = keys.authenticate(key).orElseThrow(() -> new PaddockException(ErrorType.AUTHENTICATION,
+                "invalid_api_key", "the API key is unknown or revoked"));
+        ctx.attribute(PRINCIPAL, p);
+    }
+
+    public static Principal principal(Context ctx) {
+        Principal p = ctx.attribute(PRINCIPAL);
+        if (p == null) throw new IllegalStateException("route reached without authentication");
+        return p;
+    }
+
+    public static Principal admin(Context ctx) {
+        Principal p = principal(ctx);
+        if (!p.admin()) {
+            throw new PaddockException(ErrorType.PERMISSION, "admin_required", "only an admin API key may manage API keys");
+        }
+        return p;
+    }
+
+    private static String presentedKey(Context ctx) {
+        String header = ctx.header("x-api-key");
+        if (header != null && !header.isBlank()) return header.strip();
+        String auth = ctx.header("Authorization");
+        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            String token = auth.substring(7).strip();
+            return token.isEmpty() ? null : token;
+        }
+        return null;
+    }
+}

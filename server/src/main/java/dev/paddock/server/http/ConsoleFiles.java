@@ -1,0 +1,32 @@
+package dev.paddock.server.http;
+
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.staticfiles.Location;
+import java.util.Map;
+
+/**
+ * Serves the web console (a classpath folder) at {@code /} with headers that keep it from being framed, sniffed
+ * or made to load foreign code. The API works whether or not the folder exists.
+ */
+public final class ConsoleFiles {
+    public static final Map<String, String> SECURITY_HEADERS = Map.of(
+            "Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            "X-Content-Type-Options", "nosniff",
+            "X-Frame-Options", "DENY",
+            "Referrer-Policy", "no-referrer");
+
+    private ConsoleFiles() {}
+
+    /** Registers the folder when it is on the classpath; returns whether it did. */
+    public static boolean register(JavalinConfig config, String folder) {
+        String dir = folder.startsWith("/") ? folder : "/" + folder;
+        if (ConsoleFiles.class.getResource(dir) == null) return false;
+        config.staticFiles.add(sf -> {
+            sf.hostedPath = "/";
+            sf.directory = dir;
+            sf.location = Location.CLASSPATH;
+            sf.headers = SECURITY_HEADERS;
+        });
+        return true;
+    }
+}

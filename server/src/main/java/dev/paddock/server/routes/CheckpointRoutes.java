@@ -1,0 +1,40 @@
+package dev.paddock.server.routes;
+
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Params;
+import dev.paddock.server.http.Streams;
+import dev.paddock.server.wire.SandboxView;
+import dev.paddock.server.wire.Views;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+
+/** Workspace checkpoints: create, list, download, restore. */
+public final class CheckpointRoutes {
+    private static final String CHECKPOINTS = SandboxRoutes.SANDBOX + "/checkpoints";
+    private final RuntimeHost host;
+
+    public CheckpointRoutes(RuntimeHost host) {
+        this.host = host;
+    }
+
+    public void register(RoutesConfig r) {
+        r.post(CHECKPOINTS, ctx -> ctx.status(201).json(Views.Checkpoint.of(host.checkpoint(Auth.principal(ctx), SandboxRoutes.id(ctx)))));
+        r.get(CHECKPOINTS, ctx -> {
+            var page = Params.page(ctx, "cp");
+            ctx.json(Views.ListPage.of(host.checkpoints(Auth.principal(ctx), SandboxRoutes.id(ctx), page), Views.Checkpoint::of));
+        });
+        r.post(CHECKPOINTS + "/{cp}/restore", ctx -> {
+            String id = SandboxRoutes.id(ctx);
+            String cp = Params.pathId(ctx, "cp", "cp", "checkpoint id");
+            ctx.json(SandboxView.of(host.restore(Auth.principal(ctx), id, cp)));
+        });
+        r.get("/v1/checkpoints/{cp}/archive", this::archive);
+    }
+
+    private void archive(Context ctx) throws IOException {
+        String cp = Params.pathId(ctx, "cp", "cp", "checkpoint id");
+        Streams.copy(ctx, host.checkpointData(Auth.principal(ctx), cp), "application/x-tar");
+    }
+}

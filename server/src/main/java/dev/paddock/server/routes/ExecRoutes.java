@@ -1,0 +1,143 @@
+package dev.paddock.server.routes;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.http.ApiErrors;
+import dev.paddock.server.http.ApiJson;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
+import dev.paddock.server.http.ErrorBody;
+import dev.paddock.server.http.Streams;
+import dev.paddock.server.wire.ExecBodies;
+import dev.paddock.server.wire.ExecBody;
+import dev.paddock.server.wire.Views;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/sandboxes/{id}/exec}: runs a command and answers JSON, or with {@code Accept: text/event-stream}
+ * streams its output as Server-Sent Events. A streaming client that goes away kills the command.
+ */
+public final class ExecRoutes {
+    static final int OUTPUT_CAP = 1 << 20;
+    private static final Logger log = LoggerFactory.getLogger(ExecRoutes.class);
+    /** How often an idle stream sends a comment; a write is how a vanished client is noticed. */
+    private static final Duration KEEPALIVE = Duration.ofSeconds(1);
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final RuntimeHost host;
+    private final Bodies bodies;
+    private final ApiJson json;
+    private final ApiErrors errors;
+
+    public ExecRoutes(RuntimeHost host, Bodies bodies, ApiJson json, ApiErrors errors) {
+        this.host = host;
+        this.bodies = bodies;
+        this.json = json;
+        this.errors = errors;
+    }
+
+    public void register(RoutesConfig r) {
+        r.post(SandboxRoutes.SANDBOX + "/exec", this::exec);
+    }
+
+    private void exec(Context ctx) throws IOException {
+        ExecRequest request = ExecBodies.toRequest(bodies.json(ctx, ExecBody.class));
+        String id = SandboxRoutes.id(ctx);
+        if (wantsEvents(ctx)) {
+            stream(ctx, id, request);
+        } else {
+            CappedOutput out = new CappedOutput(OUTPUT_CAP);
+            ExecResult r = host.run(Auth.principal(ctx), id, request, out);
+            ctx.json(new Views.ExecAnswer(r.exitCode(), r.signal(), r.timedOut(), r.oomKilled(),
+                    r.duration() == null ? 0 : r.duration().toMillis(),
+                    out.out().text(), out.err().text(), out.out().truncated(), out.err().truncated()));
+        }
+    }
+
+    private void stream(Context ctx, String id, ExecRequest request) throws IOException {
+        EventQueue events = new EventQueue();
+        // Errors up to here (no sandbox, not running, bad request) still answer as ordinary JSON errors.
+        try (ExecHandle handle = host.exec(Auth.principal(ctx), id, request, events)) {
+            ctx.res().setHeader("X-Accel-Buffering", "no");
+            OutputStream out = Streams.open(ctx, 200, "text/event-stream");
+            try {
+                pump(handle, events, out);
+            } catch (IOException | UncheckedIOException e) {
+                log.debug("exec stream client of {} went away; killing the command", id);
+                events.close();
+                handle.kill();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                events.close();
+                handle.kill();
+            } catch (RuntimeException e) {
+                events.close();
+                handle.kill();
+                sendError(ctx, out, e);
+            }
+        }
+    }
+
+    private void pump(ExecHandle handle, EventQueue events, OutputStream out) throws IOException, InterruptedException {
+        out.write(": exec started\n\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        long lastWrite = System.nanoTime();
+        while (true) {
+            EventQueue.Chunk c = events.poll(POLL);
+            if (c != null) {
+                send(out, c);
+                lastWrite = System.nanoTime();
+                continue;
+            }
+            ExecResult result = handle.await(Duration.ofMillis(1));
+            if (result != null) {
+                for (EventQueue.Chunk rest = events.pollNow(); rest != null; rest = events.pollNow()) send(out, rest);
+                event(out, "exit", json.write(Views.ExecExit.of(result)));
+                return;
+            }
+            if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
+                out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                lastWrite = System.nanoTime();
+            }
+        }
+    }
+
+    private void send(OutputStream out, EventQueue.Chunk c) throws IOException {
+        event(out, c.stream(), json.write(new Views.Chunk(Base64.getEncoder().encodeToString(c.data()))));
+    }
+
+    private static void event(OutputStream out, String name, byte[] data) throws IOException {
+        out.write(("event: " + name + "\ndata: ").getBytes(StandardCharsets.UTF_8));
+        out.write(data);
+        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    /** A failure after the stream started becomes an {@code error} event in the API's error shape. */
+    private void sendError(Context ctx, OutputStream out, RuntimeException e) {
+        PaddockException pe = errors.classify(e, ctx);
+        try {
+            event(out, "error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
+        } catch (IOException ignored) {
+            // the client is gone as well
+        }
+    }
+
+    private static boolean wantsEvents(Context ctx) {
+        String accept = ctx.header("Accept");
+        return accept != null && accept.toLowerCase().contains("text/event-stream");
+    }
+}

@@ -1,0 +1,67 @@
+package dev.paddock.server.routes;
+
+import dev.paddock.host.Principal;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
+import dev.paddock.server.http.Params;
+import dev.paddock.server.wire.CreateSandboxBody;
+import dev.paddock.server.wire.SandboxBodies;
+import dev.paddock.server.wire.SandboxView;
+import dev.paddock.server.wire.Views;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+
+/** Sandbox lifecycle: create, read, list, suspend, resume, delete, and the audit events. */
+public final class SandboxRoutes {
+    static final String SANDBOX = "/v1/sandboxes/{id}";
+    private final RuntimeHost host;
+    private final Bodies bodies;
+
+    public SandboxRoutes(RuntimeHost host, Bodies bodies) {
+        this.host = host;
+        this.bodies = bodies;
+    }
+
+    public void register(RoutesConfig r) {
+        r.post("/v1/sandboxes", this::create);
+        r.get("/v1/sandboxes", this::list);
+        r.get(SANDBOX, this::get);
+        r.delete(SANDBOX, this::delete);
+        r.post(SANDBOX + "/suspend", ctx -> ctx.json(SandboxView.of(host.suspend(Auth.principal(ctx), id(ctx)))));
+        r.post(SANDBOX + "/resume", ctx -> ctx.json(SandboxView.of(host.resume(Auth.principal(ctx), id(ctx)))));
+        r.get(SANDBOX + "/events", this::events);
+    }
+
+    static String id(Context ctx) {
+        return Params.pathId(ctx, "id", "sbx", "sandbox id");
+    }
+
+    private void create(Context ctx) {
+        var request = SandboxBodies.toRequest(bodies.json(ctx, CreateSandboxBody.class));
+        ctx.status(201).json(SandboxView.of(host.create(Auth.principal(ctx), request)));
+    }
+
+    private void list(Context ctx) {
+        var page = Params.page(ctx, "sbx");
+        boolean includeTerminated = Params.bool(ctx, "include_terminated", false);
+        ctx.json(Views.ListPage.of(host.list(Auth.principal(ctx), page, includeTerminated), SandboxView::of));
+    }
+
+    private void get(Context ctx) {
+        Principal p = Auth.principal(ctx);
+        String id = id(ctx);
+        var record = host.get(p, id);
+        var status = record.state().isTerminal() ? null : host.status(p, id).orElse(null);
+        ctx.json(SandboxView.of(record, status));
+    }
+
+    private void delete(Context ctx) {
+        ctx.json(SandboxView.of(host.delete(Auth.principal(ctx), id(ctx))));
+    }
+
+    private void events(Context ctx) {
+        var page = Params.page(ctx, "evt");
+        ctx.json(Views.ListPage.of(host.events(Auth.principal(ctx), id(ctx), page), Views.Event::of));
+    }
+}

@@ -1,0 +1,24 @@
+package dev.paddock.server.wire;
+
+import java.util.List;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+
+/** Body of {@code POST /v1/sandboxes}; every field optional. Checked by {@link SandboxBodies}. */
+public record CreateSandboxBody(
+        String driver,
+        String image,
+        Boolean writableRootfs,
+        LimitsBody limits,
+        Map<String, String> env,
+        NetworkBody network,
+        Long timeoutSeconds,
+        IdleBody idle) {
+
+    /** {@code memory} is bytes or a size string such as {@code "512m"}, hence a raw node. */
+    public record LimitsBody(JsonNode memory, Integer pids, Double cpus) {}
+
+    public record NetworkBody(String type, List<String> allowedHosts) {}
+
+    public record IdleBody(Long suspendAfterSeconds, Long terminateAfterSeconds) {}
+}

@@ -1,0 +1,77 @@
+package dev.paddock.server.wire;
+
+import dev.paddock.core.Text;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.host.SandboxRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/** Checks a create-sandbox body field by field and turns it into the host's {@link SandboxRequest}. */
+public final class SandboxBodies {
+    private static final Pattern DRIVER = Pattern.compile("[a-z0-9][a-z0-9-]{0,31}");
+    private static final long MAX_SECONDS = 10L * 366 * 24 * 3600;
+    private static final int MAX_PIDS = 1 << 22;
+    private static final double MAX_CPUS = 1024;
+
+    private SandboxBodies() {}
+
+    public static SandboxRequest toRequest(CreateSandboxBody b) {
+        String driver = b.driver();
+        if (driver != null && !DRIVER.matcher(driver).matches()) {
+            throw Check.invalid("driver", "must be a driver id such as \"bwrap\" (see GET /v1/drivers), got '" + Text.clip(driver, 40) + "'");
+        }
+        String image = b.image();
+        if (image != null) {
+            if (image.isBlank() || image.length() > 256) throw Check.invalid("image", "must be 1 to 256 characters");
+            Check.noNul("image", image);
+        }
+        return new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits()),
+                Check.env("env", b.env()), network(b.network()), seconds("timeout_seconds", b.timeoutSeconds()),
+                b.idle() == null ? null : seconds("idle.suspend_after_seconds", b.idle().suspendAfterSeconds()),
+                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()));
+    }
+
+    private static Limits limits(CreateSandboxBody.LimitsBody l) {
+        if (l == null) return null;
+        Limits d = Limits.DEFAULT;
+        long memory = l.memory() == null || l.memory().isNull() ? d.memoryBytes() : MemorySize.parse("limits.memory", l.memory());
+        int pids = l.pids() == null ? d.pids() : (int) Check.range("limits.pids", (long) l.pids(), 8, MAX_PIDS);
+        double cpus = d.cpus();
+        if (l.cpus() != null) {
+            cpus = l.cpus();
+            if (!Double.isFinite(cpus) || cpus <= 0 || cpus > MAX_CPUS) {
+                throw Check.invalid("limits.cpus", "must be a number greater than 0 and at most " + (int) MAX_CPUS + ", got " + l.cpus());
+            }
+        }
+        return new Limits(memory, pids, cpus);
+    }
+
+    private static NetworkPolicy network(CreateSandboxBody.NetworkBody n) {
+        if (n == null) return null;
+        String type = n.type() == null ? "none" : n.type();
+        NetworkPolicy.Mode mode;
+        try {
+            mode = NetworkPolicy.Mode.valueOf(type.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw Check.invalid("network.type", "must be one of none, limited, unrestricted; got '" + Text.clip(type, 40) + "'");
+        }
+        List<String> hosts = n.allowedHosts() == null ? List.of() : n.allowedHosts();
+        if (!hosts.isEmpty() && mode != NetworkPolicy.Mode.LIMITED) {
+            throw Check.invalid("network.allowed_hosts", "is only allowed with network.type \"limited\"");
+        }
+        for (int i = 0; i < hosts.size(); i++) {
+            String h = hosts.get(i);
+            if (h == null || h.isBlank() || h.length() > 253) throw Check.invalid("network.allowed_hosts[" + i + "]", "must be a host name");
+            Check.noNul("network.allowed_hosts[" + i + "]", h);
+        }
+        return new NetworkPolicy(mode, hosts, false);
+    }
+
+    private static Duration seconds(String field, Long value) {
+        if (value == null) return null;
+        return Duration.ofSeconds(Check.range(field, value, 1, MAX_SECONDS));
+    }
+}

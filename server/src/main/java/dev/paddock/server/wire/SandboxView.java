@@ -1,0 +1,57 @@
+package dev.paddock.server.wire;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.store.SandboxRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** The sandbox object of the API. {@code status} appears only on a single-sandbox read while it runs. */
+public record SandboxView(
+        String type,
+        String id,
+        String driver,
+        String state,
+        String image,
+        boolean writableRootfs,
+        Limits limits,
+        Network network,
+        Map<String, String> env,
+        Long timeoutSeconds,
+        Instant expiresAt,
+        Idle idle,
+        Instant createdAt,
+        Instant updatedAt,
+        Instant lastActivityAt,
+        String stateReason,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Status status) {
+
+    public record Network(String type, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> allowedHosts) {}
+
+    public record Idle(Long suspendAfterSeconds, Long terminateAfterSeconds) {}
+
+    public record Status(long memoryBytes, int pids, long oomKills, boolean frozen) {}
+
+    public static SandboxView of(SandboxRecord r) {
+        return of(r, null);
+    }
+
+    public static SandboxView of(SandboxRecord r, SandboxStatus s) {
+        NetworkPolicy net = r.spec().network();
+        return new SandboxView("sandbox", r.id(), r.driver(), r.state().wireName(), r.spec().image(),
+                r.spec().writableRootfs(), r.spec().limits(),
+                new Network(net.mode().name().toLowerCase(), net.allowedHosts()), r.spec().env(),
+                seconds(r.timeout()), r.expiresAt(),
+                new Idle(seconds(r.idleSuspendAfter()), seconds(r.idleTerminateAfter())),
+                r.createdAt(), r.updatedAt(), r.lastActivityAt(), r.stateReason(),
+                s == null ? null : new Status(s.memoryBytes(), s.pids(), s.oomKills(), s.frozen()));
+    }
+
+    private static Long seconds(Duration d) {
+        return d == null ? null : d.toSeconds();
+    }
+}

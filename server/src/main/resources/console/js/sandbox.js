@@ -1,0 +1,138 @@
+import { api } from './api.js';
+import { h, replace, badge, formatBytes, when } from './dom.js';
+import { fail, toast } from './ui.js';
+import { createFileBrowser } from './files.js';
+
+const REFRESH_MS = 5000;
+
+export function renderSandbox(main, id) {
+  const title = h('h1', { class: 'mono' }, id);
+  const state = h('span', {});
+  const actions = h('div', { class: 'actions' });
+  const details = h('dl', { class: 'details', id: 'sandbox-details' });
+  const files = createFileBrowser(id);
+  // a command may have changed the files: show the new state
+  const terminal = createCommandBox(id, () => files.refresh());
+  let current = null;
+  let timer = null;
+  let stopped = false;
+
+  replace(main,
+    h('p', { class: 'crumbs' }, h('a', { href: '#/sandboxes' }, '← Sandboxes')),
+    h('section', { class: 'panel' },
+      h('div', { class: 'panel-head row' }, h('div', { class: 'title-row' }, title, state), actions),
+      details),
+    h('div', { class: 'columns' }, terminal.element, files.element));
+
+  function show(s) {
+    current = s;
+    replace(state, badge(s.state));
+    const live = s.state === 'running' || s.state === 'suspended';
+    replace(actions,
+      s.state === 'running' ? button('Suspend', 'suspend', () => api.suspend(id)) : null,
+      s.state === 'suspended' ? button('Resume', 'resume', () => api.resume(id)) : null,
+      live ? button('Delete', 'delete', () => confirmDelete(), 'btn-danger') : null);
+    const rows = [
+      ['Driver', s.driver],
+      ['Memory', formatBytes(s.limits?.memory_bytes) + (s.status?.memory_bytes !== undefined ? ` (using ${formatBytes(s.status.memory_bytes)})` : '')],
+      ['Processes', `${s.limits?.pids ?? ''}${s.status?.pids !== undefined ? ` (running ${s.status.pids})` : ''}`],
+      ['CPUs', s.limits?.cpus],
+      ['Image', s.image || 'host system (read-only)'],
+      ['Network', s.network?.type],
+      ['Created', when(s.created_at)],
+      ['Expires', when(s.expires_at)],
+      ['Last activity', when(s.last_activity_at)],
+      ['State reason', s.state_reason || '—'],
+    ];
+    replace(details, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v === undefined || v === null || v === '' ? '—' : String(v))]));
+    terminal.setEnabled(s.state === 'running');
+  }
+
+  function button(label, name, call, extra = 'btn-secondary') {
+    return h('button', { class: `btn ${extra}`, type: 'button', id: `action-${name}`, onclick: async (event) => {
+      event.currentTarget.disabled = true;
+      try {
+        const result = await call();
+        if (result) show(result);
+      } catch (err) {
+        fail(err);
+      } finally {
+        load();
+      }
+    } }, label);
+  }
+
+  async function confirmDelete() {
+    if (!window.confirm(`Terminate ${id}? Its processes stop; the workspace stays readable.`)) return null;
+    const result = await api.remove(id);
+    toast(`${id} terminated`, 'ok');
+    return result;
+  }
+
+  async function load() {
+    clearTimeout(timer);
+    try {
+      const s = await api.sandbox(id);
+      if (!stopped) show(s);
+    } catch (err) {
+      fail(err);
+    } finally {
+      if (!stopped && (!current || !['terminated', 'failed'].includes(current.state))) timer = setTimeout(load, REFRESH_MS);
+    }
+  }
+
+  load();
+  files.open('/workspace');
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+function createCommandBox(id, onDone) {
+  const input = h('input', { id: 'command', name: 'command', class: 'mono', autocomplete: 'off', spellcheck: 'false',
+    placeholder: 'echo hello > greeting.txt && ls -la' });
+  const run = h('button', { id: 'run-command', class: 'btn btn-primary', type: 'submit' }, 'Run');
+  const status = h('div', { class: 'exec-status', id: 'exec-status' });
+  const stdout = h('pre', { class: 'output', id: 'exec-stdout' });
+  const stderr = h('pre', { class: 'output output-err', id: 'exec-stderr', hidden: true });
+  const form = h('form', { class: 'command-form', onsubmit: submit }, h('span', { class: 'prompt mono' }, '$'), input, run);
+
+  async function submit(event) {
+    event.preventDefault();
+    const command = input.value.trim();
+    if (!command) return;
+    run.disabled = true;
+    replace(status, h('span', { class: 'muted' }, 'Running…'));
+    try {
+      const r = await api.exec(id, command, 120);
+      const ok = r.exit_code === 0 && !r.timed_out;
+      const label = r.timed_out ? 'timed out' : r.signal ? `killed by signal ${r.signal}` : `exit ${r.exit_code}`;
+      replace(status, h('span', { class: `badge ${ok ? 'badge-running' : 'badge-failed'}`, id: 'exec-exit' }, label),
+        h('span', { class: 'muted' }, ` ${r.duration_ms} ms`),
+        r.oom_killed ? h('span', { class: 'badge badge-failed' }, 'out of memory') : null);
+      stdout.textContent = r.stdout + (r.stdout_truncated ? '\n… (truncated)' : '');
+      stderr.textContent = r.stderr + (r.stderr_truncated ? '\n… (truncated)' : '');
+      stderr.hidden = !r.stderr;
+      stdout.hidden = !r.stdout && Boolean(r.stderr);
+      onDone();
+    } catch (err) {
+      replace(status);
+      fail(err);
+    } finally {
+      run.disabled = false;
+    }
+  }
+
+  const element = h('section', { class: 'panel' },
+    h('div', { class: 'panel-head' }, h('h2', {}, 'Run a command'), h('p', { class: 'muted small' }, 'Runs with /bin/sh -c in /workspace.')),
+    form, status, stdout, stderr);
+  return {
+    element,
+    setEnabled(enabled) {
+      input.disabled = !enabled;
+      run.disabled = !enabled;
+      input.placeholder = enabled ? 'echo hello > greeting.txt && ls -la' : 'the sandbox is not running';
+    },
+  };
+}

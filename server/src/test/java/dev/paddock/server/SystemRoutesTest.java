@@ -1,0 +1,80 @@
+package dev.paddock.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Health, drivers, metrics and the web console. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SystemRoutesTest {
+    private final TestServer t = new TestServer();
+
+    @AfterAll
+    void close() {
+        t.close();
+    }
+
+    @Test
+    void healthNamesTheLoadedDrivers() {
+        var r = t.as(null).get("/v1/health");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("status").asString()).isEqualTo("ok");
+        assertThat(r.json().path("version").asString()).isNotBlank();
+        assertThat(r.json().path("drivers").get(0).asString()).isEqualTo("subprocess");
+    }
+
+    @Test
+    void driversListConformanceRecordsInSnakeCase() {
+        var r = t.admin.get("/v1/drivers");
+        assertThat(r.status()).isEqualTo(200);
+        var d = r.json().path("data").get(0);
+        assertThat(d.path("driver").asString()).isEqualTo("subprocess");
+        assertThat(d.has("credential_egress")).isTrue();
+        assertThat(d.has("runtime_checkpoints")).isTrue();
+        assertThat(d.path("lifecycle").path("suspend_resume").asString()).isIn("supported", "unsupported");
+    }
+
+    @Test
+    void metricsExposePrometheusTextWithRequestsAndLiveSandboxes() {
+        t.admin.createSandbox();
+        t.admin.get("/v1/sandboxes/sbx_0123456789abcdefghjkmnpqrs");
+        var r = t.as(null).get("/metrics");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type").orElse("")).startsWith("text/plain");
+        assertThat(r.body())
+                .contains("# TYPE paddock_http_requests_seconds")
+                .contains("paddock_http_requests_seconds_count{method=\"POST\",route=\"/v1/sandboxes\",status=\"201\"}")
+                .contains("route=\"/v1/sandboxes/{id}\",status=\"404\"")
+                .containsPattern("paddock_sandboxes_live [1-9]")
+                .doesNotContain("_created");
+    }
+
+    @Test
+    void consoleIsServedAtRootWithSecurityHeaders() {
+        var r = t.as(null).get("/");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.body()).contains("paddock test console");
+        assertThat(r.headers().firstValue("content-security-policy").orElse("")).contains("default-src 'self'")
+                .contains("frame-ancestors 'none'");
+        assertThat(r.headers().firstValue("x-content-type-options")).hasValue("nosniff");
+        assertThat(r.headers().firstValue("x-frame-options")).hasValue("DENY");
+        assertThat(t.as(null).get("/index.html").status()).isEqualTo(200);
+    }
+
+    @Test
+    void withoutAConsoleTheApiStillWorksAndRootIsJson404() {
+        try (var bare = new TestServer(ServerConfig.defaults().withPort(0).withConsoleResource("/no-such-console"))) {
+            bare.as(null).get("/").error(404, "not_found_error", "route_not_found");
+            assertThat(bare.admin.get("/v1/sandboxes").status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void apiResponsesAreNotCachedOrSniffed() {
+        var r = t.admin.get("/v1/sandboxes");
+        assertThat(r.headers().firstValue("cache-control")).hasValue("no-store");
+        assertThat(r.headers().firstValue("x-content-type-options")).hasValue("nosniff");
+    }
+}

@@ -1,0 +1,73 @@
+package dev.paddock.server;
+
+import dev.paddock.driver.subprocess.SubprocessDriver;
+import dev.paddock.host.ApiKeys;
+import dev.paddock.host.HostConfig;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.store.JdbcStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * A real Paddock stack on loopback for tests: SQLite store, the subprocess driver, the runtime host and the HTTP
+ * server on a free port, plus an admin key of the default tenant.
+ */
+final class TestServer implements AutoCloseable {
+    static final long UPLOAD_LIMIT = 4L << 20;
+
+    final Path dataDir;
+    final JdbcStore store;
+    final RuntimeHost host;
+    final ApiKeys keys;
+    final PaddockServer server;
+    final String adminKey;
+    final Api admin;
+
+    TestServer() {
+        this(ServerConfig.defaults().withPort(0).withLimits(ServerConfig.DEFAULT_MAX_JSON_BYTES, UPLOAD_LIMIT)
+                .withConsoleResource("/test-console"));
+    }
+
+    TestServer(ServerConfig config) {
+        try {
+            dataDir = Files.createTempDirectory("paddock-server-test");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
+        host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
+                List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
+        host.start();
+        keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
+        adminKey = keys.create(ApiKeys.DEFAULT_TENANT, "test admin", true).secret();
+        server = new PaddockServer(host, keys, config);
+        int port = server.start();
+        admin = new Api(port, adminKey);
+    }
+
+    Api as(String key) {
+        return new Api(server.port(), key);
+    }
+
+    /** A client of a new tenant, with a non-admin key. */
+    Api newTenant(String name) {
+        return as(keys.create("tenant-" + name + "-" + System.nanoTime(), name, false).secret());
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+        host.close();
+        store.close();
+        try (Stream<Path> files = Files.walk(dataDir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // temp dir; best effort
+        }
+    }
+}

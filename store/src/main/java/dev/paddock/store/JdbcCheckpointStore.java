@@ -1,0 +1,86 @@
+package dev.paddock.store;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.store.CheckpointRecord;
+import dev.paddock.core.store.CheckpointStore;
+import dev.paddock.core.store.Page;
+import dev.paddock.core.store.PageRequest;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+/** Checkpoint records (the archives themselves live elsewhere), newest first per sandbox. */
+final class JdbcCheckpointStore implements CheckpointStore {
+    private static final String COLUMNS = "id, sandbox_id, tenant_id, kind, size_bytes, sha256, created_at";
+
+    private final Database db;
+
+    JdbcCheckpointStore(Database db) {
+        this.db = db;
+    }
+
+    @Override
+    public void insert(CheckpointRecord r) {
+        Require.present(r, "checkpoint record");
+        Require.text(r.id(), "checkpoint id", 64);
+        Require.text(r.sandboxId(), "sandbox id", 64);
+        Require.text(r.tenantId(), "tenant id", 128);
+        Require.text(r.kind(), "kind", 64);
+        Require.text(r.sha256(), "sha256", 64);
+        Require.present(r.createdAt(), "created_at");
+        if (r.sizeBytes() < 0) throw PaddockException.invalid("invalid_size", "checkpoint size must not be negative");
+        db.write("checkpoints.insert", c -> {
+            String sandboxTenant = Sql.queryOne(c, "SELECT tenant_id FROM sandboxes WHERE id = ?", rs -> rs.getString(1), r.sandboxId())
+                    .orElseThrow(() -> PaddockException.notFound("sandbox", r.sandboxId()));
+            if (!sandboxTenant.equals(r.tenantId())) {
+                throw PaddockException.invalid("tenant_mismatch",
+                        "checkpoint " + r.id() + " must belong to the tenant of sandbox " + r.sandboxId());
+            }
+            try {
+                return Sql.update(c, "INSERT INTO checkpoints (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        r.id(), r.sandboxId(), r.tenantId(), r.kind(), r.sizeBytes(), r.sha256(), Columns.micros(r.createdAt()));
+            } catch (SQLException e) {
+                if (db.dialect().isUniqueViolation(e)) {
+                    throw PaddockException.conflict("checkpoint_exists", "checkpoint " + r.id() + " already exists");
+                }
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public Optional<CheckpointRecord> find(String id) {
+        if (id == null) return Optional.empty();
+        return db.read("checkpoints.find", c ->
+                Sql.queryOne(c, "SELECT " + COLUMNS + " FROM checkpoints WHERE id = ?", JdbcCheckpointStore::map, id));
+    }
+
+    @Override
+    public Page<CheckpointRecord> list(String sandboxId, PageRequest page) {
+        Require.present(sandboxId, "sandbox id");
+        Require.present(page, "page");
+        Keyset keyset = new Keyset("SELECT " + COLUMNS + " FROM checkpoints WHERE sandbox_id = ?", List.of(sandboxId),
+                "id", "?", true);
+        return db.read("checkpoints.list", c -> {
+            if (!Sql.exists(c, JdbcSandboxStore.TABLE, sandboxId)) throw PaddockException.notFound("sandbox", sandboxId);
+            return keyset.fetch(c, page, JdbcCheckpointStore::map, CheckpointRecord::id);
+        });
+    }
+
+    @Override
+    public void delete(String id) {
+        Require.present(id, "checkpoint id");
+        db.write("checkpoints.delete", c -> {
+            if (Sql.update(c, "DELETE FROM checkpoints WHERE id = ?", id) == 0) {
+                throw PaddockException.notFound("checkpoint", id);
+            }
+            return null;
+        });
+    }
+
+    private static CheckpointRecord map(ResultSet rs) throws SQLException {
+        return new CheckpointRecord(rs.getString("id"), rs.getString("sandbox_id"), rs.getString("tenant_id"),
+                rs.getString("kind"), rs.getLong("size_bytes"), rs.getString("sha256"), Columns.getInstant(rs, "created_at"));
+    }
+}

@@ -1,0 +1,64 @@
+package dev.paddock.store;
+
+import dev.paddock.core.store.ApiKeyStore;
+import dev.paddock.core.store.CheckpointStore;
+import dev.paddock.core.store.EventStore;
+import dev.paddock.core.store.SandboxStore;
+import dev.paddock.core.store.Store;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * The {@link Store} on a relational database through JDBC. SQLite is the embedded default; the statements are
+ * standard SQL and the few differences live in a {@link Dialect}, so a PostgreSQL {@link Database} can reuse them.
+ * Safe to share across any number of (virtual) threads; close it once at shutdown.
+ */
+public final class JdbcStore implements Store {
+    private final Database db;
+    private final SandboxStore sandboxes;
+    private final EventStore events;
+    private final CheckpointStore checkpoints;
+    private final ApiKeyStore apiKeys;
+
+    private JdbcStore(Database db, Clock clock) {
+        this.db = db;
+        this.sandboxes = new JdbcSandboxStore(db, clock);
+        this.events = new JdbcEventStore(db, clock);
+        this.checkpoints = new JdbcCheckpointStore(db);
+        this.apiKeys = new JdbcApiKeyStore(db, clock);
+    }
+
+    /**
+     * Opens the SQLite database at {@code dbFile}, creating it if missing (its directory must exist), and migrates
+     * its schema. Throws {@link dev.paddock.core.PaddockException} with code {@code store_open_failed},
+     * {@code store_migration_failed} or {@code store_schema_too_new} when the file cannot be used.
+     */
+    public static JdbcStore openSqlite(Path dbFile) {
+        return openSqlite(dbFile, Clock.systemUTC());
+    }
+
+    /** As {@link #openSqlite(Path)}, with the clock that stamps event, update and revocation times. */
+    public static JdbcStore openSqlite(Path dbFile, Clock clock) {
+        Objects.requireNonNull(dbFile, "dbFile");
+        Objects.requireNonNull(clock, "clock");
+        return new JdbcStore(SqliteDatabase.open(dbFile), clock);
+    }
+
+    @Override
+    public SandboxStore sandboxes() { return sandboxes; }
+
+    @Override
+    public EventStore events() { return events; }
+
+    @Override
+    public CheckpointStore checkpoints() { return checkpoints; }
+
+    @Override
+    public ApiKeyStore apiKeys() { return apiKeys; }
+
+    @Override
+    public void close() {
+        db.close();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.paddock.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.core.PaddockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MigrationTest {
+    @TempDir Path dir;
+
+    @Test
+    void migrationsRunOnceAndReopeningAnExistingDatabaseWorks() throws Exception {
+        Path file = dir.resolve("paddock.db");
+        for (int i = 0; i < 3; i++) {
+            try (JdbcStore store = JdbcStore.openSqlite(file)) {
+                store.sandboxes().insert(TestData.sandbox("tenant-1"));
+            }
+        }
+
+        assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(1);
+        assertThat(queryLong(file, "SELECT COUNT(*) FROM sandboxes")).isEqualTo(3);
+    }
+
+    @Test
+    void databaseInWalModeWithForeignKeys() throws Exception {
+        Path file = dir.resolve("paddock.db");
+        JdbcStore.openSqlite(file).close();
+
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+            rs.next();
+            assertThat(rs.getString(1)).isEqualToIgnoringCase("wal");
+        }
+    }
+
+    @Test
+    void aDatabaseFromANewerSchemaIsRefusedClearly() throws Exception {
+        Path file = dir.resolve("paddock.db");
+        JdbcStore.openSqlite(file).close();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum, "
+                    + "installed_by, execution_time, success) VALUES (2, '2', 'future', 'SQL', 'V2__future.sql', 1, 'newer', 0, 1)");
+        }
+
+        assertThatThrownBy(() -> JdbcStore.openSqlite(file))
+                .isInstanceOfSatisfying(PaddockException.class, e -> {
+                    assertThat(e.code()).isEqualTo("store_schema_too_new");
+                    assertThat(e.getMessage()).contains("schema version 2").contains("newer than 1");
+                });
+        assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(2);
+    }
+
+    @Test
+    void aFileThatIsNotADatabaseIsRefusedClearly() throws Exception {
+        Path file = dir.resolve("paddock.db");
+        Files.writeString(file, "this is a text file, not a database ".repeat(20));
+
+        assertThatThrownBy(() -> JdbcStore.openSqlite(file))
+                .isInstanceOfSatisfying(PaddockException.class, e -> {
+                    assertThat(e.code()).isEqualTo("store_open_failed");
+                    assertThat(e.getMessage()).contains("SQLITE_NOTADB");
+                });
+        assertThat(Files.readString(file)).startsWith("this is a text file");
+    }
+
+    @Test
+    void aMissingDataDirectoryIsRefusedClearly() {
+        assertThatThrownBy(() -> JdbcStore.openSqlite(dir.resolve("missing/paddock.db")))
+                .isInstanceOfSatisfying(PaddockException.class, e -> {
+                    assertThat(e.code()).isEqualTo("store_open_failed");
+                    assertThat(e.getMessage()).contains("does not exist");
+                });
+    }
+
+    private static long queryLong(Path file, String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

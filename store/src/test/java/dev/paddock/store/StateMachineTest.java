@@ -1,0 +1,79 @@
+package dev.paddock.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.store.SandboxRecord;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StateMachineTest {
+    static final Instant NOW = Instant.parse("2030-01-02T03:04:05.123456Z");
+
+    @TempDir Path dir;
+    JdbcStore store;
+    SandboxRecord sandbox;
+
+    @BeforeEach
+    void open() {
+        store = JdbcStore.openSqlite(dir.resolve("paddock.db"), Clock.fixed(NOW, ZoneOffset.UTC));
+        sandbox = TestData.sandbox("tenant-1");
+        store.sandboxes().insert(sandbox);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void legalLifecycleIsStoredWithReasonAndTime() {
+        String id = sandbox.id();
+        var f = TestData.FENCE;
+
+        SandboxRecord running = store.sandboxes().transition(id, f, SandboxState.RUNNING, "started");
+        store.sandboxes().transition(id, f, SandboxState.SUSPENDED, "idle");
+        store.sandboxes().transition(id, f, SandboxState.RUNNING, "resumed");
+        store.sandboxes().transition(id, f, SandboxState.TERMINATING, "user_request");
+        SandboxRecord ended = store.sandboxes().transition(id, f, SandboxState.TERMINATED, "user_request");
+
+        assertThat(running.state()).isEqualTo(SandboxState.RUNNING);
+        assertThat(running.updatedAt()).isEqualTo(NOW);
+        assertThat(store.sandboxes().find(id)).contains(ended);
+        assertThat(ended.stateReason()).isEqualTo("user_request");
+        assertThat(ended.updatedAt()).isEqualTo(NOW);
+    }
+
+    @Test
+    void illegalMoveIsAConflictThatNamesBothStates() {
+        store.sandboxes().transition(sandbox.id(), TestData.FENCE, SandboxState.RUNNING, null);
+
+        assertThatThrownBy(() -> store.sandboxes().transition(sandbox.id(), TestData.FENCE, SandboxState.CREATING, null))
+                .isInstanceOfSatisfying(PaddockException.class, e -> {
+                    assertThat(e.type()).isEqualTo(ErrorType.CONFLICT);
+                    assertThat(e.code()).isEqualTo("invalid_transition");
+                    assertThat(e.getMessage()).isEqualTo("cannot move sandbox " + sandbox.id() + " from running to creating");
+                });
+        assertThat(store.sandboxes().find(sandbox.id()).orElseThrow().state()).isEqualTo(SandboxState.RUNNING);
+    }
+
+    @Test
+    void terminalStatesAreFinal() {
+        store.sandboxes().transition(sandbox.id(), TestData.FENCE, SandboxState.FAILED, "create_failed");
+
+        for (SandboxState to : SandboxState.values()) {
+            assertThatThrownBy(() -> store.sandboxes().transition(sandbox.id(), TestData.FENCE, to, null))
+                    .isInstanceOfSatisfying(PaddockException.class, e -> assertThat(e.code()).isEqualTo("invalid_transition"));
+        }
+        assertThat(store.sandboxes().find(sandbox.id()).orElseThrow().stateReason()).isEqualTo("create_failed");
+    }
+}

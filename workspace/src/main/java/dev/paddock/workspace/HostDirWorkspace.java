@@ -1,0 +1,209 @@
+package dev.paddock.workspace;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.Workspace;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * A sandbox's {@code /workspace}, kept in a host directory that the sandbox may change while we work. Every
+ * operation starts from a descriptor of the root and walks one component at a time without following symlinks
+ * (see {@link Resolver}); symlinks that stay inside are followed by re-resolving their target, anything that
+ * leaves is refused with {@code path_outside_workspace}. Files are opened with O_NOFOLLOW | O_NONBLOCK and must
+ * be regular, so a fifo can never block us. Writes go to a temporary file that is fsynced and renamed over the
+ * target. Everything created is chowned to the sandbox user.
+ */
+public final class HostDirWorkspace implements Workspace {
+    /** More entries than this in one directory listing is refused; use exportTar for big trees. */
+    public static final int MAX_LIST_ENTRIES = 100_000;
+    private static final int FILE_MODE = 0644;
+
+    private final Path root;
+    private final Ownership owner;
+    private final Resolver resolver;
+    private final TarImporter importer;
+
+    /** {@code ownerUid}/{@code ownerGid} -1: leave ownership as created (the host process's user). */
+    public HostDirWorkspace(Path root, int ownerUid, int ownerGid) {
+        this(root, ownerUid, ownerGid, TarLimits.DEFAULT);
+    }
+
+    public HostDirWorkspace(Path root, int ownerUid, int ownerGid, TarLimits tarLimits) {
+        this.root = root.toAbsolutePath().normalize();
+        this.owner = new Ownership(ownerUid, ownerGid);
+        this.resolver = new Resolver(owner);
+        this.importer = new TarImporter(resolver, owner, tarLimits);
+    }
+
+    /** The host directory that backs /workspace. */
+    public Path root() { return root; }
+
+    private Fd openRoot() {
+        try {
+            return Fd.openHostDirectory(root.toString());
+        } catch (Errno e) {
+            throw new PaddockException(ErrorType.NOT_FOUND, "workspace_missing",
+                    "the workspace directory of this sandbox is missing on the host (" + Errno.name(e.errno()) + ")");
+        }
+    }
+
+    @Override
+    public FileEntry stat(String path) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
+            if (!place.exists()) throw WorkspaceErrors.notFound(path);
+            return entry(place.dir(), place.isRoot() ? "" : place.name(), place.sandboxPath(), place.stat());
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        }
+    }
+
+    @Override
+    public List<FileEntry> list(String path) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+            if (!place.exists()) throw WorkspaceErrors.notFound(path);
+            if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
+            try (Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name())) {
+                List<String> names = Fd.names(dir.fd());
+                if (names.size() > MAX_LIST_ENTRIES) {
+                    throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "too_many_entries", WorkspaceErrors.show(path)
+                            + " holds more than " + MAX_LIST_ENTRIES + " entries; export it as a tar archive instead");
+                }
+                String base = place.sandboxPath();
+                List<FileEntry> entries = new ArrayList<>();
+                for (String name : names) {
+                    Stat stat;
+                    try {
+                        stat = Posix.stat(dir.fd(), name);
+                    } catch (Errno e) {
+                        if (e.errno() == Errno.ENOENT) continue; // deleted meanwhile
+                        throw e;
+                    }
+                    entries.add(entry(dir, name, base + "/" + name, stat));
+                }
+                entries.sort(Comparator.comparing(FileEntry::name));
+                return entries;
+            }
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        }
+    }
+
+    @Override
+    public InputStream read(String path) {
+        for (int attempt = 0; ; attempt++) {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+                if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                if (place.isRoot() || place.stat().isDirectory()) throw WorkspaceErrors.isADirectory(path);
+                if (!place.stat().isRegular()) throw WorkspaceErrors.notRegular(path);
+                Fd file;
+                try {
+                    file = Fd.openForReading(place.dir().fd(), place.name());
+                } catch (Errno e) {
+                    if ((e.errno() == Errno.ELOOP || e.errno() == Errno.ENOENT) && attempt < 3) continue; // changed since the walk
+                    throw e;
+                }
+                try {
+                    if (!Posix.stat(file.fd(), "").isRegular()) throw WorkspaceErrors.notRegular(path);
+                } catch (RuntimeException e) {
+                    file.close();
+                    throw e;
+                }
+                return new FdInputStream(file);
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
+            }
+        }
+    }
+
+    @Override
+    public FileEntry write(String path, InputStream content) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, true)) {
+            if (place.isRoot() || (place.exists() && place.stat().isDirectory())) throw WorkspaceErrors.isADirectory(path);
+            int mode = place.exists() && place.stat().isRegular() ? place.stat().permissions() : FILE_MODE;
+            Stat stat = AtomicFiles.replaceFile(place.dir(), place.name(), content, mode, null, owner, path);
+            return toEntry(place.sandboxPath(), place.name(), stat, null);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        }
+    }
+
+    @Override
+    public void mkdir(String path) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, true)) {
+            if (place.isRoot()) return;
+            if (place.exists()) {
+                if (place.stat().isDirectory()) return;
+                throw PaddockException.conflict("already_exists", WorkspaceErrors.show(path) + " already exists and is not a directory");
+            }
+            resolver.createDirectory(place.dir().fd(), place.name(), path);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        }
+    }
+
+    @Override
+    public void delete(String path, boolean recursive) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
+            if (place.isRoot()) {
+                throw PaddockException.invalid("cannot_delete_workspace_root", "/workspace itself cannot be deleted; delete its entries instead");
+            }
+            if (!place.exists()) throw WorkspaceErrors.notFound(path);
+            if (!place.stat().isDirectory()) Posix.unlinkat(place.dir().fd(), place.name(), 0);
+            else if (recursive) Trees.delete(place.dir().fd(), place.name(), path);
+            else Posix.unlinkat(place.dir().fd(), place.name(), Posix.AT_REMOVEDIR);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        }
+    }
+
+    @Override
+    public void exportTar(String path, OutputStream out) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+            if (!place.exists()) throw WorkspaceErrors.notFound(path);
+            TarExporter.export(place, out, path);
+        }
+    }
+
+    @Override
+    public void importTar(String path, InputStream tar) {
+        try (Fd r = openRoot()) {
+            importer.unpack(r, path, tar);
+        }
+    }
+
+    @Override
+    public void clear() {
+        try (Fd r = openRoot()) {
+            for (String name : Fd.names(r.fd())) Trees.delete(r.fd(), name, ROOT + "/" + name);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, ROOT);
+        }
+    }
+
+    private static FileEntry entry(Fd dir, String name, String sandboxPath, Stat stat) {
+        String linkTarget = null;
+        if (stat.isSymlink()) {
+            try {
+                linkTarget = Posix.readlinkat(dir.fd(), name);
+            } catch (Errno e) {
+                linkTarget = null; // replaced meanwhile
+            }
+        }
+        String shownName = name.isEmpty() ? "workspace" : name;
+        return toEntry(sandboxPath, shownName, stat, linkTarget);
+    }
+
+    private static FileEntry toEntry(String sandboxPath, String name, Stat stat, String linkTarget) {
+        FileEntry.Type type = stat.isRegular() ? FileEntry.Type.FILE
+                : stat.isDirectory() ? FileEntry.Type.DIRECTORY
+                : stat.isSymlink() ? FileEntry.Type.SYMLINK
+                : FileEntry.Type.OTHER;
+        return new FileEntry(sandboxPath, name, type, stat.size(), stat.permissions(), stat.modifiedAt(), linkTarget);
+    }
+}

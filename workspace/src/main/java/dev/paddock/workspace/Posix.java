@@ -1,0 +1,194 @@
+package dev.paddock.workspace;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.time.Instant;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The Linux *at() system calls, called through the FFM API. Every path argument given here is a single
+ * component relative to a directory descriptor, which is what makes workspace access immune to a sandbox
+ * swapping directories for symlinks while we work. (java.nio's SecureDirectoryStream has no mkdirat,
+ * symlinkat or readlinkat, and opens directories without O_DIRECTORY, so a fifo swapped in would block.)
+ */
+final class Posix {
+    private Posix() {}
+
+    private static final boolean AARCH64 = "aarch64".equals(System.getProperty("os.arch"));
+
+    static final int AT_FDCWD = -100;
+    static final int O_RDONLY = 0, O_WRONLY = 1, O_CREAT = 0100, O_EXCL = 0200, O_NONBLOCK = 04000, O_CLOEXEC = 02000000;
+    static final int O_DIRECTORY = AARCH64 ? 040000 : 0200000;
+    static final int O_NOFOLLOW = AARCH64 ? 0100000 : 0400000;
+    static final int AT_SYMLINK_NOFOLLOW = 0x100, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
+    private static final int STATX_BASIC_STATS = 0x7ff;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final MethodHandle OPENAT = fn("openat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 3);
+    private static final MethodHandle CLOSE = fn("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle STATX = fn("statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), -1);
+    private static final MethodHandle READLINKAT = fn("readlinkat", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), -1);
+    private static final MethodHandle MKDIRAT = fn("mkdirat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), -1);
+    private static final MethodHandle SYMLINKAT = fn("symlinkat", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), -1);
+    private static final MethodHandle LINKAT = fn("linkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT), -1);
+    private static final MethodHandle RENAMEAT = fn("renameat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), -1);
+    private static final MethodHandle UNLINKAT = fn("unlinkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), -1);
+    private static final MethodHandle FCHMOD = fn("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle FCHOWN = fn("fchown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle FCHOWNAT = fn("fchownat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle UTIMENSAT = fn("utimensat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), -1);
+    private static final MethodHandle FUTIMENS = fn("futimens", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), -1);
+    private static final MethodHandle FSYNC = fn("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle READ = fn("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
+    private static final MethodHandle WRITE = fn("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
+    private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
+
+    private static MethodHandle fn(String name, FunctionDescriptor descriptor, int firstVariadic) {
+        Linker.Option capture = Linker.Option.captureCallState("errno");
+        MemorySegment symbol = LINKER.defaultLookup().findOrThrow(name);
+        return firstVariadic < 0
+                ? LINKER.downcallHandle(symbol, descriptor, capture)
+                : LINKER.downcallHandle(symbol, descriptor, capture, Linker.Option.firstVariadicArg(firstVariadic));
+    }
+
+    @FunctionalInterface
+    private interface Call {
+        long invoke(MemorySegment state, Arena arena) throws Throwable;
+    }
+
+    /** Runs a call, retrying on EINTR; a negative result becomes an {@link Errno}. */
+    private static long call(String name, Call call) {
+        for (;;) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = arena.allocate(CAPTURE);
+                long result = call.invoke(state, arena);
+                if (result >= 0) return result;
+                int errno = (int) ERRNO.get(state, 0L);
+                if (errno != Errno.EINTR) throw new Errno(name, errno);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(name + " could not be called", t);
+            }
+        }
+    }
+
+    static int openat(int dirfd, String name, int flags, int mode) {
+        return (int) call("openat", (s, a) -> (int) OPENAT.invokeExact(s, dirfd, a.allocateFrom(name), flags | O_CLOEXEC, mode));
+    }
+
+    static void close(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) CLOSE.invokeExact(arena.allocate(CAPTURE), fd); // never retried: Linux frees the fd even on EINTR
+        } catch (Throwable t) {
+            throw new IllegalStateException("close could not be called", t);
+        }
+    }
+
+    /** lstat-like when {@code name} is non-empty (never follows a final symlink); fstat when empty. */
+    static Stat stat(int dirfd, String name) {
+        try (Arena buffers = Arena.ofConfined()) {
+            MemorySegment buf = buffers.allocate(256, 8);
+            int flags = AT_SYMLINK_NOFOLLOW | (name.isEmpty() ? AT_EMPTY_PATH : 0);
+            call("statx", (s, a) -> (int) STATX.invokeExact(s, dirfd, a.allocateFrom(name), flags, STATX_BASIC_STATS, buf));
+            int mode = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, 28));
+            int uid = buf.get(JAVA_INT, 20);
+            int gid = buf.get(JAVA_INT, 24);
+            long size = buf.get(JAVA_LONG, 40);
+            long seconds = buf.get(JAVA_LONG, 112);
+            int nanos = buf.get(JAVA_INT, 120);
+            return new Stat(mode, uid, gid, size, Instant.ofEpochSecond(seconds, nanos));
+        }
+    }
+
+    static String readlinkat(int dirfd, String name) {
+        try (Arena buffers = Arena.ofConfined()) {
+            MemorySegment buf = buffers.allocate(4097);
+            long n = call("readlinkat", (s, a) -> (long) READLINKAT.invokeExact(s, dirfd, a.allocateFrom(name), buf, 4097L));
+            if (n > 4096) throw new Errno("readlinkat", Errno.ENAMETOOLONG);
+            byte[] bytes = buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
+            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    static void mkdirat(int dirfd, String name, int mode) {
+        call("mkdirat", (s, a) -> (int) MKDIRAT.invokeExact(s, dirfd, a.allocateFrom(name), mode));
+    }
+
+    static void symlinkat(String target, int dirfd, String name) {
+        call("symlinkat", (s, a) -> (int) SYMLINKAT.invokeExact(s, a.allocateFrom(target), dirfd, a.allocateFrom(name)));
+    }
+
+    /** Hard link without following a symlink at {@code oldName}. */
+    static void linkat(int oldDirfd, String oldName, int newDirfd, String newName) {
+        call("linkat", (s, a) -> (int) LINKAT.invokeExact(s, oldDirfd, a.allocateFrom(oldName), newDirfd, a.allocateFrom(newName), 0));
+    }
+
+    static void renameat(int oldDirfd, String oldName, int newDirfd, String newName) {
+        call("renameat", (s, a) -> (int) RENAMEAT.invokeExact(s, oldDirfd, a.allocateFrom(oldName), newDirfd, a.allocateFrom(newName)));
+    }
+
+    static void unlinkat(int dirfd, String name, int flags) {
+        call("unlinkat", (s, a) -> (int) UNLINKAT.invokeExact(s, dirfd, a.allocateFrom(name), flags));
+    }
+
+    static void fchmod(int fd, int mode) {
+        call("fchmod", (s, a) -> (int) FCHMOD.invokeExact(s, fd, mode));
+    }
+
+    static void fchown(int fd, int uid, int gid) {
+        call("fchown", (s, a) -> (int) FCHOWN.invokeExact(s, fd, uid, gid));
+    }
+
+    static void lchownat(int dirfd, String name, int uid, int gid) {
+        call("fchownat", (s, a) -> (int) FCHOWNAT.invokeExact(s, dirfd, a.allocateFrom(name), uid, gid, AT_SYMLINK_NOFOLLOW));
+    }
+
+    /** Sets access and modification time of a name in {@code dirfd}, never following a final symlink. */
+    static void setTimes(int dirfd, String name, Instant time) {
+        call("utimensat", (s, a) -> (int) UTIMENSAT.invokeExact(s, dirfd, a.allocateFrom(name), timespecs(a, time), AT_SYMLINK_NOFOLLOW));
+    }
+
+    /** Sets access and modification time of an open descriptor. */
+    static void setTimes(int fd, Instant time) {
+        call("futimens", (s, a) -> (int) FUTIMENS.invokeExact(s, fd, timespecs(a, time)));
+    }
+
+    private static MemorySegment timespecs(Arena arena, Instant time) {
+        MemorySegment times = arena.allocate(JAVA_LONG, 4);
+        for (int i = 0; i < 2; i++) {
+            times.setAtIndex(JAVA_LONG, i * 2L, time.getEpochSecond());
+            times.setAtIndex(JAVA_LONG, i * 2L + 1, time.getNano());
+        }
+        return times;
+    }
+
+    static void fsync(int fd) {
+        call("fsync", (s, a) -> (int) FSYNC.invokeExact(s, fd));
+    }
+
+    static int read(int fd, MemorySegment buf, long length) {
+        return (int) call("read", (s, a) -> (long) READ.invokeExact(s, fd, buf, length));
+    }
+
+    static int write(int fd, MemorySegment buf, long length) {
+        return (int) call("write", (s, a) -> (long) WRITE.invokeExact(s, fd, buf, length));
+    }
+
+    static int getdents64(int fd, MemorySegment buf) {
+        return (int) call("getdents64", (s, a) -> (long) GETDENTS64.invokeExact(s, fd, buf, buf.byteSize()));
+    }
+}

@@ -1,0 +1,62 @@
+package dev.paddock.workspace;
+
+import dev.paddock.core.spi.Workspace;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Lexical checks and splitting of paths as seen inside the sandbox. A parsed path is a list of single
+ * components ({@code ..} kept for the resolver, which follows POSIX semantics); it never climbs above
+ * {@code /workspace} lexically.
+ */
+final class SandboxPath {
+    static final int MAX_PATH_BYTES = 4096;
+    static final int MAX_NAME_BYTES = 255;
+
+    private SandboxPath() {}
+
+    /** A symlink target or user path: {@code fromRoot} is true for absolute paths (restart at /workspace). */
+    record Parsed(boolean fromRoot, List<String> components) {}
+
+    /** A path given by a caller: "/workspace/a", "a/b" (relative to /workspace) or "/workspace". */
+    static List<String> parse(String path) {
+        return parse(path, path, true).components();
+    }
+
+    /** A symlink target read inside the workspace; {@code original} is the caller's path, for messages. */
+    static Parsed parseLinkTarget(String target, String original) {
+        if (target.isEmpty()) throw WorkspaceErrors.invalidPath(original, "it goes through an empty symbolic link");
+        return parse(target, original, false);
+    }
+
+    private static Parsed parse(String path, String original, boolean checkClimb) {
+        if (path == null) throw WorkspaceErrors.invalidPath("null", "a path is required");
+        if (path.indexOf('\0') >= 0) throw WorkspaceErrors.invalidPath(original, "it contains a NUL byte");
+        if (path.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+            throw WorkspaceErrors.invalidPath(original, "it is longer than " + MAX_PATH_BYTES + " bytes");
+        }
+        boolean fromRoot = path.startsWith("/");
+        String rest = path;
+        if (fromRoot) {
+            if (path.equals(Workspace.ROOT)) rest = "";
+            else if (path.startsWith(Workspace.ROOT + "/")) rest = path.substring(Workspace.ROOT.length() + 1);
+            else throw WorkspaceErrors.outside(original);
+        }
+        List<String> components = new ArrayList<>();
+        int depth = 0;
+        for (String part : rest.split("/")) {
+            if (part.isEmpty() || part.equals(".")) continue;
+            if (part.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
+                throw WorkspaceErrors.invalidPath(original, "a component is longer than " + MAX_NAME_BYTES + " bytes");
+            }
+            if (part.equals("..")) {
+                if (--depth < 0 && checkClimb) throw WorkspaceErrors.outside(original);
+            } else {
+                depth++;
+            }
+            components.add(part);
+        }
+        return new Parsed(fromRoot || checkClimb, components);
+    }
+}

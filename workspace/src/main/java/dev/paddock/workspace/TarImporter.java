@@ -1,0 +1,199 @@
+package dev.paddock.workspace;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+
+/**
+ * Unpacks a tar archive under a workspace directory. Every entry is placed with the same race-free resolver as
+ * the other file operations, so an entry cannot land outside the target directory: not by an absolute name, not
+ * by "..", and not through a symlink the archive (or the sandbox) created earlier. Devices and fifos are refused;
+ * total size and entry count are capped. Symlink entries are created as they are (the sandbox could create the
+ * same links itself); we never follow one out of the workspace.
+ */
+final class TarImporter {
+    private final Resolver resolver;
+    private final Ownership owner;
+    private final TarLimits limits;
+
+    TarImporter(Resolver resolver, Ownership owner, TarLimits limits) {
+        this.resolver = resolver;
+        this.owner = owner;
+        this.limits = limits;
+    }
+
+    private record DirectoryTimes(String sandboxPath, int mode, Instant modifiedAt) {}
+
+    void unpack(Fd root, String path, InputStream in) {
+        List<String> base = targetDirectory(root, path);
+        List<DirectoryTimes> directories = new ArrayList<>();
+        TarArchiveInputStream tar = new TarArchiveInputStream(in, "UTF-8");
+        long entries = 0;
+        long bytes = 0;
+        try {
+            for (TarArchiveEntry entry; (entry = tar.getNextEntry()) != null; ) {
+                if (++entries > limits.maxEntries()) {
+                    throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "tar_too_many_entries",
+                            "the archive has more than " + limits.maxEntries() + " entries; split it or raise the limit");
+                }
+                List<String> relative = entryComponents(entry.getName());
+                if (relative.isEmpty()) continue;
+                String target = Resolved.toSandboxPath(concat(base, relative));
+                if (entry.isDirectory()) {
+                    directory(root, base, entry, target);
+                    directories.add(new DirectoryTimes(target, entry.getMode(), entry.getLastModifiedTime().toInstant()));
+                } else if (entry.isSymbolicLink()) {
+                    symlink(root, base, entry, target);
+                } else if (entry.isLink()) {
+                    hardLink(root, base, entry, target);
+                } else if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isFIFO() || entry.isGNUSparse()) {
+                    throw unsupported(entry);
+                } else if (entry.isFile()) {
+                    bytes += entry.getSize();
+                    if (bytes > limits.maxTotalBytes()) {
+                        throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "tar_too_large",
+                                "the archive unpacks to more than " + limits.maxTotalBytes() + " bytes; split it or raise the limit");
+                    }
+                    file(root, base, entry, tar, target);
+                } else {
+                    throw unsupported(entry);
+                }
+            }
+        } catch (IOException e) {
+            throw PaddockException.invalid("invalid_tar", "the archive could not be read: " + Text.clip(e.getMessage(), 200));
+        }
+        for (DirectoryTimes dir : directories.reversed()) applyDirectoryTimes(root, dir);
+    }
+
+    private List<String> targetDirectory(Fd root, String path) {
+        try (Resolved target = resolver.resolve(root, path, true, true)) {
+            if (target.isRoot()) return List.of();
+            if (!target.exists()) resolver.createDirectory(target.dir().fd(), target.name(), path);
+        }
+        try (Resolved target = resolver.resolve(root, path, true, false)) {
+            if (!target.exists()) throw WorkspaceErrors.notFound(path);
+            if (!target.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
+            return target.components();
+        }
+    }
+
+    private void directory(Fd root, List<String> base, TarArchiveEntry entry, String target) {
+        try (Resolved place = place(root, base, entry, target)) {
+            if (place.exists() && place.stat().isDirectory()) return;
+            if (place.exists()) unlink(place, target);
+            resolver.createDirectory(place.dir().fd(), place.name(), target);
+        }
+    }
+
+    private void file(Fd root, List<String> base, TarArchiveEntry entry, InputStream content, String target) {
+        try (Resolved place = place(root, base, entry, target)) {
+            if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
+            AtomicFiles.replaceFile(place.dir(), place.name(), content, entry.getMode(),
+                    entry.getLastModifiedTime().toInstant(), owner, target);
+        }
+    }
+
+    private void symlink(Fd root, List<String> base, TarArchiveEntry entry, String target) {
+        String linkName = entry.getLinkName();
+        if (linkName.isEmpty() || linkName.indexOf('\0') >= 0 || linkName.length() > SandboxPath.MAX_PATH_BYTES) {
+            throw PaddockException.invalid("tar_entry_invalid", "symlink entry '" + Text.clip(entry.getName(), 200) + "' has an unusable target");
+        }
+        try (Resolved place = place(root, base, entry, target)) {
+            if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
+            AtomicFiles.replaceWithSymlink(place.dir(), place.name(), linkName, entry.getLastModifiedTime().toInstant(), owner, target);
+        }
+    }
+
+    private void hardLink(Fd root, List<String> base, TarArchiveEntry entry, String target) {
+        List<String> source = entryComponents(entry.getLinkName());
+        String sourcePath = Resolved.toSandboxPath(concat(base, source));
+        try (Resolved from = place(root, base, entry, sourcePath); Resolved place = place(root, base, entry, target)) {
+            if (source.isEmpty() || !from.exists() || !from.stat().isRegular()) {
+                throw PaddockException.invalid("tar_entry_invalid", "hard link entry '" + Text.clip(entry.getName(), 200)
+                        + "' must point to a regular file unpacked earlier from the same archive");
+            }
+            if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
+            AtomicFiles.replaceWithHardLink(from.dir(), from.name(), place.dir(), place.name(), target);
+        }
+    }
+
+    /** Resolves an entry's parent (creating directories), refusing anything that lands outside the target directory. */
+    private Resolved place(Fd root, List<String> base, TarArchiveEntry entry, String target) {
+        Resolved place;
+        try {
+            place = resolver.resolve(root, target, false, true);
+        } catch (PaddockException e) {
+            if ("path_outside_workspace".equals(e.code())) throw outside(entry);
+            throw e;
+        }
+        List<String> parent = place.parentComponents();
+        if (place.isRoot() || parent.size() < base.size() || !parent.subList(0, base.size()).equals(base)) {
+            place.close();
+            throw outside(entry);
+        }
+        return place;
+    }
+
+    private void applyDirectoryTimes(Fd root, DirectoryTimes dir) {
+        try (Resolved place = resolver.resolve(root, dir.sandboxPath(), false, false)) {
+            if (!place.exists() || !place.stat().isDirectory()) return;
+            try (Fd fd = Fd.openDirectory(place.dir().fd(), place.name())) {
+                Posix.fchmod(fd.fd(), dir.mode() & 07777);
+                Posix.setTimes(fd.fd(), dir.modifiedAt());
+            }
+        } catch (Errno | PaddockException e) {
+            // the sandbox changed the directory meanwhile; its contents are in place, only the metadata is lost
+        }
+    }
+
+    private static void unlink(Resolved place, String target) {
+        try {
+            Posix.unlinkat(place.dir().fd(), place.name(), 0);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, target);
+        }
+    }
+
+    /** An entry name as components; absolute names, ".." and NUL are refused outright. */
+    static List<String> entryComponents(String name) {
+        if (name.startsWith("/") || name.indexOf('\0') >= 0) throw outside(name);
+        List<String> components = new ArrayList<>();
+        for (String part : name.split("/")) {
+            if (part.isEmpty() || part.equals(".")) continue;
+            if (part.equals("..")) throw outside(name);
+            components.add(part);
+        }
+        return components;
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static PaddockException outside(TarArchiveEntry entry) {
+        return outside(entry.getName());
+    }
+
+    private static PaddockException outside(String name) {
+        return new PaddockException(ErrorType.PERMISSION, "tar_entry_outside",
+                "archive entry '" + Text.clip(name, 200) + "' would land outside the target directory (absolute name, '..' or a symlink); nothing past it was unpacked");
+    }
+
+    private static PaddockException unsupported(TarArchiveEntry entry) {
+        return PaddockException.invalid("tar_entry_unsupported", "archive entry '" + Text.clip(entry.getName(), 200)
+                + "' is a device, fifo or sparse file; only files, directories and links can be unpacked");
+    }
+
+    private static PaddockException conflict(TarArchiveEntry entry, String why) {
+        return PaddockException.conflict("tar_entry_conflict", "archive entry '" + Text.clip(entry.getName(), 200) + "' cannot be unpacked: " + why);
+    }
+}

@@ -1,0 +1,65 @@
+package dev.paddock.workspace;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+
+/** The workspace's error vocabulary: stable codes, messages that echo the (clipped) path and say what to do. */
+final class WorkspaceErrors {
+    private WorkspaceErrors() {}
+
+    static String show(String path) {
+        return "'" + Text.clip(path, 200) + "'";
+    }
+
+    static PaddockException outside(String path) {
+        return new PaddockException(ErrorType.PERMISSION, "path_outside_workspace",
+                "path " + show(path) + " resolves outside /workspace; use a path under /workspace (symlinks may only point inside it)");
+    }
+
+    static PaddockException invalidPath(String path, String why) {
+        return PaddockException.invalid("invalid_path", "path " + show(path) + " is not usable: " + why);
+    }
+
+    static PaddockException tooManyLinks(String path) {
+        return PaddockException.invalid("too_many_links",
+                "path " + show(path) + " goes through too many symbolic links (a loop?) or kept changing while it was resolved");
+    }
+
+    static PaddockException notFound(String path) {
+        return new PaddockException(ErrorType.NOT_FOUND, "file_not_found", "no file or directory at " + show(path));
+    }
+
+    static PaddockException notADirectory(String path) {
+        return PaddockException.invalid("not_a_directory", "a component of " + show(path) + " is not a directory");
+    }
+
+    static PaddockException isADirectory(String path) {
+        return PaddockException.invalid("is_a_directory", show(path) + " is a directory; name a file instead");
+    }
+
+    static PaddockException notRegular(String path) {
+        return PaddockException.invalid("not_a_regular_file",
+                show(path) + " is not a regular file (a fifo, socket or device); only regular files can be read");
+    }
+
+    /** Translates a failed system call on {@code path} into a clear error. */
+    static PaddockException of(Errno e, String path) {
+        return switch (e.errno()) {
+            case Errno.ENOENT -> notFound(path);
+            case Errno.ENOTDIR -> notADirectory(path);
+            case Errno.EISDIR -> isADirectory(path);
+            case Errno.EEXIST -> PaddockException.conflict("already_exists", show(path) + " already exists");
+            case Errno.ENOTEMPTY -> PaddockException.conflict("directory_not_empty",
+                    show(path) + " is a directory that is not empty; delete it recursively");
+            case Errno.ELOOP -> tooManyLinks(path);
+            case Errno.ENAMETOOLONG -> invalidPath(path, "name too long");
+            case Errno.ENOSPC, Errno.EDQUOT -> new PaddockException(ErrorType.REQUEST_TOO_LARGE, "workspace_full",
+                    "the workspace has no space left while writing " + show(path) + "; delete files or raise the quota");
+            case Errno.EACCES, Errno.EPERM -> new PaddockException(ErrorType.PERMISSION, "permission_denied",
+                    "the host was denied access to " + show(path) + " (" + e.getMessage() + ")");
+            default -> new PaddockException(ErrorType.API, "workspace_io_error",
+                    "file operation on " + show(path) + " failed: " + e.getMessage(), e);
+        };
+    }
+}
