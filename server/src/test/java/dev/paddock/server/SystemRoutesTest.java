@@ -64,6 +64,18 @@ class SystemRoutesTest {
     }
 
     @Test
+    void theBundledConsoleIsServedByDefaultWhenPresent() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(getClass().getResource("/console/index.html") != null,
+                "no bundled console on the classpath");
+        try (var dflt = new TestServer(ServerConfig.defaults().withPort(0))) {
+            var r = dflt.as(null).get("/");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.headers().firstValue("content-type").orElse("")).startsWith("text/html");
+            assertThat(r.headers().firstValue("content-security-policy").orElse("")).contains("default-src 'self'");
+        }
+    }
+
+    @Test
     void withoutAConsoleTheApiStillWorksAndRootIsJson404() {
         try (var bare = new TestServer(ServerConfig.defaults().withPort(0).withConsoleResource("/no-such-console"))) {
             bare.as(null).get("/").error(404, "not_found_error", "route_not_found");
