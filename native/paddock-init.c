@@ -405,7 +405,7 @@ static int conn_frames(struct conn *c) {
         pos += 5 + n;
         if (c->state == C_REQUEST) handle_request(c, type, payload, n);
         else if (c->state == C_EXEC) { if (handle_exec_frame(c, type, payload, n)) return -1; }
-        else return -1; /* nothing may follow a one-shot request */
+        /* C_FLUSH: the answer is out; late stdin or kill frames of a finished command are dropped */
     }
     buf_consume(&c->in, pos);
     return 0;
@@ -487,9 +487,15 @@ static int serve(void) {
             }
             if (c->state == C_EXEC && c->stdin_eof && c->stdin_buf.len == 0) close_fd(&c->in_fd);
             short ev = 0;
-            if (c->state != C_FLUSH && c->stdin_buf.len < STDIN_CAP) ev |= POLLIN;
+            if (c->stdin_buf.len < STDIN_CAP) ev |= POLLIN;
             if (c->out.len) ev |= POLLOUT;
-            if (c->state == C_FLUSH && !c->out.len) { conn_close(i); continue; }
+            if (c->state == C_FLUSH && !c->out.len) {
+                /* read what the peer already sent: closing with unread data would reset the connection */
+                unsigned char junk[4096];
+                while (read(c->fd, junk, sizeof junk) > 0) {}
+                conn_close(i);
+                continue;
+            }
             pfd[n] = (struct pollfd){ c->fd, ev, 0 }; owner[n] = c; role[n++] = 2;
             if (c->state != C_EXEC) continue;
             if (c->out.len < OUT_CAP) {

@@ -47,6 +47,6 @@ window.addEventListener('hashchange', route);
 window.addEventListener('paddock:signed-out', route);
 
 api.health()
-  .then((health) => { document.getElementById('server-version').textContent = health && health.version ? `v${health.version}` : ''; })
+  .then((health) => { document.getElementById('server-version').textContent = health && health.version ? (/^\d/.test(health.version) ? `v${health.version}` : health.version) : ''; })
   .catch(() => {});
 route();

@@ -14,6 +14,7 @@ export function renderSandbox(main, id) {
   // a command may have changed the files: show the new state
   const terminal = createCommandBox(id, () => files.refresh());
   let current = null;
+  let canSuspend = false;
   let timer = null;
   let stopped = false;
 
@@ -29,13 +30,13 @@ export function renderSandbox(main, id) {
     replace(state, badge(s.state));
     const live = s.state === 'running' || s.state === 'suspended';
     replace(actions,
-      s.state === 'running' ? button('Suspend', 'suspend', () => api.suspend(id)) : null,
+      s.state === 'running' && canSuspend && canSuspend(s.driver) ? button('Suspend', 'suspend', () => api.suspend(id)) : null,
       s.state === 'suspended' ? button('Resume', 'resume', () => api.resume(id)) : null,
       live ? button('Delete', 'delete', () => confirmDelete(), 'btn-danger') : null);
     const rows = [
       ['Driver', s.driver],
-      ['Memory', formatBytes(s.limits?.memory_bytes) + (s.status?.memory_bytes !== undefined ? ` (using ${formatBytes(s.status.memory_bytes)})` : '')],
-      ['Processes', `${s.limits?.pids ?? ''}${s.status?.pids !== undefined ? ` (running ${s.status.pids})` : ''}`],
+      ['Memory', formatBytes(s.limits?.memory_bytes) + (known(s.status?.memory_bytes) ? ` (using ${formatBytes(s.status.memory_bytes)})` : '')],
+      ['Processes', `${s.limits?.pids ?? ''}${known(s.status?.pids) ? ` (running ${s.status.pids})` : ''}`],
       ['CPUs', s.limits?.cpus],
       ['Image', s.image || 'host system (read-only)'],
       ['Network', s.network?.type],
@@ -81,12 +82,23 @@ export function renderSandbox(main, id) {
     }
   }
 
+  // offer Suspend only where the sandbox's driver claims it
+  api.drivers().then((page) => {
+    const loadedDrivers = page?.data || [];
+    canSuspend = (d) => loadedDrivers.some((c) => c.driver === d && c.lifecycle?.suspend_resume === 'supported');
+    if (current) show(current);
+  }).catch(() => {});
   load();
   files.open('/workspace');
   return () => {
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+/** Drivers report -1 (or nothing) for figures they cannot measure. */
+function known(n) {
+  return typeof n === 'number' && n >= 0;
 }
 
 function createCommandBox(id, onDone) {

@@ -85,6 +85,20 @@ class ConsoleBrowserTest {
         file.click();
         assertThat(page.locator("#file-preview")).hasText("hello\n");
 
+        // upload a file from this machine, then download it back
+        Path upload = Files.writeString(dataDir.resolveSibling(dataDir.getFileName() + "-upload.txt"), "uploaded through the console\n");
+        try {
+            page.locator("#upload-input").setInputFiles(upload);
+            Locator uploaded = page.locator("#files-table a.file[data-name='" + upload.getFileName() + "']");
+            assertThat(uploaded).isVisible();
+            com.microsoft.playwright.Download download = page.waitForDownload(() ->
+                    uploaded.locator("xpath=ancestor::tr").getByRole(com.microsoft.playwright.options.AriaRole.BUTTON,
+                            new Locator.GetByRoleOptions().setName("Download")).click());
+            assertThat(Files.readString(download.path())).isEqualTo("uploaded through the console\n");
+        } finally {
+            Files.deleteIfExists(upload);
+        }
+
         // a failing command shows its exit code and stderr
         page.locator("#command").fill("ls /workspace/missing");
         page.locator("#run-command").click();
@@ -106,8 +120,11 @@ class ConsoleBrowserTest {
         assertThat(page.locator("#drivers-table")).containsText("workspace_tar");
         page.screenshot(new Page.ScreenshotOptions().setPath(Paths.get("target/console-drivers.png")));
 
-        // the key never travels in a URL
+        // the key never travels in a URL, and signing out forgets it
         assertThat(page.url()).doesNotContain(key);
+        page.locator("#sign-out").click();
+        assertThat(page.locator("#api-key")).isVisible();
+        assertThat(page.evaluate("() => sessionStorage.length")).isEqualTo(0);
         assertThat(problems).as("browser console errors (CSP violations show up here)").isEmpty();
         page.close();
     }

@@ -32,7 +32,7 @@ class ServeWiringTest {
             assertThat(Files.readString(key).trim()).startsWith("pdk_").isEqualTo(app.createdAdminKey().orElseThrow());
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
             assertThat(Files.readString(dataDir.resolve("paddock.url")).trim()).isEqualTo(app.url());
-            assertThat(dataDir.resolve("paddock.db")).exists();
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir.resolve("paddock.db")))).isEqualTo("rw-------");
 
             java.io.StringWriter banner = new java.io.StringWriter();
             app.printBanner(new java.io.PrintWriter(banner));

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -54,6 +55,7 @@ import static org.awaitility.Awaitility.await;
  * name carries the driver, e.g. {@code [driver=bwrap] suspendResume()}.
  */
 @Tag("conformance")
+@ExtendWith(DriverNameInFailures.class)
 @ParameterizedClass(name = "[driver={0}]")
 @MethodSource("dev.paddock.conformance.DriverFixtures#all")
 class DriverConformanceTest {

@@ -14,7 +14,7 @@ public final class DriverFixtures {
     public static List<DriverFixture> all() {
         return List.of(
                 DriverFixture.of("subprocess", SubprocessDriver::new),
-                DriverFixture.of("bwrap", dataDir -> new BwrapDriver(BwrapConfig.defaults(dataDir).withUidRange(300_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(1000) * 100, 100))).unlessMissing(DriverFixtures::bwrapMissing));
+                DriverFixture.of("bwrap", dataDir -> new BwrapDriver(BwrapConfig.defaults(dataDir))).unlessMissing(DriverFixtures::bwrapMissing));
     }
 
     private static Optional<String> bwrapMissing() {

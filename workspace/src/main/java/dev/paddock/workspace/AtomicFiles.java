@@ -29,7 +29,7 @@ final class AtomicFiles {
         Fd file = new Fd(Posix.openat(dir.fd(), tmp, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600));
         boolean renamed = false;
         try {
-            Posix.fchmod(file.fd(), mode & 07777);
+            Posix.fchmod(file.fd(), mode & 0777); // never setuid/setgid: content comes from API callers and archives
             owner.apply(file);
             FdWriter.copy(content, file);
             Posix.fsync(file.fd());

@@ -56,6 +56,7 @@ final class Posix {
     private static final MethodHandle WRITE = fn("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
     private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
 
+    @SuppressWarnings("restricted") // the point of this class; the JVM needs --enable-native-access
     private static MethodHandle fn(String name, FunctionDescriptor descriptor, int firstVariadic) {
         Linker.Option capture = Linker.Option.captureCallState("errno");
         MemorySegment symbol = LINKER.defaultLookup().findOrThrow(name);

@@ -48,6 +48,7 @@ final class Resolver {
                     if (e.errno() != Errno.ENOENT) throw WorkspaceErrors.of(e, path);
                     if (last) return result(dir, name, names, null);
                     if (!createParents) throw WorkspaceErrors.notFound(path);
+                    if (++hops > MAX_LINK_HOPS) throw WorkspaceErrors.tooManyLinks(path); // bounded against create/delete races
                     createDirectory(dir, name, path);
                     pending.addFirst(name);
                     continue;

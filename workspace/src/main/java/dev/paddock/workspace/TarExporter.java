@@ -110,6 +110,10 @@ final class TarExporter {
 
     private static void describe(TarArchiveEntry entry, Stat stat) {
         entry.setMode(stat.mode());
+        // no host user names or ids in the archive: ownership is re-applied on import
+        entry.setUserName("");
+        entry.setGroupName("");
+        entry.setIds(0, 0);
         entry.setLastModifiedTime(FileTime.from(stat.modifiedAt()));
     }
 

@@ -145,7 +145,7 @@ final class TarImporter {
         try (Resolved place = resolver.resolve(root, dir.sandboxPath(), false, false)) {
             if (!place.exists() || !place.stat().isDirectory()) return;
             try (Fd fd = Fd.openDirectory(place.dir().fd(), place.name())) {
-                Posix.fchmod(fd.fd(), dir.mode() & 07777);
+                Posix.fchmod(fd.fd(), dir.mode() & 01777); // sticky kept, setuid/setgid never
                 Posix.setTimes(fd.fd(), dir.modifiedAt());
             }
         } catch (Errno | PaddockException e) {
@@ -184,7 +184,7 @@ final class TarImporter {
     }
 
     private static PaddockException outside(String name) {
-        return new PaddockException(ErrorType.PERMISSION, "tar_entry_outside",
+        return new PaddockException(ErrorType.INVALID_REQUEST, "tar_entry_outside",
                 "archive entry '" + Text.clip(name, 200) + "' would land outside the target directory (absolute name, '..' or a symlink); nothing past it was unpacked");
     }
 

@@ -13,7 +13,7 @@ final class WorkspaceErrors {
     }
 
     static PaddockException outside(String path) {
-        return new PaddockException(ErrorType.PERMISSION, "path_outside_workspace",
+        return new PaddockException(ErrorType.INVALID_REQUEST, "path_outside_workspace",
                 "path " + show(path) + " resolves outside /workspace; use a path under /workspace (symlinks may only point inside it)");
     }
 

@@ -229,11 +229,16 @@ class HostDirWorkspaceTest {
 
         owned.write("new/dir/file", bytes("x"));
         owned.mkdir("made");
+        owned.importTar("unpacked", TarFixtures.archive(t -> {
+            TarFixtures.file(t, "sub/file", "y");
+            TarFixtures.symlink(t, "sub/link", "file");
+        }));
 
-        for (String p : new String[] {"new", "new/dir", "new/dir/file", "made"}) {
+        for (String p : new String[] {"new", "new/dir", "new/dir/file", "made", "unpacked", "unpacked/sub", "unpacked/sub/file"}) {
             assertThat(Files.getAttribute(fx.root.resolve(p), "unix:uid")).as(p).isEqualTo(12345);
             assertThat(Files.getAttribute(fx.root.resolve(p), "unix:gid")).as(p).isEqualTo(12346);
         }
+        assertThat(Files.getAttribute(fx.root.resolve("unpacked/sub/link"), "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS)).isEqualTo(12345);
     }
 
     @Test

@@ -67,6 +67,7 @@ class SymlinkRaceTest {
     }
 
     /** renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE), which java.nio cannot do. */
+    @SuppressWarnings("restricted")
     static final class Exchange {
         private static final java.lang.invoke.MethodHandle RENAMEAT2 = java.lang.foreign.Linker.nativeLinker().downcallHandle(
                 java.lang.foreign.Linker.nativeLinker().defaultLookup().findOrThrow("renameat2"),

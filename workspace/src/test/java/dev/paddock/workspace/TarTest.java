@@ -132,6 +132,34 @@ class TarTest {
     }
 
     @Test
+    void setuidAndSetgidBitsAreNeverRestored() throws IOException {
+        ws.importTar("/workspace", archive(t -> {
+            org.apache.commons.compress.archivers.tar.TarArchiveEntry entry = new org.apache.commons.compress.archivers.tar.TarArchiveEntry("suid");
+            entry.setMode(0104755);
+            entry.setSize(1);
+            t.putArchiveEntry(entry);
+            t.write('x');
+            t.closeArchiveEntry();
+        }));
+
+        assertThat(ws.stat("suid").mode()).isEqualTo(0755);
+    }
+
+    @Test
+    void exportedArchivesCarryNoHostUserNames() throws IOException {
+        ws.write("f", bytes("x"));
+        ByteArrayOutputStream tar = new ByteArrayOutputStream();
+        ws.exportTar("/workspace", tar);
+
+        try (var in = new org.apache.commons.compress.archivers.tar.TarArchiveInputStream(new ByteArrayInputStream(tar.toByteArray()))) {
+            var entry = in.getNextEntry();
+            assertThat(entry.getName()).isEqualTo("f");
+            assertThat(entry.getUserName()).isEmpty();
+            assertThat(entry.getLongUserId()).isZero();
+        }
+    }
+
+    @Test
     void devicesAndFifosAreRefused() {
         assertRefused(() -> ws.importTar("/workspace", archive(t -> TarFixtures.special(t, "fifo", TarConstants.LF_FIFO))), "tar_entry_unsupported");
         assertRefused(() -> ws.importTar("/workspace", archive(t -> TarFixtures.special(t, "null", TarConstants.LF_CHR))), "tar_entry_unsupported");

@@ -41,10 +41,12 @@ final class LocalTar {
                     tar.closeArchiveEntry();
                 } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                     TarArchiveEntry e = new TarArchiveEntry(p.toFile(), name + "/");
+                    e.setMode(TarArchiveEntry.DEFAULT_DIR_MODE & ~07777 | mode(p));
                     tar.putArchiveEntry(e);
                     tar.closeArchiveEntry();
                 } else if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
                     TarArchiveEntry e = new TarArchiveEntry(p.toFile(), name);
+                    e.setMode(TarArchiveEntry.DEFAULT_FILE_MODE & ~07777 | mode(p));
                     tar.putArchiveEntry(e);
                     Files.copy(p, tar);
                     tar.closeArchiveEntry();
@@ -53,6 +55,15 @@ final class LocalTar {
             }
             tar.finish();
         }
+    }
+
+    /** The permission bits of a local file, as a number (0755). */
+    private static int mode(Path p) throws IOException {
+        int m = 0;
+        for (PosixFilePermission perm : Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)) {
+            m |= 1 << (8 - perm.ordinal());
+        }
+        return m;
     }
 
     /** Unpacks into {@code target} (created when missing); answers how many entries were skipped as unsafe. */
@@ -71,7 +82,9 @@ final class LocalTar {
                 throw new CliException("the archive from the sandbox has an entry outside the target ('"
                         + Table.clean(dev.paddock.core.Text.clip(name, 80)) + "'); nothing more was unpacked");
             }
-            if (e.isDirectory()) {
+            if (e.isSymbolicLink() || e.isLink() || e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
+                skipped++; // checked first: commons-compress also calls a link entry a "file"
+            } else if (e.isDirectory()) {
                 Files.createDirectories(dest);
                 requireInside(root, dest);
             } else if (e.isFile()) {

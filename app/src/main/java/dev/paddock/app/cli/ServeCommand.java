@@ -74,8 +74,9 @@ public final class ServeCommand implements Callable<Integer>, ContextAware {
     public static String[] keysHelp() {
         var lines = new java.util.ArrayList<String>();
         lines.add("");
-        lines.add("Settings: flag > environment (PADDOCK_<KEY>) > config file (key=value):");
-        ServeSettings.KEYS.forEach((k, meta) -> lines.add(String.format("  %-22s %-16s %s", k, meta[0].isEmpty() ? "-" : meta[0], meta[1])));
+        lines.add("Settings (a flag beats PADDOCK_<KEY> in the environment, which beats");
+        lines.add("key=value in the config file):");
+        ServeSettings.KEYS.forEach((k, meta) -> lines.add(String.format("  %-21s %-15s %s", k, meta[0].isEmpty() ? "-" : meta[0], meta[1])));
         return lines.toArray(String[]::new);
     }
 }

@@ -79,6 +79,24 @@ public final class DataDir implements AutoCloseable {
 
     public Path database() { return root.resolve(DB_FILE); }
 
+    /**
+     * Creates the SQLite file readable by the owner only before the store opens it: it holds sandbox environments,
+     * which may carry secrets. SQLite gives its -wal and -shm files the same mode as the database.
+     */
+    public Path privateDatabase() {
+        Path db = database();
+        try {
+            if (!Files.exists(db)) {
+                Files.createFile(db, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } else {
+                Files.setPosixFilePermissions(db, PosixFilePermissions.fromString("rw-------"));
+            }
+        } catch (IOException e) {
+            throw new StartupException("cannot prepare " + db + ": " + e.getMessage());
+        }
+        return db;
+    }
+
     public Path adminKeyFile() { return root.resolve(ADMIN_KEY_FILE); }
 
     /** Writes the admin key readable by the owner only; the file never exists with wider permissions. */

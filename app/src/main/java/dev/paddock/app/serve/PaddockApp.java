@@ -45,7 +45,7 @@ public final class PaddockApp implements AutoCloseable {
         try {
             SandboxDriver driver = DriverLoader.load(s);
             started.add(driver);
-            JdbcStore store = JdbcStore.openSqlite(dir.database());
+            JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
             started.add(store);
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
@@ -94,7 +94,9 @@ public final class PaddockApp implements AutoCloseable {
 
     @Override
     public void close() {
+        if (parts.isEmpty()) return;
         closeAll(parts);
+        log.info("Paddock stopped; running sandboxes keep running and are re-attached on the next start");
     }
 
     private static void closeAll(List<AutoCloseable> parts) {

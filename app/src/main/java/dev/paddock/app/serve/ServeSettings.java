@@ -44,22 +44,22 @@ public record ServeSettings(
 
     private static Map<String, String[]> keys() {
         Map<String, String[]> k = new LinkedHashMap<>();
-        k.put("data_dir", new String[] {"~/.paddock", "data directory: paddock.db, sandboxes/, checkpoints/, images/, admin.key"});
+        k.put("data_dir", new String[] {"~/.paddock", "paddock.db, sandboxes/, admin.key, …"});
         k.put("bind", new String[] {"127.0.0.1", "address to listen on"});
-        k.put("port", new String[] {"7070", "port to listen on (0 picks a free one)"});
-        k.put("driver", new String[] {"bwrap", "sandbox driver: bwrap (subprocess only in test mode, PADDOCK_TEST_MODE=1)"});
-        k.put("api_key", new String[] {"", "register this admin API key (16+ characters) instead of generating one"});
-        k.put("default_timeout", new String[] {"1h", "sandbox lifetime when a request names none"});
-        k.put("max_timeout", new String[] {"7d", "longest lifetime a request may ask for"});
-        k.put("idle_suspend_after", new String[] {"", "suspend sandboxes idle this long (default: never)"});
-        k.put("idle_terminate_after", new String[] {"", "terminate sandboxes idle this long (default: never)"});
-        k.put("operation_timeout", new String[] {"60s", "bound on create, suspend, resume, terminate and checkpoint"});
-        k.put("sweep_interval", new String[] {"5s", "how often lifetime and idle limits are enforced"});
+        k.put("port", new String[] {"7070", "port to listen on (0: any free port)"});
+        k.put("driver", new String[] {"bwrap", "bwrap (subprocess: test mode only)"});
+        k.put("api_key", new String[] {"", "admin key to register (16+ chars)"});
+        k.put("default_timeout", new String[] {"1h", "sandbox lifetime if none is asked"});
+        k.put("max_timeout", new String[] {"7d", "longest lifetime one may ask for"});
+        k.put("idle_suspend_after", new String[] {"", "suspend sandboxes idle this long"});
+        k.put("idle_terminate_after", new String[] {"", "terminate sandboxes idle this long"});
+        k.put("operation_timeout", new String[] {"60s", "limit on create/suspend/checkpoint…"});
+        k.put("sweep_interval", new String[] {"5s", "how often limits are enforced"});
         k.put("max_json_body", new String[] {"1m", "largest JSON request body"});
         k.put("max_upload", new String[] {"1g", "largest file or archive upload"});
         k.put("bwrap_path", new String[] {"/usr/bin/bwrap", "bubblewrap binary"});
         k.put("cgroup_root", new String[] {"/sys/fs/cgroup", "cgroup filesystem root"});
-        k.put("bwrap_uid_base", new String[] {"200000", "first host uid given to sandboxes"});
+        k.put("bwrap_uid_base", new String[] {"200000", "first host uid for sandboxes"});
         k.put("bwrap_uid_count", new String[] {"50000", "number of host uids for sandboxes"});
         return java.util.Collections.unmodifiableMap(k);
     }

@@ -50,21 +50,10 @@ public final class ApiErrors {
         if (tooLarge != null) return tooLarge;
         if (e instanceof PaddockException pe) {
             if (pe.type() == ErrorType.API) return internal(pe, ctx);
-            return asDocumented(pe);
+            return pe;
         }
         if (e instanceof HttpResponseException hre) return fromStatus(hre.getStatus());
         return internal(e, ctx);
-    }
-
-    /**
-     * docs/API.md answers a path outside the workspace with 400; the workspace module raises it as a permission
-     * error. The contract wins here so clients see one status whichever layer refused the path.
-     */
-    private static PaddockException asDocumented(PaddockException pe) {
-        if ("path_outside_workspace".equals(pe.code()) && pe.type() != ErrorType.INVALID_REQUEST) {
-            return PaddockException.invalid(pe.code(), pe.getMessage());
-        }
-        return pe;
     }
 
     public void write(Context ctx, ErrorType type, String code, String message) {

@@ -20,6 +20,7 @@ final class InitConnection implements AutoCloseable {
 
     private final SocketChannel channel;
     private final ByteBuffer header = ByteBuffer.allocate(Frame.HEADER);
+    private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
 
     private InitConnection(SocketChannel channel) {
         this.channel = channel;
@@ -37,7 +38,35 @@ final class InitConnection implements AutoCloseable {
         }
     }
 
-    synchronized void send(byte type, byte[] payload) throws IOException {
+    void send(byte type, byte[] payload) throws IOException {
+        writeLock.lock();
+        try {
+            write(type, payload);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Sends unless another writer holds the connection for longer than {@code wait} (a stdin write stuck on a
+     * command that does not read); returns false then, and the caller may close the connection instead.
+     */
+    boolean trySend(byte type, byte[] payload, Duration wait) throws IOException {
+        try {
+            if (!writeLock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        try {
+            write(type, payload);
+            return true;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private void write(byte type, byte[] payload) throws IOException {
         ByteBuffer b = new Frame(type, payload).encode();
         while (b.hasRemaining()) channel.write(b);
     }

@@ -49,20 +49,34 @@ public final class InitExec implements ExecHandle {
         InitExec exec = new InitExec(c, output, oomCounter);
         try {
             c.send(Frame.EXEC, payload);
-            byte[] in = request.stdin();
-            if (in != null) {
-                for (int off = 0; off < in.length; off += STDIN_CHUNK) {
-                    c.send(Frame.STDIN, Arrays.copyOfRange(in, off, Math.min(in.length, off + STDIN_CHUNK)));
-                }
-            }
-            exec.stdin.close();
         } catch (IOException e) {
             c.close();
             throw InitProtocolException.unreachable(e);
         }
         exec.timer = c.schedule(exec::onTimeout, request.timeout());
         Thread.ofVirtual().name("paddock-exec-reader").start(exec::readLoop);
+        byte[] in = request.stdin();
+        if (in != null && in.length > 0) {
+            // a writer of its own: a command that does not read must not block exec()
+            Thread.ofVirtual().name("paddock-exec-stdin").start(() -> exec.feed(in));
+        } else {
+            exec.feed(null);
+        }
         return exec;
+    }
+
+    /** Sends the request's stdin then end-of-file. A command that ended early makes init drop the rest: not an error. */
+    private void feed(byte[] in) {
+        try {
+            if (in != null) {
+                for (int off = 0; off < in.length; off += STDIN_CHUNK) {
+                    connection.send(Frame.STDIN, Arrays.copyOfRange(in, off, Math.min(in.length, off + STDIN_CHUNK)));
+                }
+            }
+            stdin.close();
+        } catch (IOException ignored) {
+            // the reader reports how the command ended
+        }
     }
 
     private void readLoop() {
@@ -119,10 +133,11 @@ public final class InitExec implements ExecHandle {
 
     private void sendKill() {
         try {
-            connection.send(Frame.KILL, new byte[0]);
+            if (connection.trySend(Frame.KILL, new byte[0], Duration.ofMillis(200))) return;
         } catch (IOException ignored) {
-            connection.close(); // init kills the command when its connection drops
+            // fall through
         }
+        connection.close(); // init kills the command when its connection drops
     }
 
     @Override
