@@ -95,11 +95,12 @@ public final class BwrapDriver implements SandboxDriver {
             throw PaddockException.conflict("sandbox_exists", "a bwrap sandbox with id " + spec.sandboxId() + " already runs; terminate it or use another id");
         }
         int uid = uids.allocate(spec.sandboxId());
-        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence);
+        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
         SandboxCgroup cgroup = null;
         try {
             makeDirs(paths, uid);
             cgroup = cgroups.create(spec.sandboxId(), spec.limits());
+            meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
             meta.write(paths.meta());
             String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
@@ -156,7 +157,7 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
         Optional<SandboxMeta> meta = SandboxMeta.read(paths.meta());
         if (meta.isEmpty()) return Optional.empty();
-        SandboxCgroup cgroup = cgroups.open(ref.sandboxId());
+        SandboxCgroup cgroup = cgroupOf(meta.get());
         if (!cgroup.exists()) return Optional.empty();
         BwrapSandbox sandbox = new BwrapSandbox(this, paths, meta.get(), cgroup);
         if (cgroup.frozen()) return cgroup.pids() > 0 ? Optional.of(sandbox) : Optional.empty();
@@ -187,7 +188,7 @@ public final class BwrapDriver implements SandboxDriver {
         if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return;
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
         Optional<SandboxMeta> meta = SandboxMeta.read(paths.meta());
-        SandboxCgroup cgroup = cgroups.open(ref.sandboxId());
+        SandboxCgroup cgroup = meta.map(this::cgroupOf).orElseGet(() -> cgroups.open(ref.sandboxId()));
         if (meta.isPresent()) {
             cleanUp(paths, cgroup, meta.get());
         } else {
@@ -217,7 +218,16 @@ public final class BwrapDriver implements SandboxDriver {
 
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */
     void release(SandboxPaths paths, SandboxMeta meta) {
-        cleanUp(paths, cgroups.open(paths.sandboxId()), meta);
+        cleanUp(paths, cgroupOf(meta), meta);
+    }
+
+    /** The groups recorded at creation: this process's own cgroup (and so the default parent) may have changed. */
+    private SandboxCgroup cgroupOf(SandboxMeta meta) {
+        try {
+            return meta.cgroupDirs().isEmpty() ? cgroups.open(meta.sandboxId()) : cgroups.restore(meta.cgroupDirs());
+        } catch (IllegalArgumentException e) {
+            return cgroups.open(meta.sandboxId());
+        }
     }
 
     private void cleanUp(SandboxPaths paths, SandboxCgroup cgroup, SandboxMeta meta) {

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.Properties;
 
 /** What a restarted host needs to know about a sandbox; kept in its root-only run directory. */
-record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant createdAt, Fence fence) {
+record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant createdAt, Fence fence, java.util.Map<String, Path> cgroupDirs) {
 
     void write(Path file) {
         Properties p = new Properties();
@@ -25,6 +25,7 @@ record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant cre
         p.setProperty("created_at", createdAt.toString());
         p.setProperty("fence_owner", fence.ownerId());
         p.setProperty("fence_generation", Long.toString(fence.generation()));
+        cgroupDirs.forEach((c, d) -> p.setProperty("cgroup." + c, d.toString()));
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
             p.store(w, null);
@@ -44,10 +45,12 @@ record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant cre
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             p.load(r);
+            java.util.Map<String, Path> cgroups = new java.util.TreeMap<>();
+            for (String k : p.stringPropertyNames()) if (k.startsWith("cgroup.")) cgroups.put(k.substring(7), Path.of(p.getProperty(k)));
             return Optional.of(new SandboxMeta(p.getProperty("sandbox_id"),
                     Integer.parseInt(p.getProperty("uid")), Integer.parseInt(p.getProperty("gid")),
                     p.getProperty("image"), Instant.parse(p.getProperty("created_at")),
-                    new Fence(p.getProperty("fence_owner"), Long.parseLong(p.getProperty("fence_generation")))));
+                    new Fence(p.getProperty("fence_owner"), Long.parseLong(p.getProperty("fence_generation"))), cgroups));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

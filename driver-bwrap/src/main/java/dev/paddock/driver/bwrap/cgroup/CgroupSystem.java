@@ -12,4 +12,7 @@ public interface CgroupSystem {
 
     /** The cgroup of a sandbox that may or may not exist (after a host restart). */
     SandboxCgroup open(String sandboxId);
+
+    /** The cgroup at directories recorded by {@link SandboxCgroup#dirs()} (the host's own cgroup may differ after a restart). */
+    SandboxCgroup restore(java.util.Map<String, java.nio.file.Path> dirs);
 }

@@ -52,6 +52,12 @@ public final class CgroupV1 implements CgroupSystem {
     }
 
     @Override
+    public Group restore(Map<String, Path> dirs) {
+        for (String c : REQUIRED) if (!dirs.containsKey(c)) throw new IllegalArgumentException("recorded cgroup lacks " + c);
+        return new Group(new java.util.LinkedHashMap<>(dirs));
+    }
+
+    @Override
     public Group open(String sandboxId) {
         Map<String, Path> dirs = new java.util.LinkedHashMap<>();
         parents.forEach((c, p) -> dirs.put(c, p.resolve(sandboxId)));
@@ -70,6 +76,11 @@ public final class CgroupV1 implements CgroupSystem {
         }
 
         @Override
+        public Map<String, Path> dirs() {
+            return Map.copyOf(dirs);
+        }
+
+        @Override
         public List<Path> procsFiles() {
             List<Path> out = new ArrayList<>();
             for (Path d : dirs.values()) out.add(d.resolve("cgroup.procs"));
@@ -85,10 +96,21 @@ public final class CgroupV1 implements CgroupSystem {
             return dir("freezer").resolve("freezer.state");
         }
 
+        /**
+         * The legacy freezer can stay in FREEZING while a task sits in the kernel; writing FROZEN again retries
+         * those tasks, so keep asking until it sticks.
+         */
         @Override
         public void freeze() {
-            CgroupFiles.write(state(), "FROZEN");
-            CgroupFiles.await(this::frozen, "frozen");
+            for (int attempt = 0; attempt < 500; attempt++) {
+                CgroupFiles.write(state(), "FROZEN");
+                for (int i = 0; i < 10; i++) {
+                    if (frozen()) return;
+                    CgroupFiles.sleep(1);
+                }
+            }
+            CgroupFiles.write(state(), "THAWED");
+            throw dev.paddock.core.PaddockException.internal("the cgroup freezer could not freeze " + dir("freezer") + "; the sandbox keeps running", null);
         }
 
         @Override

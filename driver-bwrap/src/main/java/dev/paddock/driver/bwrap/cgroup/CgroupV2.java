@@ -76,6 +76,12 @@ public final class CgroupV2 implements CgroupSystem {
     }
 
     @Override
+    public Group restore(java.util.Map<String, Path> dirs) {
+        if (!dirs.containsKey("unified")) throw new IllegalArgumentException("recorded cgroup lacks the unified directory");
+        return new Group(dirs.get("unified"));
+    }
+
+    @Override
     public Group open(String sandboxId) {
         return new Group(parent.resolve(sandboxId));
     }
@@ -104,6 +110,11 @@ public final class CgroupV2 implements CgroupSystem {
                         "the cgroup v2 hierarchy does not offer " + name + " in " + dir + "; enable the "
                                 + name.substring(0, name.indexOf('.')) + " controller for Paddock's cgroup parent");
             }
+        }
+
+        @Override
+        public java.util.Map<String, Path> dirs() {
+            return java.util.Map.of("unified", dir);
         }
 
         @Override

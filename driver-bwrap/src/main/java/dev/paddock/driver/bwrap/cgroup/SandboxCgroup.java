@@ -10,6 +10,9 @@ public interface SandboxCgroup {
 
     boolean exists();
 
+    /** Controller (or "unified") to directory; stored with the sandbox so a restarted host finds the same groups. */
+    java.util.Map<String, Path> dirs();
+
     /** Freezes every process and returns once the kernel reports the group frozen. */
     void freeze();
 

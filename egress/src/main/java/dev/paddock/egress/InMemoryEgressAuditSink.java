@@ -1,0 +1,20 @@
+package dev.paddock.egress;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Keeps every record in memory, in arrival order. For tests and single-process tools. */
+public final class InMemoryEgressAuditSink implements EgressAuditSink {
+    private final List<EgressAuditRecord> records = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void record(EgressAuditRecord record) { records.add(record); }
+
+    public List<EgressAuditRecord> records() { return List.copyOf(records); }
+
+    public List<EgressAuditRecord> forSandbox(String sandboxId) {
+        return records.stream().filter(r -> r.sandboxId().equals(sandboxId)).toList();
+    }
+
+    public void clear() { records.clear(); }
+}
