@@ -71,5 +71,81 @@ export const api = {
   list: (id, path) => json('GET', `${sbx(id)}/files/list`, { query: { path } }),
   read: (id, path) => request('GET', `${sbx(id)}/files/content`, { query: { path }, accept: '*/*' }),
   write: (id, path, blob) => json('PUT', `${sbx(id)}/files/content`, { query: { path }, body: blob }),
+  mkdir: (id, path) => json('POST', `${sbx(id)}/files/mkdir`, { query: { path } }),
+  removeFile: (id, path, recursive) => json('DELETE', `${sbx(id)}/files`, { query: { path, recursive } }),
+  execStream: (id, command, timeoutSeconds, onOutput, signal) => execStream(id, command, timeoutSeconds, onOutput, signal),
   drivers: () => json('GET', '/v1/drivers'),
 };
+
+/**
+ * Runs a command with its output streamed as Server-Sent Events (fetch + ReadableStream: EventSource cannot send
+ * a POST body or the key header). {@code onOutput(stream, bytes)} gets each chunk of stdout or stderr as it
+ * arrives; the promise answers the exit object. Aborting {@code signal} disconnects, which kills the command.
+ */
+async function execStream(id, command, timeoutSeconds, onOutput, signal) {
+  const headers = { Accept: 'text/event-stream', 'Content-Type': 'application/json' };
+  const apiKey = session.key();
+  if (apiKey) headers['x-api-key'] = apiKey;
+  let res;
+  try {
+    res = await fetch(new URL(`${sbx(id)}/exec`, window.location.origin), {
+      method: 'POST', headers, body: JSON.stringify({ command, timeout_seconds: timeoutSeconds }),
+      credentials: 'omit', cache: 'no-store', signal,
+    });
+  } catch (e) {
+    if (e.name === 'AbortError') throw new ApiError(0, 'aborted', 'Stopped: the command was killed.');
+    throw new ApiError(0, 'unreachable', 'Cannot reach the Paddock server. Is it still running?');
+  }
+  if (!res.ok) throw await toError(res);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value.replace(/\r\n/g, '\n');
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const event = parseEvent(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (!event) continue;
+        if (event.type === 'stdout' || event.type === 'stderr') {
+          onOutput(event.type, base64Bytes(JSON.parse(event.data).data_base64 || ''));
+        } else if (event.type === 'exit') {
+          return JSON.parse(event.data);
+        } else if (event.type === 'error') {
+          const err = JSON.parse(event.data).error || {};
+          throw new ApiError(500, err.code || err.type, err.message || 'The command failed on the server.');
+        }
+      }
+    }
+  } catch (e) {
+    if (e.name === 'AbortError') throw new ApiError(0, 'aborted', 'Stopped: the command was killed.');
+    throw e;
+  } finally {
+    reader.releaseLock();
+  }
+  throw new ApiError(0, 'stream_ended', 'The server ended the output stream before the command finished.');
+}
+
+/** One SSE block: its event name and joined data lines; comments (keepalives) give null. */
+function parseEvent(block) {
+  let type = 'message';
+  const data = [];
+  for (const line of block.split('\n')) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') type = value;
+    else if (field === 'data') data.push(value);
+  }
+  return data.length ? { type, data: data.join('\n') } : null;
+}
+
+function base64Bytes(b64) {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}

@@ -4,7 +4,7 @@ import { fail, toast } from './ui.js';
 
 const MAX_PREVIEW = 256 * 1024;
 
-/** A browser of /workspace: list, enter directories, preview small text files, upload and download. */
+/** A browser of /workspace: list, enter directories, preview small text files, upload, download, new folder, delete. */
 export function createFileBrowser(id) {
   let cwd = '/workspace';
   const crumbs = h('div', { class: 'path mono', id: 'files-path' });
@@ -13,9 +13,10 @@ export function createFileBrowser(id) {
   const upload = h('input', { type: 'file', id: 'upload-input', class: 'visually-hidden', onchange: uploadFiles, multiple: true });
   const uploadButton = h('label', { for: 'upload-input', class: 'btn btn-secondary' }, 'Upload');
   const refresh = h('button', { class: 'btn btn-ghost', type: 'button', id: 'files-refresh', onclick: () => open(cwd) }, 'Refresh');
+  const newFolder = h('button', { class: 'btn btn-secondary', type: 'button', id: 'files-mkdir', onclick: makeFolder }, 'New folder');
 
   const element = h('section', { class: 'panel', id: 'files' },
-    h('div', { class: 'panel-head row' }, h('h2', {}, 'Files'), h('div', { class: 'actions' }, refresh, uploadButton, upload)),
+    h('div', { class: 'panel-head row' }, h('h2', {}, 'Files'), h('div', { class: 'actions' }, refresh, newFolder, uploadButton, upload)),
     crumbs,
     h('div', { class: 'table-wrap' },
       h('table', { class: 'table files', id: 'files-table' },
@@ -52,8 +53,40 @@ export function createFileBrowser(id) {
       h('td', {}, link),
       h('td', { class: 'num muted' }, isDir ? '' : formatBytes(e.size)),
       h('td', { class: 'muted' }, when(e.modified_at)),
-      h('td', { class: 'num' }, e.type === 'file'
-        ? h('button', { class: 'btn btn-ghost btn-small', type: 'button', onclick: () => download(e) }, 'Download') : null));
+      h('td', { class: 'num' },
+        e.type === 'file' ? h('button', { class: 'btn btn-ghost btn-small', type: 'button', onclick: () => download(e) }, 'Download') : null,
+        h('button', { class: 'btn btn-ghost btn-small btn-danger-text', type: 'button', title: `Delete ${e.name}`,
+          dataset: { delete: e.name }, onclick: () => remove(e) }, 'Delete')));
+  }
+
+  async function makeFolder() {
+    const name = (window.prompt(`New folder in ${cwd}:`) || '').trim();
+    if (!name) return;
+    if (name.includes('/') || name === '.' || name === '..') {
+      toast('A folder name cannot contain "/" or be "." or "..".');
+      return;
+    }
+    try {
+      await api.mkdir(id, `${cwd}/${name}`);
+      toast(`Created ${name}/`, 'ok');
+    } catch (err) {
+      fail(err);
+    }
+    open(cwd);
+  }
+
+  async function remove(e) {
+    const isDir = e.type === 'directory';
+    const what = isDir ? `the folder ${e.path} and everything in it` : e.path;
+    if (!window.confirm(`Delete ${what}? This cannot be undone.`)) return;
+    try {
+      await api.removeFile(id, e.path, isDir);
+      toast(`Deleted ${e.name}`, 'ok');
+      preview.hidden = true;
+    } catch (err) {
+      fail(err);
+    }
+    open(cwd);
   }
 
   async function view(e) {

@@ -101,49 +101,90 @@ function known(n) {
   return typeof n === 'number' && n >= 0;
 }
 
+/** Shown per stream; longer output is cut (the CLI and the API have all of it). */
+const MAX_SHOWN = 1024 * 1024;
+
 function createCommandBox(id, onDone) {
   const input = h('input', { id: 'command', name: 'command', class: 'mono', autocomplete: 'off', spellcheck: 'false',
     placeholder: 'echo hello > greeting.txt && ls -la' });
   const run = h('button', { id: 'run-command', class: 'btn btn-primary', type: 'submit' }, 'Run');
+  const stop = h('button', { id: 'stop-command', class: 'btn btn-secondary', type: 'button', hidden: true,
+    onclick: () => running?.abort() }, 'Stop');
   const status = h('div', { class: 'exec-status', id: 'exec-status' });
   const stdout = h('pre', { class: 'output', id: 'exec-stdout' });
   const stderr = h('pre', { class: 'output output-err', id: 'exec-stderr', hidden: true });
-  const form = h('form', { class: 'command-form', onsubmit: submit }, h('span', { class: 'prompt mono' }, '$'), input, run);
+  const form = h('form', { class: 'command-form', onsubmit: submit }, h('span', { class: 'prompt mono' }, '$'), input, run, stop);
+  let running = null;
+
+  /** Appends streamed bytes to one output box, decoding UTF-8 across chunk boundaries. */
+  function sink(box) {
+    const decoder = new TextDecoder('utf-8');
+    let shown = 0;
+    let cut = false;
+    return {
+      write(bytes) {
+        if (cut) return;
+        const text = decoder.decode(bytes, { stream: true });
+        if (shown + text.length > MAX_SHOWN) {
+          box.append(text.slice(0, MAX_SHOWN - shown), '\n… (output cut here in the console)');
+          cut = true;
+        } else {
+          box.append(text);
+        }
+        shown += text.length;
+        box.hidden = false;
+        box.scrollTop = box.scrollHeight;
+      },
+      end() { if (!cut) box.append(decoder.decode()); },
+    };
+  }
 
   async function submit(event) {
     event.preventDefault();
     const command = input.value.trim();
-    if (!command) return;
+    if (!command || running) return;
     run.disabled = true;
-    replace(status, h('span', { class: 'muted' }, 'Running…'));
+    stop.hidden = false;
+    running = new AbortController();
+    stdout.textContent = '';
+    stderr.textContent = '';
+    stdout.hidden = false;
+    stderr.hidden = true;
+    replace(status, h('span', { class: 'muted', id: 'exec-running' }, 'Running…'));
+    const out = { stdout: sink(stdout), stderr: sink(stderr) };
     try {
-      const r = await api.exec(id, command, 120);
+      const r = await api.execStream(id, command, 120, (stream, bytes) => out[stream].write(bytes), running.signal);
+      out.stdout.end();
+      out.stderr.end();
       const ok = r.exit_code === 0 && !r.timed_out;
       const label = r.timed_out ? 'timed out' : r.signal ? `killed by signal ${r.signal}` : `exit ${r.exit_code}`;
       replace(status, h('span', { class: `badge ${ok ? 'badge-running' : 'badge-failed'}`, id: 'exec-exit' }, label),
         h('span', { class: 'muted' }, ` ${r.duration_ms} ms`),
         r.oom_killed ? h('span', { class: 'badge badge-failed' }, 'out of memory') : null);
-      stdout.textContent = r.stdout + (r.stdout_truncated ? '\n… (truncated)' : '');
-      stderr.textContent = r.stderr + (r.stderr_truncated ? '\n… (truncated)' : '');
-      stderr.hidden = !r.stderr;
-      stdout.hidden = !r.stdout && Boolean(r.stderr);
+      stdout.hidden = !stdout.textContent;
       onDone();
     } catch (err) {
-      replace(status);
-      fail(err);
+      if (err.code === 'aborted') {
+        replace(status, h('span', { class: 'badge badge-failed', id: 'exec-exit' }, 'stopped'));
+      } else {
+        replace(status);
+        fail(err);
+      }
     } finally {
+      running = null;
       run.disabled = false;
+      stop.hidden = true;
     }
   }
 
   const element = h('section', { class: 'panel' },
-    h('div', { class: 'panel-head' }, h('h2', {}, 'Run a command'), h('p', { class: 'muted small' }, 'Runs with /bin/sh -c in /workspace.')),
+    h('div', { class: 'panel-head' }, h('h2', {}, 'Run a command'), h('p', { class: 'muted small' }, 'Runs with /bin/sh -c in /workspace; output appears as it is written.')),
     form, status, stdout, stderr);
   return {
     element,
     setEnabled(enabled) {
       input.disabled = !enabled;
-      run.disabled = !enabled;
+      run.disabled = !enabled || Boolean(running);
       input.placeholder = enabled ? 'echo hello > greeting.txt && ls -la' : 'the sandbox is not running';
     },
   };

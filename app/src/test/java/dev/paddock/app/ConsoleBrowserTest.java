@@ -130,6 +130,65 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void execOutputStreamsAndFilesCanBeMadeAndDeleted() throws Exception {
+        String key = Files.readString(dataDir.resolve("admin.key")).trim();
+        dev.paddock.app.client.PaddockClient api = new dev.paddock.app.client.PaddockClient(app.url(), key);
+        String id = api.json("POST", "/v1/sandboxes", java.util.Map.of(), dev.paddock.app.client.PaddockClient.JSON.readTree("{}")).path("id").asString();
+        Page page = browser.newPage(new Browser.NewPageOptions().setViewportSize(1280, 900));
+        page.setDefaultTimeout(15_000);
+        List<String> problems = new CopyOnWriteArrayList<>();
+        page.onConsoleMessage(m -> { if (m.type().equals("error")) problems.add(m.text()); });
+        page.onPageError(e -> problems.add(e));
+        page.onDialog(d -> { if (d.type().equals("prompt")) d.accept("made-in-console"); else d.accept(); });
+        page.navigate(app.url() + "/");
+        page.locator("#api-key").fill(key);
+        page.locator("form.signin-form button[type=submit]").click();
+        assertThat(page.locator("#sandboxes-table")).isVisible();
+        page.navigate(app.url() + "/#/sandboxes/" + id);
+        assertThat(page.locator("#sandbox-details")).containsText("subprocess");
+
+        // the first line shows while the command still runs: output is streamed, not collected at the end
+        page.locator("#command").fill("echo first; sleep 2; echo second >&2; echo third");
+        page.locator("#run-command").click();
+        assertThat(page.locator("#exec-stdout")).hasText("first\n");
+        assertThat(page.locator("#exec-running")).isVisible();
+        assertThat(page.locator("#exec-exit")).hasText("exit 0");
+        assertThat(page.locator("#exec-stdout")).hasText("first\nthird\n");
+        assertThat(page.locator("#exec-stderr")).hasText("second\n");
+
+        // Stop disconnects the stream
+        page.locator("#command").fill("sleep 30");
+        page.locator("#run-command").click();
+        assertThat(page.locator("#stop-command")).isVisible();
+        page.locator("#stop-command").click();
+        assertThat(page.locator("#exec-exit")).hasText("stopped");
+        assertThat(page.locator("#run-command")).isEnabled();
+
+        // a new folder, then delete a file and the folder
+        page.locator("#files-mkdir").click();
+        Locator folder = page.locator("#files-table a.dir[data-name='made-in-console']");
+        assertThat(folder).isVisible();
+        assertThat(api.get("/v1/sandboxes/" + id + "/files/stat", java.util.Map.of("path", "made-in-console")).path("type").asString()).isEqualTo("directory");
+
+        page.locator("#command").fill("echo bye > doomed.txt && echo x > made-in-console/inner.txt");
+        page.locator("#run-command").click();
+        assertThat(page.locator("#exec-exit")).hasText("exit 0");
+        Locator doomed = page.locator("#files-table a.file[data-name='doomed.txt']");
+        assertThat(doomed).isVisible();
+        page.locator("#files-table button[data-delete='doomed.txt']").click();
+        assertThat(doomed).hasCount(0);
+        page.locator("#files-table button[data-delete='made-in-console']").click();
+        assertThat(folder).hasCount(0);
+        var listing = api.get("/v1/sandboxes/" + id + "/files/list", java.util.Map.of("path", "/workspace")).path("data");
+        List<String> names = new java.util.ArrayList<>();
+        listing.forEach(e -> names.add(e.path("name").asString()));
+        assertThat(names).doesNotContain("doomed.txt", "made-in-console");
+        page.screenshot(new Page.ScreenshotOptions().setPath(Paths.get("target/console-files.png")).setFullPage(true));
+        assertThat(problems).as("browser console errors (CSP violations show up here)").isEmpty();
+        page.close();
+    }
+
+    @Test
     void wrongKeyShowsAClearError() {
         Page page = browser.newPage();
         page.setDefaultTimeout(15_000);

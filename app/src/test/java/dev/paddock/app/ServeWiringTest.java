@@ -46,6 +46,35 @@ class ServeWiringTest {
     }
 
     @Test
+    void aWildcardBindIsPrintedAsItIsWithAWarning() throws Exception {
+        var settings = dev.paddock.app.serve.ServeSettings.resolve(
+                Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "subprocess", "bind", "0.0.0.0"), Map.of(), null, dataDir);
+        try (PaddockApp app = PaddockApp.start(settings)) {
+            java.io.StringWriter banner = new java.io.StringWriter();
+            app.printBanner(new java.io.PrintWriter(banner));
+            assertThat(banner.toString())
+                    .contains("Paddock listening on http://0.0.0.0:" + app.port() + " (console: http://0.0.0.0:" + app.port() + "/)")
+                    .contains("WARNING: Paddock is bound to 0.0.0.0", "reachable from the network", "--bind 127.0.0.1");
+            // local clients still get an address they can connect to
+            assertThat(app.url()).isEqualTo("http://127.0.0.1:" + app.port());
+            assertThat(Files.readString(dataDir.resolve("paddock.url")).trim()).isEqualTo(app.url());
+        }
+    }
+
+    @Test
+    void aLoopbackBindHasNoWarning() {
+        try (PaddockApp app = TestServer.start(dataDir)) {
+            java.io.StringWriter banner = new java.io.StringWriter();
+            app.printBanner(new java.io.PrintWriter(banner));
+            assertThat(banner.toString()).contains("Paddock listening on http://127.0.0.1:").doesNotContain("WARNING");
+        }
+        assertThat(new dev.paddock.app.serve.BindAddress("localhost", 1).loopback()).isTrue();
+        assertThat(new dev.paddock.app.serve.BindAddress("::1", 1).loopback()).isTrue();
+        assertThat(new dev.paddock.app.serve.BindAddress("::", 1).loopback()).isFalse();
+        assertThat(new dev.paddock.app.serve.BindAddress("::", 7070).url()).isEqualTo("http://[::]:7070");
+    }
+
+    @Test
     void refusesASecondServerOnTheSameDataDir() {
         try (PaddockApp first = TestServer.start(dataDir)) {
             assertThatThrownBy(() -> TestServer.start(dataDir))

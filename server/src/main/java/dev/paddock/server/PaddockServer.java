@@ -13,6 +13,7 @@ import dev.paddock.server.routes.ApiKeyRoutes;
 import dev.paddock.server.routes.CheckpointRoutes;
 import dev.paddock.server.routes.ExecRoutes;
 import dev.paddock.server.routes.FileRoutes;
+import dev.paddock.server.routes.ImageRoutes;
 import dev.paddock.server.routes.ProcessRoutes;
 import dev.paddock.server.routes.SandboxRoutes;
 import dev.paddock.server.routes.SystemRoutes;
@@ -38,12 +39,28 @@ public final class PaddockServer implements AutoCloseable {
     private final HttpMetrics metrics;
     private Javalin app;
     private boolean consoleServed;
+    private ImageService images;
+    private dev.paddock.agents.ManagedAgents agents;
 
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
         this.host = host;
         this.keys = keys;
         this.config = config == null ? ServerConfig.defaults() : config;
         this.metrics = new HttpMetrics(host);
+    }
+
+    /** Serves {@code /v1/images} from {@code service} and checks image names at sandbox create; call before {@link #start()}. */
+    public synchronized PaddockServer images(ImageService service) {
+        if (app != null) throw new IllegalStateException("images must be set before the server starts");
+        this.images = service;
+        return this;
+    }
+
+    /** Serves the Managed Agents API (agents, environments, sessions, work queue); call before {@link #start()}. */
+    public synchronized PaddockServer agents(dev.paddock.agents.ManagedAgents managedAgents) {
+        if (app != null) throw new IllegalStateException("agents must be set before the server starts");
+        this.agents = managedAgents;
+        return this;
     }
 
     /** Starts serving and returns the bound port (useful with port 0). */
@@ -88,7 +105,7 @@ public final class PaddockServer implements AutoCloseable {
         consoleServed = ConsoleFiles.register(c, config.consoleResource());
 
         Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
-        Auth auth = new Auth(keys);
+        Auth auth = agents == null ? new Auth(keys) : new Auth(keys, dev.paddock.server.routes.agents.AgentsRoutes.environmentKeys(agents));
         var r = c.routes;
         r.before(ctx -> {
             ctx.header("X-Content-Type-Options", "nosniff");
@@ -103,12 +120,14 @@ public final class PaddockServer implements AutoCloseable {
         c.requestLogger.http(metrics::record);
 
         new SystemRoutes(host, metrics, config.version()).register(r);
-        new SandboxRoutes(host, bodies).register(r);
+        new SandboxRoutes(host, bodies, images).register(r);
+        if (images != null) new ImageRoutes(images).register(r);
         new ExecRoutes(host, bodies, json, errors).register(r);
         new ProcessRoutes(host, bodies).register(r);
         new FileRoutes(host, bodies).register(r);
         new CheckpointRoutes(host).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
+        if (agents != null) new dev.paddock.server.routes.agents.AgentsRoutes(agents, bodies, json).register(r);
     }
 
     private static boolean isApi(Context ctx) {

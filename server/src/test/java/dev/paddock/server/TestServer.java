@@ -2,6 +2,7 @@ package dev.paddock.server;
 
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.host.ApiKeys;
+import dev.paddock.images.ImageStore;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
@@ -34,6 +35,11 @@ final class TestServer implements AutoCloseable {
     }
 
     TestServer(ServerConfig config) {
+        this(config, false);
+    }
+
+    /** With {@code images}, the server serves {@code /v1/images} from {@code <dataDir>/images}. */
+    TestServer(ServerConfig config, boolean images) {
         try {
             dataDir = Files.createTempDirectory("paddock-server-test");
         } catch (IOException e) {
@@ -46,6 +52,7 @@ final class TestServer implements AutoCloseable {
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         adminKey = keys.create(ApiKeys.DEFAULT_TENANT, "test admin", true).secret();
         server = new PaddockServer(host, keys, config);
+        if (images) server.images(new ImageCatalog(new ImageStore(dataDir.resolve("images")), store.sandboxes()));
         int port = server.start();
         admin = new Api(port, adminKey);
     }

@@ -20,6 +20,7 @@ public final class JdbcStore implements Store {
     private final EventStore events;
     private final CheckpointStore checkpoints;
     private final ApiKeyStore apiKeys;
+    private final dev.paddock.core.agents.AgentsStore agents;
 
     private JdbcStore(Database db, Clock clock) {
         this.db = db;
@@ -27,6 +28,7 @@ public final class JdbcStore implements Store {
         this.events = new JdbcEventStore(db, clock);
         this.checkpoints = new JdbcCheckpointStore(db);
         this.apiKeys = new JdbcApiKeyStore(db, clock);
+        this.agents = new JdbcAgentsStore(db, clock);
     }
 
     /**
@@ -56,6 +58,9 @@ public final class JdbcStore implements Store {
 
     @Override
     public ApiKeyStore apiKeys() { return apiKeys; }
+
+    /** Agents, environments, sessions, their events and the self-hosted work queue. */
+    public dev.paddock.core.agents.AgentsStore agents() { return agents; }
 
     @Override
     public void close() {

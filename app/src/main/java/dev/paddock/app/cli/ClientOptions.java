@@ -80,6 +80,11 @@ public final class ClientOptions {
         return "the key from " + keySource + " was refused";
     }
 
+    /** The local data directory: --data-dir, else $PADDOCK_DATA_DIR, else ~/.paddock. */
+    public Path localDataDir(CliContext ctx) {
+        return dataDir(ctx).toAbsolutePath().normalize();
+    }
+
     private Path dataDir(CliContext ctx) {
         return dataDir != null ? dataDir : ctx.defaultDataDir();
     }

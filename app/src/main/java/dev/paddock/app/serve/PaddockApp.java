@@ -4,6 +4,8 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.host.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.images.ImageStore;
+import dev.paddock.server.ImageCatalog;
 import dev.paddock.server.PaddockServer;
 import dev.paddock.server.ServerConfig;
 import dev.paddock.store.JdbcStore;
@@ -27,13 +29,16 @@ public final class PaddockApp implements AutoCloseable {
     private final List<AutoCloseable> parts;
     private final PaddockServer server;
     private final String url;
+    private final BindAddress bound;
     private final Optional<String> createdAdminKey;
 
-    private PaddockApp(DataDir dataDir, List<AutoCloseable> parts, PaddockServer server, String url, Optional<String> createdAdminKey) {
+    private PaddockApp(DataDir dataDir, List<AutoCloseable> parts, PaddockServer server, String url, BindAddress bound,
+                       Optional<String> createdAdminKey) {
         this.dataDir = dataDir;
         this.parts = parts;
         this.server = server;
         this.url = url;
+        this.bound = bound;
         this.createdAdminKey = createdAdminKey;
     }
 
@@ -57,11 +62,12 @@ public final class PaddockApp implements AutoCloseable {
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
             PaddockServer server = new PaddockServer(host, keys, serverConfig);
+            server.images(new ImageCatalog(images(dir), store.sandboxes()));
             server.start();
             started.add(server::stop);
             String url = "http://" + hostForUrl(s.bind()) + ":" + server.port();
             dir.writeUrl(url);
-            return new PaddockApp(dir, started, server, url, created);
+            return new PaddockApp(dir, started, server, url, new BindAddress(s.bind(), server.port()), created);
         } catch (RuntimeException e) {
             closeAll(started);
             if (e instanceof StartupException) throw e;
@@ -76,6 +82,9 @@ public final class PaddockApp implements AutoCloseable {
 
     public DataDir dataDir() { return dataDir; }
 
+    /** The address the server is bound to, as configured (may be a wildcard such as 0.0.0.0). */
+    public BindAddress boundAddress() { return bound; }
+
     /** The admin key created by this start, if any: shown once, never logged. */
     public Optional<String> createdAdminKey() { return createdAdminKey; }
 
@@ -88,7 +97,15 @@ public final class PaddockApp implements AutoCloseable {
             out.println();
             out.println("Sign in to the console with it; the paddock CLI on this machine finds it by itself.");
         });
-        out.println("Paddock listening on " + url + " (console: " + url + "/)");
+        String listening = bound.url();
+        out.println("Paddock listening on " + listening + " (console: " + listening + "/)");
+        if (!bound.loopback()) {
+            out.println();
+            out.println("WARNING: Paddock is bound to " + bound.host() + ", so its API and console are reachable from the network,");
+            out.println("         not only from this machine. Anyone who can reach port " + bound.port() + " can try API keys, and the");
+            out.println("         traffic is plain HTTP. Put it behind a firewall and a TLS proxy, or use --bind 127.0.0.1.");
+            out.println("         Local clients use " + url + ".");
+        }
         out.flush();
     }
 
@@ -108,6 +125,13 @@ public final class PaddockApp implements AutoCloseable {
             }
         }
         parts.clear();
+    }
+
+    /** Images live in the data dir; half-made ones left by a crash are cleared before serving. */
+    private static ImageStore images(DataDir dir) {
+        ImageStore images = new ImageStore(dir.root().resolve("images"));
+        images.removeLeftovers();
+        return images;
     }
 
     private static String hostForUrl(String bind) {

@@ -13,9 +13,16 @@ import io.javalin.http.Context;
 public final class Auth {
     private static final String PRINCIPAL = "paddock.principal";
     private final ApiKeys keys;
+    /** Other credentials (environment keys) by request path and key; empty when they do not apply. */
+    private final java.util.function.BiFunction<String, String, java.util.Optional<Principal>> otherKeys;
 
     public Auth(ApiKeys keys) {
+        this(keys, (path, key) -> java.util.Optional.empty());
+    }
+
+    public Auth(ApiKeys keys, java.util.function.BiFunction<String, String, java.util.Optional<Principal>> otherKeys) {
         this.keys = keys;
+        this.otherKeys = otherKeys;
     }
 
     public void authenticate(Context ctx) {
@@ -24,7 +31,7 @@ public final class Auth {
             throw new PaddockException(ErrorType.AUTHENTICATION, "missing_api_key",
                     "send an API key in the x-api-key header or as Authorization: Bearer <key>");
         }
-        Principal p = keys.authenticate(key).orElseThrow(() -> new PaddockException(ErrorType.AUTHENTICATION,
+        Principal p = keys.authenticate(key).or(() -> otherKeys.apply(ctx.path(), key)).orElseThrow(() -> new PaddockException(ErrorType.AUTHENTICATION,
                 "invalid_api_key", "the API key is unknown or revoked"));
         ctx.attribute(PRINCIPAL, p);
     }
@@ -36,9 +43,14 @@ public final class Auth {
     }
 
     public static Principal admin(Context ctx) {
+        return admin(ctx, "manage API keys");
+    }
+
+    /** The caller, who must hold an admin key; {@code what} completes "only an admin API key may …". */
+    public static Principal admin(Context ctx, String what) {
         Principal p = principal(ctx);
         if (!p.admin()) {
-            throw new PaddockException(ErrorType.PERMISSION, "admin_required", "only an admin API key may manage API keys");
+            throw new PaddockException(ErrorType.PERMISSION, "admin_required", "only an admin API key may " + what);
         }
         return p;
     }

@@ -2,6 +2,7 @@ package dev.paddock.server.routes;
 
 import dev.paddock.host.Principal;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.ImageService;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -17,10 +18,17 @@ public final class SandboxRoutes {
     static final String SANDBOX = "/v1/sandboxes/{id}";
     private final RuntimeHost host;
     private final Bodies bodies;
+    private final ImageService images;
 
     public SandboxRoutes(RuntimeHost host, Bodies bodies) {
+        this(host, bodies, null);
+    }
+
+    /** With {@code images}, a create naming an unknown image is refused before any sandbox record exists. */
+    public SandboxRoutes(RuntimeHost host, Bodies bodies, ImageService images) {
         this.host = host;
         this.bodies = bodies;
+        this.images = images;
     }
 
     public void register(RoutesConfig r) {
@@ -39,6 +47,7 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) {
         var request = SandboxBodies.toRequest(bodies.json(ctx, CreateSandboxBody.class));
+        if (request.image() != null && images != null) images.get(request.image());
         ctx.status(201).json(SandboxView.of(host.create(Auth.principal(ctx), request)));
     }
 

@@ -1,0 +1,237 @@
+package dev.paddock.agents;
+
+import dev.paddock.core.Ids;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.ResourceFilter;
+import dev.paddock.core.agents.ResourceStore;
+import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.store.Page;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.host.Principal;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Sessions: an agent at a version, running in an environment, with its event log. */
+public final class SessionService {
+    static final String PREFIX = "sesn";
+    private static final Set<String> CREATE_FIELDS = Set.of("agent", "environment_id", "metadata", "title", "resources", "vault_ids",
+            "initial_events", "budget");
+    private static final Set<String> UPDATE_FIELDS = Set.of("metadata", "title", "vault_ids", "agent", "budget");
+    private static final Set<String> STATUSES = Set.of("idle", "running", "rescheduling", "terminated");
+
+    private final ResourceStore store;
+    private final AgentService agents;
+    private final EnvironmentService environments;
+    private final EventLog events;
+    private final SessionEngine engine;
+    private final WorkQueue work;
+    private final SandboxTools sandboxes;
+    private final AgentsConfig config;
+    private final Clock clock;
+    private EventIntake intake;
+
+    public SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, EventLog events, SessionEngine engine,
+                          WorkQueue work, SandboxTools sandboxes, AgentsConfig config, Clock clock) {
+        this.store = store;
+        this.agents = agents;
+        this.environments = environments;
+        this.events = events;
+        this.engine = engine;
+        this.work = work;
+        this.sandboxes = sandboxes;
+        this.config = config;
+        this.clock = clock;
+    }
+
+    void intake(EventIntake intake) {
+        this.intake = intake;
+    }
+
+    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+        Callers.requireApiKey(p, "create sessions");
+        Fields.allowOnly(body, CREATE_FIELDS, "");
+        String envId = Fields.requiredString(body, "environment_id", 64);
+        Resource env = environments.find(p, envId);
+        if (env.archivedAt() != null) {
+            throw PaddockException.invalid("environment_archived", "environment " + envId + " is archived; sessions cannot start in it");
+        }
+        if (!config.hasModel()) {
+            throw PaddockException.invalid("model_not_configured", "this Paddock server has no model configured, so it cannot run an "
+                    + "agent loop; set model_base_url (and model_api_key) in the server config or PADDOCK_MODEL_BASE_URL");
+        }
+        Map<String, Object> agent = agentSnapshot(p, body.get("agent"));
+        List<Object> resources = Fields.array(body.get("resources"), "resources");
+        if (resources != null && !resources.isEmpty()) {
+            throw PaddockException.invalid("resources_not_supported", "Paddock does not mount session resources yet; send no 'resources'");
+        }
+        List<String> vaults = Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id");
+        if (!vaults.isEmpty()) throw PaddockException.invalid("vaults_not_supported", "Paddock does not support vaults on sessions yet; send no 'vault_ids'");
+        if (body.get("budget") != null) throw PaddockException.invalid("budget_not_supported", "Paddock does not enforce session budgets yet; send no 'budget'");
+        Instant now = clock.instant();
+        String id = Ids.newId(PREFIX, now);
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("id", id);
+        s.put("type", "session");
+        s.put("agent", agent);
+        s.put("environment_id", envId);
+        s.put("status", "idle");
+        s.put("title", Fields.optionalString(body, "title", 512));
+        s.put("metadata", Fields.metadata(body.get("metadata"), "metadata"));
+        s.put("resources", new ArrayList<>());
+        s.put("vault_ids", new ArrayList<>());
+        s.put("budget", null);
+        s.put("stats", new LinkedHashMap<>());
+        s.put("usage", new LinkedHashMap<>());
+        s.put("outcome_evaluations", new ArrayList<>());
+        s.put("created_at", Times.iso(now));
+        s.put("updated_at", Times.iso(now));
+        s.put("archived_at", null);
+        Resource r = new Resource(Resource.SESSION, id, p.tenantId(), null, "idle", envId, (String) agent.get("id"), null, 0, 0, now, now, null, s);
+        List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
+        if (initial != null) intake.validate(p, r, initial);
+        store.insert(r);
+        String envType = env.state();
+        if (EnvironmentConfigs.NONE.equals(envType)) {
+            events.append(id, p.tenantId(), "session.warning", Map.of("code", "sandbox_free",
+                    "message", "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
+        }
+        if (EnvironmentConfigs.SELF_HOSTED.equals(envType)) work.enqueue(p.tenantId(), envId, id);
+        if (initial != null && !initial.isEmpty()) intake.send(p, id, Map.of("events", initial));
+        return get(p, id);
+    }
+
+    public Map<String, Object> get(Principal p, String id) {
+        return find(p, id).body();
+    }
+
+    public ListResult list(Principal p, PageRequest page, Map<String, Object> filters) {
+        Callers.requireApiKey(p, "list sessions");
+        String agentId = (String) filters.get("agent_id");
+        @SuppressWarnings("unchecked")
+        List<String> statuses = (List<String>) filters.getOrDefault("statuses", List.of());
+        for (String st : statuses) {
+            if (!STATUSES.contains(st)) throw PaddockException.invalid("invalid_parameter", "statuses must be among " + STATUSES + ", got '" + Text.clip(st, 30) + "'");
+        }
+        boolean includeArchived = Boolean.TRUE.equals(filters.get("include_archived"));
+        boolean newestFirst = !"asc".equals(filters.get("order"));
+        Page<Resource> rows = store.list(Resource.SESSION, p.tenantId(),
+                new ResourceFilter(includeArchived, null, agentId, statuses, newestFirst), page);
+        return ListResult.of(rows.map(Resource::body), page);
+    }
+
+    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+        Callers.requireApiKey(p, "update sessions");
+        Fields.allowOnly(body, UPDATE_FIELDS, "");
+        if (body.get("agent") != null || body.get("budget") != null) {
+            throw PaddockException.invalid("not_supported", "Paddock cannot change a session's agent or budget yet; update its title or metadata");
+        }
+        Resource r = find(p, id);
+        Map<String, Object> s = new LinkedHashMap<>(r.body());
+        if (body.containsKey("title")) s.put("title", Fields.optionalString(body, "title", 512));
+        if (body.containsKey("metadata")) s.put("metadata", Fields.patchMetadata(AgentSpec.map(r.body().get("metadata")), body.get("metadata"), "metadata"));
+        Instant now = clock.instant();
+        s.put("updated_at", Times.iso(now));
+        Map<String, Object> out = store.update(r.withBody(s, now)).body();
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("title", s.get("title"));
+        ev.put("metadata", s.get("metadata"));
+        events.append(id, p.tenantId(), "session.updated", ev);
+        return out;
+    }
+
+    /** Archives the session: its loop stops, its sandbox and work are released, and it is terminated. */
+    public Map<String, Object> archive(Principal p, String id) {
+        Callers.requireApiKey(p, "archive sessions");
+        Resource r = find(p, id);
+        if (r.archivedAt() != null) return r.body();
+        Resource ended = terminate(r);
+        Instant now = clock.instant();
+        Map<String, Object> s = new LinkedHashMap<>(ended.body());
+        s.put("archived_at", Times.iso(now));
+        return store.update(ended.archived(now).withBody(s, now)).body();
+    }
+
+    public Map<String, Object> delete(Principal p, String id) {
+        Callers.requireApiKey(p, "delete sessions");
+        Resource r = find(p, id);
+        terminate(r);
+        events.append(id, p.tenantId(), "session.deleted", Map.of());
+        store.delete(Resource.SESSION, p.tenantId(), id);
+        events.endAll(id);
+        return Map.of("id", id, "type", "session_deleted");
+    }
+
+    private Resource terminate(Resource r) {
+        engine.forget(r.id());
+        work.stopForSession(r.id());
+        sandboxes.release(store.find(Resource.SESSION, r.tenantId(), r.id()).orElse(r));
+        if ("terminated".equals(r.state())) return r;
+        for (int attempt = 0; ; attempt++) {
+            Resource cur = store.find(Resource.SESSION, r.tenantId(), r.id()).orElseThrow(() -> PaddockException.notFound("session", r.id()));
+            Instant now = clock.instant();
+            Map<String, Object> s = new LinkedHashMap<>(cur.body());
+            s.put("status", "terminated");
+            s.put("updated_at", Times.iso(now));
+            try {
+                Resource out = store.update(cur.withState("terminated", now).withBody(s, now));
+                events.append(r.id(), r.tenantId(), "session.status_terminated", Map.of());
+                return out;
+            } catch (PaddockException e) {
+                if (!"concurrent_update".equals(e.code()) || attempt > 10) throw e;
+            }
+        }
+    }
+
+    /** Finds a session; an environment key sees the sessions of its environment only. */
+    public Resource find(Principal p, String id) {
+        Ids.require(PREFIX, id, "session_id");
+        Resource r = store.find(Resource.SESSION, p.tenantId(), id).orElseThrow(() -> PaddockException.notFound("session", id));
+        if (Callers.isEnvironmentKey(p) && !environments.boundEnvironment(p).equals(r.parentId())) {
+            throw PaddockException.notFound("session", id);
+        }
+        return r;
+    }
+
+    private Map<String, Object> agentSnapshot(Principal p, Object ref) {
+        String agentId;
+        Integer version = null;
+        if (ref instanceof String s) {
+            agentId = s;
+        } else {
+            Map<String, Object> m = Fields.object(ref, "agent");
+            if (m == null) throw PaddockException.invalid("missing_field", "field 'agent' is required");
+            Fields.allowOnly(m, Set.of("type", "id", "version"), "agent");
+            if (!"agent".equals(m.get("type"))) {
+                throw PaddockException.invalid("invalid_field", "field 'agent.type' must be 'agent' (agent_with_overrides is not supported yet)");
+            }
+            agentId = Fields.requiredString(m, "id", 64);
+            if (m.get("version") instanceof Number n) version = n.intValue();
+            else if (m.get("version") != null) throw PaddockException.invalid("invalid_field", "field 'agent.version' must be an integer");
+        }
+        Map<String, Object> a = agents.get(p, agentId, version);
+        if (a.get("archived_at") != null) throw PaddockException.invalid("agent_archived", "agent " + agentId + " is archived");
+        Map<String, Object> snap = new LinkedHashMap<>();
+        for (String k : List.of("id", "type", "name", "description", "system", "model", "tools", "mcp_servers", "skills",
+                "execution_identity", "multiagent", "version")) {
+            snap.put(k, a.get(k));
+        }
+        return snap;
+    }
+
+    /** The config type of the session's environment (cloud, self_hosted, none). */
+    String environmentType(Resource session) {
+        return store.find(Resource.ENVIRONMENT, session.tenantId(), session.parentId()).map(Resource::state).orElse(EnvironmentConfigs.CLOUD);
+    }
+
+    SessionEvent append(Resource session, String type, Map<String, Object> body) {
+        return events.append(session.id(), session.tenantId(), type, body);
+    }
+
+}

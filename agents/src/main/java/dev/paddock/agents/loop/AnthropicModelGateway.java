@@ -1,0 +1,115 @@
+package dev.paddock.agents.loop;
+
+import com.anthropic.client.AnthropicClient;
+import com.anthropic.client.okhttp.AnthropicOkHttpClient;
+import com.anthropic.core.JsonValue;
+import com.anthropic.models.messages.ContentBlock;
+import com.anthropic.models.messages.ContentBlockParam;
+import com.anthropic.models.messages.MessageCreateParams;
+import com.anthropic.models.messages.MessageParam;
+import com.anthropic.models.messages.TextBlockParam;
+import com.anthropic.models.messages.Tool;
+import com.anthropic.models.messages.ToolResultBlockParam;
+import com.anthropic.models.messages.ToolUseBlockParam;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. */
+public final class AnthropicModelGateway implements ModelGateway, AutoCloseable {
+    private final AnthropicClient client;
+
+    public AnthropicModelGateway(String baseUrl, String apiKey) {
+        this.client = AnthropicOkHttpClient.builder()
+                .baseUrl(baseUrl)
+                .apiKey(apiKey == null || apiKey.isBlank() ? "none" : apiKey)
+                .maxRetries(2)
+                .timeout(Duration.ofMinutes(10))
+                .build();
+    }
+
+    @Override
+    public Turn call(Request r) {
+        MessageCreateParams.Builder b = MessageCreateParams.builder().model(r.model()).maxTokens(r.maxTokens());
+        if (r.system() != null && !r.system().isBlank()) b.system(r.system());
+        for (ToolSpec t : r.tools()) b.addTool(tool(t));
+        for (ModelGateway.Message m : r.messages()) b.addMessage(message(m));
+        com.anthropic.models.messages.Message reply = client.messages().create(b.build());
+        List<Map<String, Object>> blocks = new ArrayList<>();
+        for (ContentBlock c : reply.content()) {
+            if (c.isText()) {
+                blocks.add(Map.of("type", "text", "text", c.asText().text()));
+            } else if (c.isToolUse()) {
+                var use = c.asToolUse();
+                Map<String, Object> input = use._input().convert(Map.class) instanceof Map<?, ?> map ? cast(map) : Map.of();
+                Map<String, Object> block = new LinkedHashMap<>();
+                block.put("type", "tool_use");
+                block.put("id", use.id());
+                block.put("name", use.name());
+                block.put("input", input);
+                blocks.add(block);
+            }
+        }
+        var usage = reply.usage();
+        return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), usage.inputTokens(), usage.outputTokens(),
+                usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L));
+    }
+
+    private static Tool tool(ToolSpec t) {
+        Map<String, Object> schema = t.inputSchema() == null ? Map.of("type", "object") : t.inputSchema();
+        Tool.InputSchema.Builder s = Tool.InputSchema.builder();
+        Map<String, JsonValue> extra = new LinkedHashMap<>();
+        schema.forEach((k, v) -> {
+            switch (k) {
+                case "type" -> { }
+                case "properties" -> s.properties(Tool.InputSchema.Properties.builder().putAllAdditionalProperties(json(v)).build());
+                case "required" -> s.required(((List<?>) v).stream().map(String::valueOf).toList());
+                default -> extra.put(k, JsonValue.from(v));
+            }
+        });
+        s.putAllAdditionalProperties(extra);
+        Tool.Builder tb = Tool.builder().name(t.name()).inputSchema(s.build());
+        if (t.description() != null) tb.description(t.description());
+        return tb.build();
+    }
+
+    private static MessageParam message(ModelGateway.Message m) {
+        List<ContentBlockParam> blocks = new ArrayList<>();
+        for (Map<String, Object> block : m.blocks()) {
+            switch (String.valueOf(block.get("type"))) {
+                case "text" -> blocks.add(ContentBlockParam.ofText(TextBlockParam.builder().text(String.valueOf(block.get("text"))).build()));
+                case "tool_use" -> blocks.add(ContentBlockParam.ofToolUse(ToolUseBlockParam.builder()
+                        .id(String.valueOf(block.get("id"))).name(String.valueOf(block.get("name")))
+                        .input(ToolUseBlockParam.Input.builder().putAllAdditionalProperties(json(block.get("input"))).build())
+                        .build()));
+                case "tool_result" -> blocks.add(ContentBlockParam.ofToolResult(ToolResultBlockParam.builder()
+                        .toolUseId(String.valueOf(block.get("tool_use_id")))
+                        .content(String.valueOf(block.get("content")))
+                        .isError(Boolean.TRUE.equals(block.get("is_error")))
+                        .build()));
+                default -> { }
+            }
+        }
+        return "assistant".equals(m.role())
+                ? MessageParam.ofAssistantOfContentBlockParams(blocks)
+                : MessageParam.ofUserOfContentBlockParams(blocks);
+    }
+
+    private static Map<String, JsonValue> json(Object v) {
+        Map<String, JsonValue> out = new LinkedHashMap<>();
+        if (v instanceof Map<?, ?> map) map.forEach((k, val) -> out.put(String.valueOf(k), JsonValue.from(val)));
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> cast(Map<?, ?> m) {
+        return (Map<String, Object>) m;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,153 @@
+package dev.paddock.agents.loop;
+
+import dev.paddock.core.agents.SessionEvent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A session's conversation rebuilt from its events: the messages to send to the model, and the tool calls of the
+ * last model turn still waiting for a result. Tool-use ids in the conversation are the ids of the
+ * {@code agent.tool_use} events, so the history needs nothing beyond the event log and survives restarts.
+ */
+public final class History {
+    /** A tool call that has no result yet. */
+    public record PendingUse(String eventId, String name, Map<String, Object> input, boolean custom) {}
+
+    private final List<ModelGateway.Message> messages = new ArrayList<>();
+    private final Map<String, PendingUse> uses = new LinkedHashMap<>();
+    private final Set<String> answered = new HashSet<>();
+    private final Map<String, Map<String, Object>> confirmations = new HashMap<>();
+
+    private History() {}
+
+    public static History of(List<SessionEvent> events) {
+        History h = new History();
+        for (SessionEvent e : events) h.add(e);
+        return h;
+    }
+
+    private void add(SessionEvent e) {
+        Map<String, Object> b = e.body();
+        switch (e.type()) {
+            case "user.message" -> append("user", textBlocks(b.get("content")));
+            case "agent.message" -> append("assistant", textBlocks(b.get("content")));
+            case "agent.tool_use", "agent.custom_tool_use" -> {
+                Map<String, Object> input = map(b.get("input"));
+                String name = String.valueOf(b.get("name"));
+                uses.put(e.id(), new PendingUse(e.id(), name, input, e.type().equals("agent.custom_tool_use")));
+                Map<String, Object> block = new LinkedHashMap<>();
+                block.put("type", "tool_use");
+                block.put("id", e.id());
+                block.put("name", name);
+                block.put("input", input);
+                append("assistant", List.of(block));
+            }
+            case "agent.tool_result", "user.tool_result" -> result(String.valueOf(b.get("tool_use_id")), b);
+            case "user.custom_tool_result" -> result(String.valueOf(b.get("custom_tool_use_id")), b);
+            case "user.tool_confirmation" -> confirmations.put(String.valueOf(b.get("tool_use_id")), b);
+            default -> { }
+        }
+    }
+
+    private void result(String useId, Map<String, Object> b) {
+        if (!uses.containsKey(useId) || !answered.add(useId)) return;
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "tool_result");
+        block.put("tool_use_id", useId);
+        String text = joinText(b.get("content"));
+        block.put("content", text.isEmpty() ? "(no output)" : text);
+        block.put("is_error", Boolean.TRUE.equals(b.get("is_error")));
+        append("user", List.of(block));
+    }
+
+    private void append(String role, List<Map<String, Object>> blocks) {
+        if (blocks.isEmpty()) return;
+        if (!messages.isEmpty() && messages.getLast().role().equals(role)) {
+            List<Map<String, Object>> merged = new ArrayList<>(messages.getLast().blocks());
+            // tool results must open a user turn, before any text that came with them
+            if (role.equals("user") && "tool_result".equals(blocks.getFirst().get("type"))) {
+                int at = 0;
+                while (at < merged.size() && "tool_result".equals(merged.get(at).get("type"))) at++;
+                merged.addAll(at, blocks);
+            } else {
+                merged.addAll(blocks);
+            }
+            messages.set(messages.size() - 1, new ModelGateway.Message(role, merged));
+        } else {
+            messages.add(new ModelGateway.Message(role, new ArrayList<>(blocks)));
+        }
+    }
+
+    public List<ModelGateway.Message> messages() {
+        return List.copyOf(messages);
+    }
+
+    /** Tool calls without a result, oldest first. */
+    public List<PendingUse> pending() {
+        return uses.values().stream().filter(u -> !answered.contains(u.eventId())).toList();
+    }
+
+    public boolean isAnswered(String useId) {
+        return answered.contains(useId);
+    }
+
+    public boolean knowsUse(String useId) {
+        return uses.containsKey(useId);
+    }
+
+    public PendingUse use(String useId) {
+        return uses.get(useId);
+    }
+
+    /** The user's verdict on a tool call ({@code allow}/{@code deny}), or null. */
+    public Map<String, Object> confirmation(String useId) {
+        return confirmations.get(useId);
+    }
+
+    /** True when the model owes the next turn: the conversation ends with the user's side. */
+    public boolean modelToMove() {
+        return !messages.isEmpty() && messages.getLast().role().equals("user");
+    }
+
+    private static List<Map<String, Object>> textBlocks(Object content) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        if (content instanceof String s) {
+            out.add(Map.of("type", "text", "text", s));
+            return out;
+        }
+        if (!(content instanceof List<?> list)) return out;
+        for (Object o : list) {
+            Map<String, Object> block = map(o);
+            if ("text".equals(block.get("type")) && block.get("text") instanceof String t && !t.isEmpty()) {
+                out.add(Map.of("type", "text", "text", t));
+            } else if (!block.isEmpty() && !"text".equals(block.get("type"))) {
+                out.add(Map.of("type", "text", "text", "[" + block.get("type") + " content omitted]"));
+            }
+        }
+        return out;
+    }
+
+    static String joinText(Object content) {
+        if (content instanceof String s) return s;
+        if (!(content instanceof List<?> list)) return "";
+        StringBuilder sb = new StringBuilder();
+        for (Object o : list) {
+            Map<String, Object> block = map(o);
+            if (block.get("text") instanceof String t) {
+                if (!sb.isEmpty()) sb.append('\n');
+                sb.append(t);
+            }
+        }
+        return sb.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> map(Object o) {
+        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+}

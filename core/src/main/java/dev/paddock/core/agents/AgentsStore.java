@@ -1,0 +1,10 @@
+package dev.paddock.core.agents;
+
+/** The persistence port of the Managed Agents layer. */
+public interface AgentsStore {
+    ResourceStore resources();
+
+    SessionEventStore events();
+
+    WorkStore work();
+}

@@ -1,0 +1,195 @@
+package dev.paddock.driver.browservm;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.Ids;
+import dev.paddock.core.PaddockException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The browser-vm runtime service: pairing codes, the registry of paired tabs (online/offline, last heartbeat),
+ * their relay connections, and the op calls the driver makes through them. The HTTP layer calls
+ * {@link #pair}, {@link #exchange}, {@link #authenticate} and {@link #connect}; the driver calls {@link #call}.
+ * State is in memory: a restarted server forgets its runtimes and tabs pair again.
+ */
+public final class BrowserVm implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BrowserVm.class);
+    public static final String TOKEN_PREFIX = "prt_";
+
+    public record Exchanged(String runtimeId, String runtimeToken, long heartbeatSeconds) {}
+
+    private final BrowserVmConfig config;
+    private final Clock clock;
+    private final PairingCodes codes;
+    private final Map<String, BrowserRuntime> byId = new ConcurrentHashMap<>();
+    private final Map<String, BrowserRuntime> byTokenHash = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService heartbeats =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-browser-vm-heartbeat").factory());
+
+    public BrowserVm(BrowserVmConfig config, Clock clock) {
+        this.config = config;
+        this.clock = clock;
+        this.codes = new PairingCodes(config.pairingTtl(), clock);
+        long every = config.heartbeat().toMillis();
+        heartbeats.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+        long check = Math.max(200, Math.min(every, config.peerTimeout().toMillis() / 4));
+        heartbeats.scheduleWithFixedDelay(this::dropSilent, check, check, TimeUnit.MILLISECONDS);
+    }
+
+    public BrowserVmConfig config() { return config; }
+
+    // ---------------------------------------------------------------- pairing and identity
+
+    /** A one-time code for {@code tenantId}'s next sandbox tab. */
+    public PairingCodes.Minted pair(String tenantId) {
+        return codes.mint(tenantId);
+    }
+
+    /** Trades a pairing code for a new runtime and its token (shown once; only its hash is kept). */
+    public Exchanged exchange(String code) {
+        String tenant = codes.redeem(code);
+        String token = Secrets.newSecret(TOKEN_PREFIX);
+        BrowserRuntime rt = new BrowserRuntime(Ids.newId("rt"), tenant, Secrets.hash(token), clock.instant());
+        byId.put(rt.id(), rt);
+        byTokenHash.put(rt.tokenHash(), rt);
+        log.info("paired browser-vm runtime {} for tenant {}", rt.id(), tenant);
+        return new Exchanged(rt.id(), token, config.heartbeat().toSeconds());
+    }
+
+    /** The runtime a token belongs to; a forged, revoked or malformed token is refused without saying which. */
+    public BrowserRuntime authenticate(String token) {
+        BrowserRuntime rt = Secrets.looksLike(TOKEN_PREFIX, token) ? byTokenHash.get(Secrets.hash(token)) : null;
+        if (rt == null || rt.revoked()) {
+            throw new PaddockException(ErrorType.AUTHENTICATION, "invalid_runtime_token",
+                    "the runtime token is unknown or revoked; open a new sandbox tab from the console");
+        }
+        return rt;
+    }
+
+    /** Attaches a new socket to the runtime; an older socket of the same runtime is closed (the newest tab wins). */
+    public RelayConnection connect(BrowserRuntime rt, RelayPeer peer) {
+        RelayConnection previous = rt.connection();
+        RelayConnection c = new RelayConnection(rt, peer, clock);
+        rt.attach(c, clock.instant());
+        if (previous != null) previous.close(4409, "replaced by a newer connection of this runtime");
+        c.welcome(config.heartbeat().toSeconds());
+        return c;
+    }
+
+    public List<BrowserRuntime.View> runtimes(String tenantId) {
+        return byId.values().stream().filter(r -> r.tenantId().equals(tenantId) && !r.revoked())
+                .map(BrowserRuntime::view).sorted(Comparator.comparing(BrowserRuntime.View::id).reversed()).toList();
+    }
+
+    public Optional<BrowserRuntime.View> runtime(String tenantId, String id) {
+        return Optional.ofNullable(byId.get(id)).filter(r -> r.tenantId().equals(tenantId) && !r.revoked()).map(BrowserRuntime::view);
+    }
+
+    /** Forgets a runtime: its token stops working and its socket is closed. */
+    public void revoke(String tenantId, String id) {
+        BrowserRuntime rt = Optional.ofNullable(byId.get(id)).filter(r -> r.tenantId().equals(tenantId) && !r.revoked())
+                .orElseThrow(() -> PaddockException.notFound("runtime", id));
+        rt.revoke();
+        byTokenHash.remove(rt.tokenHash());
+        RelayConnection c = rt.connection();
+        if (c != null) c.close(4403, "runtime revoked");
+    }
+
+    // ---------------------------------------------------------------- for the driver
+
+    /** Binds a new sandbox to one online, idle runtime of the tenant. */
+    BrowserRuntime claim(String tenantId, String sandboxId) {
+        List<BrowserRuntime> mine = byId.values().stream().filter(r -> r.tenantId().equals(tenantId) && !r.revoked()).toList();
+        for (BrowserRuntime rt : mine) {
+            if (rt.online() && rt.bind(sandboxId)) return rt;
+        }
+        if (mine.stream().anyMatch(BrowserRuntime::online)) {
+            throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_tabs_busy",
+                    "every online sandbox tab already runs a sandbox; open another sandbox tab or delete a sandbox");
+        }
+        throw TabErrors.noTab("");
+    }
+
+    Optional<BrowserRuntime> runtimeOf(String runtimeId) {
+        return Optional.ofNullable(byId.get(runtimeId));
+    }
+
+    /** Starts an op on the sandbox's tab, waiting up to the reconnect grace for an offline tab. */
+    PendingCall start(BrowserRuntime rt, String sandboxId, String op, Map<String, Object> args, byte[] data, long timeoutSeconds, long maxReplyBytes) {
+        RelayConnection c;
+        try {
+            c = rt.awaitConnection(config.reconnectGrace(), clock);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry");
+        }
+        if (c == null) throw TabErrors.gone(sandboxId);
+        return c.start(sandboxId, op, args, data, timeoutSeconds, maxReplyBytes);
+    }
+
+    /** Runs an op to its answer within {@code bound}. */
+    Reply call(BrowserRuntime rt, String sandboxId, String op, Map<String, Object> args, byte[] data, long maxReplyBytes) {
+        long seconds = config.fileOpTimeout().toSeconds();
+        PendingCall p = start(rt, sandboxId, op, args, data, seconds, maxReplyBytes);
+        return await(rt, p, config.fileOpTimeout());
+    }
+
+    Reply await(BrowserRuntime rt, PendingCall p, Duration bound) {
+        try {
+            return p.future.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            RelayConnection c = rt.connection();
+            if (c != null) c.forget(p);
+            throw TabErrors.unresponsive(p.sandboxId, bound.toSeconds());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) throw re;
+            throw PaddockException.internal("browser-vm op failed", e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry");
+        }
+    }
+
+    // ---------------------------------------------------------------- heartbeats
+
+    private void beat() {
+        for (BrowserRuntime rt : byId.values()) {
+            RelayConnection c = rt.connection();
+            if (c != null) c.heartbeat();
+        }
+    }
+
+    /** A tab silent for longer than the peer timeout (asleep, frozen, network gone) is offline. */
+    private void dropSilent() {
+        Instant limit = clock.instant().minus(config.peerTimeout());
+        for (BrowserRuntime rt : byId.values()) {
+            RelayConnection c = rt.connection();
+            if (c != null && c.lastSeen().isBefore(limit)) {
+                log.info("runtime {} missed its heartbeats; marking it offline", rt.id());
+                c.close(4408, "heartbeat timeout");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        heartbeats.shutdownNow();
+        for (BrowserRuntime rt : byId.values()) {
+            RelayConnection c = rt.connection();
+            if (c != null) c.close(1001, "server shutting down");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.paddock.driver.browservm;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.conformance.Conformance.CredentialEgress;
+import dev.paddock.core.conformance.Conformance.Durability;
+import dev.paddock.core.conformance.Conformance.Enforcement;
+import dev.paddock.core.conformance.Conformance.Lane;
+import dev.paddock.core.conformance.Conformance.Lease;
+import dev.paddock.core.conformance.Conformance.Lifecycle;
+import dev.paddock.core.conformance.Conformance.OrphanReap;
+import dev.paddock.core.conformance.Conformance.Outputs;
+import dev.paddock.core.conformance.Conformance.PortFacts;
+import dev.paddock.core.conformance.Conformance.Support;
+import dev.paddock.core.conformance.Conformance.WorkspaceFacts;
+import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.Workspace;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Sandboxes that live in a WASM Linux VM (v86 by default) inside a browser tab the user keeps open. The tab is an
+ * unreachable, hostile execution host: it pairs with a one-time code, holds a WebSocket to the server, and runs the
+ * ops sent down it. One sandbox per tab at a time; no network inside the VM; nothing survives the server's restart.
+ */
+public final class BrowserVmDriver implements SandboxDriver {
+    public static final String ID = "browser-vm";
+
+    private final BrowserVm vm;
+    private final Map<String, BrowserVmSandbox> sandboxes = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timers =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-browser-vm-timers").factory());
+
+    public BrowserVmDriver(BrowserVm vm) {
+        this.vm = vm;
+    }
+
+    public BrowserVm runtimeService() { return vm; }
+
+    @Override
+    public String id() { return ID; }
+
+    @Override
+    public Conformance conformance() {
+        return new Conformance(ID,
+                "a 32-bit Linux VM (v86, WASM) in the user's own browser tab, reached over the tab's WebSocket relay",
+                Set.of(Lane.SUPERVISED),
+                new Lifecycle(Lease.PROVIDER_ONLY, Support.UNSUPPORTED, Support.SUPPORTED, OrphanReap.UNAVAILABLE),
+                new WorkspaceFacts(List.of(WorkspaceStrategy.RETAINED_RUNTIME), Durability.BEST_EFFORT),
+                new Outputs("unavailable"),
+                new CredentialEgress(Enforcement.UNSUPPORTED, List.of()),
+                List.of(),
+                new PortFacts(List.of("exec", "files", "opfs_workspace_mirror", "saved_vm_state"),
+                        List.of("network", "raw_tcp", "bind_mounts", "background_processes", "interactive_stdin",
+                                "suspend_resume", "memory_limits")));
+    }
+
+    @Override
+    public Sandbox create(SandboxSpec spec, Fence fence) {
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            throw PaddockException.invalid("network_unsupported",
+                    "the browser-vm driver has no network inside the VM (no raw TCP from a tab); create the sandbox with network none");
+        }
+        if (spec.image() != null) {
+            throw PaddockException.invalid("image_unsupported", "the browser-vm driver runs its own built-in Linux image; leave image empty");
+        }
+        BrowserRuntime rt = vm.claim(spec.tenantId(), spec.sandboxId());
+        try {
+            vm.call(rt, spec.sandboxId(), "bind", Map.of("fresh", true), null, 1 << 16);
+        } catch (RuntimeException e) {
+            rt.unbind(spec.sandboxId());
+            throw e;
+        }
+        BrowserVmSandbox s = new BrowserVmSandbox(vm, rt, spec, timers);
+        sandboxes.put(spec.sandboxId(), s);
+        return s;
+    }
+
+    @Override
+    public Optional<Sandbox> attach(SandboxRef ref) {
+        BrowserVmSandbox s = sandboxes.get(ref.sandboxId());
+        return s == null || s.terminated() ? Optional.empty() : Optional.of(s);
+    }
+
+    @Override
+    public List<SandboxRef> list() {
+        return sandboxes.values().stream().filter(s -> !s.terminated()).map(BrowserVmSandbox::ref).toList();
+    }
+
+    @Override
+    public void destroy(SandboxRef ref) {
+        BrowserVmSandbox s = sandboxes.remove(ref.sandboxId());
+        if (s != null) s.terminate(TerminationReason.ORPHAN_REAPED);
+        else if (ref.handle() != null) vm.runtimeOf(ref.handle()).ifPresent(rt -> rt.unbind(ref.sandboxId()));
+    }
+
+    /** The workspace lives in the tab (mirrored to its OPFS) and is cleared when the sandbox ends: nothing is kept here. */
+    @Override
+    public Optional<Workspace> workspace(SandboxRef ref) {
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        timers.shutdownNow();
+    }
+}

@@ -1,0 +1,154 @@
+package dev.paddock.driver.browservm;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.UnsupportedCapabilityException;
+import dev.paddock.core.spi.Workspace;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A sandbox bound to one paired tab: every operation is a {@code sandbox.op} on that tab's relay connection. */
+final class BrowserVmSandbox implements Sandbox {
+    private static final Logger log = LoggerFactory.getLogger(BrowserVmSandbox.class);
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    /** Cap on the combined stdout and stderr of one command. */
+    static final long MAX_OUTPUT_BYTES = 16L << 20;
+    private static final Duration EXEC_GRACE = Duration.ofSeconds(30);
+
+    private final BrowserVm vm;
+    private final BrowserRuntime runtime;
+    private final SandboxSpec spec;
+    private final SandboxRef ref;
+    private final ScheduledExecutorService timers;
+    private final BrowserVmWorkspace workspace = new BrowserVmWorkspace(this);
+    private final Set<RemoteExec> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean terminated;
+
+    BrowserVmSandbox(BrowserVm vm, BrowserRuntime runtime, SandboxSpec spec, ScheduledExecutorService timers) {
+        this.vm = vm;
+        this.runtime = runtime;
+        this.spec = spec;
+        this.timers = timers;
+        this.ref = new SandboxRef(spec.sandboxId(), BrowserVmDriver.ID, runtime.id());
+    }
+
+    @Override
+    public SandboxRef ref() { return ref; }
+
+    BrowserRuntime runtime() { return runtime; }
+
+    @Override
+    public ExecHandle exec(ExecRequest request, ExecOutput output) {
+        requireLive();
+        Map<String, String> env = new LinkedHashMap<>(spec.env());
+        env.putAll(request.env());
+        for (String name : env.keySet()) {
+            if (!ENV_NAME.matcher(name).matches()) {
+                throw PaddockException.invalid("invalid_env", "environment variable names are letters, digits and _, not starting with a digit");
+            }
+        }
+        String cwd = GuestPaths.inWorkspace(request.cwd());
+        long timeoutSeconds = Math.max(1, (request.timeout().toMillis() + 999) / 1000);
+        Map<String, Object> args = new LinkedHashMap<>();
+        args.put("argv", request.argv());
+        args.put("env", env);
+        args.put("cwd", cwd);
+        PendingCall call = vm.start(runtime, spec.sandboxId(), "exec", args, request.stdin(), timeoutSeconds, MAX_OUTPUT_BYTES);
+        RemoteExec exec = new RemoteExec(this, call, request.timeout(), EXEC_GRACE, output, timers);
+        running.add(exec);
+        call.future.whenComplete((r, e) -> running.remove(exec));
+        return exec;
+    }
+
+    Reply call(String op, Map<String, Object> args, byte[] data, long maxReplyBytes) {
+        requireLive();
+        return vm.call(runtime, spec.sandboxId(), op, args, data, maxReplyBytes);
+    }
+
+    void tell(String op, Map<String, Object> args) {
+        RelayConnection c = runtime.connection();
+        if (c != null) c.tell(spec.sandboxId(), op, args);
+    }
+
+    @Override
+    public ProcessInfo startProcess(ExecRequest request) {
+        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "background processes");
+    }
+
+    @Override
+    public List<ProcessInfo> processes() {
+        return List.of();
+    }
+
+    @Override
+    public byte[] processLogs(long pid, long offset, int maxBytes) {
+        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "background processes");
+    }
+
+    @Override
+    public void signalProcess(long pid, int signal) {
+        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "background processes");
+    }
+
+    @Override
+    public Workspace workspace() {
+        requireLive();
+        return workspace;
+    }
+
+    @Override
+    public void suspend() {
+        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "suspend/resume");
+    }
+
+    @Override
+    public void resume() {
+        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "suspend/resume");
+    }
+
+    /** Kills what runs, clears the tab's workspace (and its OPFS mirror) and frees the tab for another sandbox. */
+    @Override
+    public void terminate(TerminationReason reason) {
+        if (terminated) return;
+        terminated = true;
+        PaddockException ended = PaddockException.conflict("sandbox_terminated", "sandbox " + spec.sandboxId() + " was terminated");
+        running.forEach(e -> e.abandon(ended));
+        try {
+            if (runtime.online()) vm.call(runtime, spec.sandboxId(), "destroy", Map.of("reason", reason.name().toLowerCase()), null, 1 << 16);
+        } catch (PaddockException e) {
+            log.info("sandbox tab of {} could not clean up ({}); it will when it reconnects", spec.sandboxId(), e.code());
+        } finally {
+            runtime.unbind(spec.sandboxId());
+        }
+    }
+
+    @Override
+    public SandboxStatus inspect() {
+        return new SandboxStatus(!terminated && runtime.online(), false, -1, -1, -1, -1, -1);
+    }
+
+    boolean terminated() { return terminated; }
+
+    private void requireLive() {
+        if (terminated) {
+            throw new PaddockException(ErrorType.CONFLICT, "sandbox_terminated", "sandbox " + spec.sandboxId() + " was terminated");
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.paddock.egress;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** Secrets held in memory only (tests, throwaway hosts). */
+public final class InMemorySecretRepository implements SecretRepository {
+    private final Map<String, StoredSecret> byKey = new ConcurrentHashMap<>();
+
+    private static String key(String tenantId, String id) { return tenantId + "\u0000" + id; }
+
+    @Override
+    public void put(StoredSecret secret) { byKey.put(key(secret.tenantId(), secret.id()), secret); }
+
+    @Override
+    public Optional<StoredSecret> get(String tenantId, String id) { return Optional.ofNullable(byKey.get(key(tenantId, id))); }
+
+    @Override
+    public List<StoredSecret> list(String tenantId) {
+        return byKey.values().stream().filter(s -> s.tenantId().equals(tenantId)).sorted(Comparator.comparing(StoredSecret::id)).toList();
+    }
+
+    @Override
+    public boolean delete(String tenantId, String id) { return byKey.remove(key(tenantId, id)) != null; }
+}

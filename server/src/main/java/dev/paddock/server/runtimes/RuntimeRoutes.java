@@ -1,0 +1,139 @@
+package dev.paddock.server.runtimes;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import dev.paddock.driver.browservm.BrowserRuntime;
+import dev.paddock.driver.browservm.BrowserVm;
+import dev.paddock.driver.browservm.Frames;
+import dev.paddock.driver.browservm.PairingCodes;
+import dev.paddock.driver.browservm.RelayConnection;
+import dev.paddock.driver.browservm.RelayPeer;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
+import dev.paddock.server.http.Params;
+import dev.paddock.server.wire.Views;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import io.javalin.websocket.WsContext;
+import java.time.Duration;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Paired runtimes (browser-vm tabs): mint a pairing code (API key), exchange it for a runtime token (the code is
+ * the credential), list/get/revoke runtimes (API key), and the relay WebSocket (runtime token in the query string,
+ * since browsers cannot set WebSocket headers; the token is never logged).
+ */
+public final class RuntimeRoutes {
+    private static final Logger log = LoggerFactory.getLogger(RuntimeRoutes.class);
+    public static final String EXCHANGE = "/v1/runtimes/exchange";
+    public static final String RELAY = "/v1/runtimes/relay";
+    private static final String CONNECTION = "paddock.relay";
+
+    private final BrowserVm vm;
+    private final Bodies bodies;
+
+    public RuntimeRoutes(BrowserVm vm, Bodies bodies) {
+        this.vm = vm;
+        this.bodies = bodies;
+    }
+
+    /** Paths that carry their own credential instead of an API key. */
+    public static boolean isPublic(String path) {
+        return path.equals(EXCHANGE) || path.equals(RELAY);
+    }
+
+    public void register(RoutesConfig r) {
+        r.post("/v1/runtimes/pairing_codes", this::pair);
+        r.post(EXCHANGE, this::exchange);
+        r.get("/v1/runtimes", ctx -> ctx.json(new Views.DataList<>(vm.runtimes(Auth.principal(ctx).tenantId()))));
+        r.get("/v1/runtimes/{id}", ctx -> ctx.json(vm.runtime(Auth.principal(ctx).tenantId(), id(ctx))
+                .orElseThrow(() -> PaddockException.notFound("runtime", id(ctx)))));
+        r.delete("/v1/runtimes/{id}", ctx -> {
+            vm.revoke(Auth.principal(ctx).tenantId(), id(ctx));
+            ctx.status(204);
+        });
+        r.wsBeforeUpgrade(RELAY, ctx -> vm.authenticate(ctx.queryParam("token")));
+        r.ws(RELAY, ws -> {
+            ws.onConnect(ctx -> {
+                ctx.session.setMaxTextMessageSize(Frames.MAX_FRAME_CHARS);
+                ctx.session.setIdleTimeout(Duration.ofMinutes(2));
+                BrowserRuntime rt;
+                try {
+                    rt = vm.authenticate(ctx.queryParam("token"));
+                } catch (PaddockException e) {
+                    ctx.closeSession(4401, "invalid runtime token");
+                    return;
+                }
+                ctx.attribute(CONNECTION, vm.connect(rt, new SocketPeer(ctx)));
+            });
+            ws.onMessage(ctx -> {
+                RelayConnection c = ctx.attribute(CONNECTION);
+                if (c != null) c.onText(ctx.message());
+            });
+            ws.onBinaryMessage(ctx -> {
+                RelayConnection c = ctx.attribute(CONNECTION);
+                if (c != null) c.onText("binary frame");
+            });
+            ws.onClose(ctx -> {
+                RelayConnection c = ctx.attribute(CONNECTION);
+                if (c != null) c.onClosed();
+            });
+            ws.onError(ctx -> {
+                RelayConnection c = ctx.attribute(CONNECTION);
+                log.debug("relay socket error: {}", ctx.error() == null ? "?" : Text.clip(ctx.error().toString(), 200));
+                if (c != null) c.onClosed();
+            });
+        });
+    }
+
+    private void pair(Context ctx) {
+        RuntimeBodies.PairBody body = bodies.json(ctx, RuntimeBodies.PairBody.class);
+        requireKind(body.kind());
+        PairingCodes.Minted m = vm.pair(Auth.principal(ctx).tenantId());
+        // the code travels in the URL fragment: browsers never send it to a server or put it in a Referer
+        ctx.status(201).json(new RuntimeBodies.PairingCode(m.code(), BrowserRuntime.KIND, m.expiresAt(), "/sandbox-tab#code=" + m.code()));
+    }
+
+    private void exchange(Context ctx) {
+        RuntimeBodies.ExchangeBody body = bodies.json(ctx, RuntimeBodies.ExchangeBody.class);
+        requireKind(body.kind());
+        if (body.code() == null) throw PaddockException.invalid("missing_field", "field 'code' is required");
+        BrowserVm.Exchanged x = vm.exchange(body.code());
+        ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
+    }
+
+    private static void requireKind(String kind) {
+        if (!BrowserRuntime.KIND.equals(kind)) {
+            throw PaddockException.invalid("invalid_kind", "field 'kind' must be \"" + BrowserRuntime.KIND + "\"");
+        }
+    }
+
+    private static String id(Context ctx) {
+        return Params.pathId(ctx, "id", "rt", "runtime id");
+    }
+
+    /** Sends frames one at a time (Jetty allows one outstanding text write per session). */
+    private record SocketPeer(WsContext ctx) implements RelayPeer {
+        @Override
+        public void send(String frame) throws Exception {
+            synchronized (this) {
+                if (!ctx.session.isOpen()) throw new PaddockException(ErrorType.UNAVAILABLE, "socket_closed", "socket closed");
+                Callback.Completable done = new Callback.Completable();
+                ctx.session.sendText(frame, done);
+                done.get();
+            }
+        }
+
+        @Override
+        public void close(int code, String reason) {
+            try {
+                ctx.closeSession(code, reason);
+            } catch (RuntimeException ignored) {
+                // already closed
+            }
+        }
+    }
+}
