@@ -5,12 +5,15 @@
  *     Runs as root on the host. Binds and listens on SOCKET, moves itself into the sandbox's cgroups,
  *     double-forks and setsid()s (so the sandbox outlives the host process), writes the pid of the
  *     process that becomes bwrap to PIDFILE, drops to UID/GID (no groups, no_new_privs) and execs bwrap
- *     with the listening socket inherited as fd 3. Exit status 0 once bwrap was exec'd.
+ *     with the listening socket inherited as fd 3 and the write end of a readiness pipe as fd 4.
+ *     Exit status 0 once init inside the sandbox reported on that pipe that it serves; otherwise 1 with
+ *     the reason on stderr. So a caller never polls: when the launcher is done, the sandbox answers.
  *
- *   paddock-init serve
- *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Accepts on fd 3,
- *     runs one command per connection, keeps background processes with a ring buffer of their output
- *     and reaps every orphan. When it exits the kernel kills everything in the pid namespace.
+ *   paddock-init serve [READY_FD]
+ *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Writes '+' to
+ *     READY_FD and closes it once set up, then accepts on fd 3, runs one command per connection, keeps
+ *     background processes with a ring buffer of their output and reaps every orphan. When it exits the
+ *     kernel kills everything in the pid namespace.
  *
  * Wire format, both directions: frames of [type u8][length u32 big endian][payload]. Every length is
  * bounded; anything malformed closes the connection. Only peers outside the sandbox's pid namespace
@@ -50,6 +53,7 @@
 extern char **environ;
 
 /* ---------- small helpers ---------- */
+static long long TR(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec; }
 
 struct buf { unsigned char *d; size_t len, cap; };
 
@@ -459,7 +463,7 @@ static void accept_all(int lfd) {
     }
 }
 
-static int serve(void) {
+static int serve(int ready_fd) {
     if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
     set_nonblock(LISTEN_FD);
     prctl(PR_SET_DUMPABLE, 0);          /* sandbox processes share our uid: keep them out of /proc/1 */
@@ -469,6 +473,12 @@ static int serve(void) {
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) die("serve: signalfd: %s", strerror(errno));
+    dprintf(2, "TRACE init_ready %lld\n", TR());
+    if (ready_fd >= 0) {
+        /* the socket listens since before bwrap started: from here on every connection is served */
+        if (write(ready_fd, "+", 1) != 1) die("serve: cannot report readiness: %s", strerror(errno));
+        close(ready_fd);
+    }
 
     static struct pollfd pfd[1 + 1 + MAX_CONN * 4 + MAX_BG];
     static void *owner[1 + 1 + MAX_CONN * 4 + MAX_BG];
@@ -566,6 +576,7 @@ static long parse_id(const char *s, const char *what) {
 }
 
 static int launch(int argc, char **argv) {
+    long long t_start = TR();
     if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCS]... -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
     uid_t uid = (uid_t)parse_id(argv[3], "UID");
@@ -591,6 +602,7 @@ static int launch(int argc, char **argv) {
     char self[32]; snprintf(self, sizeof self, "%d", getpid());
     for (int k = 0; k < ncg; k++) write_file(cgroups[k], self);
 
+    long long t_cg = TR();
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (logfd < 0 || devnull < 0) die("launch: cannot open %s: %s", log, strerror(errno));
@@ -612,7 +624,8 @@ static int launch(int argc, char **argv) {
         int rep = fcntl(report[1], F_DUPFD_CLOEXEC, 10), lis = fcntl(lfd, F_DUPFD_CLOEXEC, 10);
         if (rep < 0 || lis < 0) _exit(1);
         if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd, 2) < 0) _exit(1);
-        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, 4) < 0 || fcntl(4, F_SETFD, FD_CLOEXEC)) _exit(1);
+        /* dup2 clears close-on-exec: fd 4 goes through bwrap to init, which reports readiness on it */
+        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, 4) < 0) _exit(1);
         report[1] = 4;
         close_range(5, ~0u, 0);
         if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
@@ -620,6 +633,7 @@ static int launch(int argc, char **argv) {
             dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
         }
         sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
+        dprintf(2, "TRACE launch_start %lld cgroups_done %lld exec_bwrap %lld\n", t_start, t_cg, TR());
         execv(cmd[0], cmd);
         dprintf(report[1], "cannot run %s: %s", cmd[0], strerror(errno));
         _exit(1);
@@ -627,17 +641,35 @@ static int launch(int argc, char **argv) {
     close(report[1]); close(lfd);
     int st;
     waitpid(first, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) die("launch: could not detach the sandbox process");
+    /*
+     * Either init writes '+' (it serves), or the process before bwrap writes why it failed, or bwrap fails
+     * during setup and every copy of the pipe closes (EOF; bwrap's own message is in LOGFILE).
+     */
     char msg[512]; ssize_t n, got = 0;
-    while ((n = read(report[0], msg + got, sizeof msg - 1 - got)) > 0) got += n;
+    while (got < (ssize_t)sizeof msg - 1 && (n = read(report[0], msg + got, sizeof msg - 1 - got)) != 0) {
+        if (n < 0) { if (errno == EINTR) continue; die("launch: reading the readiness pipe: %s", strerror(errno)); }
+        got += n;
+        if (msg[0] == '+') { dprintf(logfd, "TRACE launcher_exit %lld\n", TR()); return 0; }
+    }
     msg[got] = 0;
     if (got > 0) die("launch: %s", msg);
-    if (!WIFEXITED(st) || WEXITSTATUS(st)) die("launch: could not detach the sandbox process");
-    return 0;
+    die("launch: the sandbox exited while starting (see %s)", log);
+    return 1;
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 2 && !strcmp(argv[1], "serve") && argc == 2) return serve();
+    if (argc >= 2 && !strcmp(argv[1], "serve") && argc <= 3) {
+        int ready_fd = -1;
+        if (argc == 3) {
+            /* only fds the launcher hands over: 3 is the socket, the pipe sits right above it */
+            if (strcmp(argv[2], "4")) die("serve: the readiness pipe must be fd 4, got '%s'", argv[2]);
+            ready_fd = 4;
+            if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 is not open");
+        }
+        return serve(ready_fd);
+    }
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
-    fprintf(stderr, "usage: paddock-init serve | paddock-init launch ...\n");
+    fprintf(stderr, "usage: paddock-init serve [READY_FD] | paddock-init launch ...\n");
     return 2;
 }

@@ -75,6 +75,8 @@ export const api = {
   removeFile: (id, path, recursive) => json('DELETE', `${sbx(id)}/files`, { query: { path, recursive } }),
   execStream: (id, command, timeoutSeconds, onOutput, signal) => execStream(id, command, timeoutSeconds, onOutput, signal),
   drivers: () => json('GET', '/v1/drivers'),
+  runtimes: () => json('GET', '/v1/runtimes'),
+  pairRuntime: () => json('POST', '/v1/runtimes/pairing_codes', { json: { kind: 'browser-vm' } }),
 };
 
 /**

@@ -6,6 +6,7 @@ import { renderSignIn } from './signin.js';
 import { renderSandboxes } from './sandboxes.js';
 import { renderSandbox } from './sandbox.js';
 import { renderDrivers } from './drivers.js';
+import { renderRuntimes } from './runtimes.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -34,6 +35,7 @@ function route() {
   let view;
   if (parts[0] === 'sandboxes' && parts[1]) view = renderSandbox(main, decodeURIComponent(parts[1]));
   else if (parts[0] === 'drivers') view = renderDrivers(main);
+  else if (parts[0] === 'runtimes') view = renderRuntimes(main);
   else if (parts[0] === 'sandboxes' || parts[0] === '') view = renderSandboxes(main);
   else view = replace(main, h('section', { class: 'panel' }, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/sandboxes' }, 'Back to sandboxes'))));
   cleanup = typeof view === 'function' ? view : () => {};

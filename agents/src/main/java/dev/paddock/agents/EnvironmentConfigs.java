@@ -49,6 +49,10 @@ public final class EnvironmentConfigs {
                     throw PaddockException.invalid("sandbox_free_disabled", "environments of type 'none' run tools on the host without "
                             + "isolation and are disabled on this server; use 'cloud', or start the server with allow_sandbox_free=true");
                 }
+                if (!drivers.contains(config.sandboxFreeDriver())) {
+                    throw PaddockException.invalid("sandbox_free_unavailable", "environments of type 'none' need the '"
+                            + config.sandboxFreeDriver() + "' driver, which this server has not loaded");
+                }
                 yield new LinkedHashMap<>(Map.of("type", NONE));
             }
             default -> throw PaddockException.invalid("invalid_config_type", "field 'config.type' must be cloud, self_hosted or none, got '"

@@ -8,13 +8,11 @@ import dev.paddock.core.agents.WorkItem;
 import dev.paddock.core.agents.WorkStore;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -83,10 +81,8 @@ public final class WorkQueue {
                     .leaseExpiresAt(now.plus(config.defaultLeaseTtl())).ttlSeconds(config.defaultLeaseTtl().toSeconds()).build());
             if (claimed.isPresent()) {
                 WorkItem w = claimed.get();
-                if (!w.tenantId().equals(tenantId)) return Optional.empty();
-                Map<String, Object> wire = wire(w);
-                wire.put("secret", secret(w));
-                return Optional.of(wire);
+                // no per-item secret yet: per-session calls authenticate with the environment key
+                return Optional.of(wire(w));
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) return Optional.empty();
@@ -233,12 +229,6 @@ public final class WorkQueue {
         m.put("state", w.state());
         m.put("ttl_seconds", w.leaseExpiresAt() == null ? 0 : Math.max(0, Duration.between(now, w.leaseExpiresAt()).toSeconds()));
         return m;
-    }
-
-    /** A per-claim token; Paddock's per-item calls accept the environment key, so it carries no credential yet. */
-    private static String secret(WorkItem w) {
-        String json = "{\"work_id\":\"" + w.id() + "\",\"generation\":" + w.generation() + "}";
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(json.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Heartbeat tokens are timestamps, made strictly increasing so that two beats never share one. */

@@ -39,8 +39,10 @@ public final class PaddockServer implements AutoCloseable {
     private final HttpMetrics metrics;
     private Javalin app;
     private boolean consoleServed;
+    private dev.paddock.driver.browservm.BrowserVm browserVm;
     private ImageService images;
     private dev.paddock.agents.ManagedAgents agents;
+    private dev.paddock.mcp.McpHttpEndpoint mcp;
 
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
         this.host = host;
@@ -60,6 +62,13 @@ public final class PaddockServer implements AutoCloseable {
     public synchronized PaddockServer agents(dev.paddock.agents.ManagedAgents managedAgents) {
         if (app != null) throw new IllegalStateException("agents must be set before the server starts");
         this.agents = managedAgents;
+        return this;
+    }
+
+    /** Serves paired runtimes (browser-vm tabs), their relay and the sandbox tab page; call before {@link #start()}. */
+    public synchronized PaddockServer browserVm(dev.paddock.driver.browservm.BrowserVm service) {
+        if (app != null) throw new IllegalStateException("browserVm must be set before the server starts");
+        this.browserVm = service;
         return this;
     }
 
@@ -87,6 +96,10 @@ public final class PaddockServer implements AutoCloseable {
             app.stop();
             app = null;
         }
+        if (mcp != null) {
+            mcp.close();
+            mcp = null;
+        }
     }
 
     @Override
@@ -103,6 +116,9 @@ public final class PaddockServer implements AutoCloseable {
         c.startup.showJavalinBanner = false;
         c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(json)));
         consoleServed = ConsoleFiles.register(c, config.consoleResource());
+        // MCP (streamable HTTP) at /mcp on the same port; it checks the API key itself
+        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, keys, config.version());
+        c.jetty.modifyServletContextHandler(mcp::mount);
 
         Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
         Auth auth = agents == null ? new Auth(keys) : new Auth(keys, dev.paddock.server.routes.agents.AgentsRoutes.environmentKeys(agents));
@@ -120,6 +136,10 @@ public final class PaddockServer implements AutoCloseable {
         c.requestLogger.http(metrics::record);
 
         new SystemRoutes(host, metrics, config.version()).register(r);
+        if (browserVm != null) {
+            new dev.paddock.server.runtimes.RuntimeRoutes(browserVm, bodies).register(r);
+            new dev.paddock.server.runtimes.SandboxTabPage(browserVm.config().assetsDir(), config.consoleResource()).register(r);
+        }
         new SandboxRoutes(host, bodies, images).register(r);
         if (images != null) new ImageRoutes(images).register(r);
         new ExecRoutes(host, bodies, json, errors).register(r);
@@ -135,6 +155,6 @@ public final class PaddockServer implements AutoCloseable {
     }
 
     private static boolean needsKey(Context ctx) {
-        return isApi(ctx) && !ctx.path().equals("/v1/health");
+        return isApi(ctx) && !ctx.path().equals("/v1/health") && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.path());
     }
 }

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -283,5 +282,4 @@ class AgentToolsetTest {
                 d.globResultLimit(), d.walkMaxEntries(), d.walkMaxDepth(), d.grepMaxLineChars());
     }
 
-    static Duration seconds(int s) { return Duration.ofSeconds(s); }
 }

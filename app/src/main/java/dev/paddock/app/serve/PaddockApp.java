@@ -50,19 +50,22 @@ public final class PaddockApp implements AutoCloseable {
         try {
             SandboxDriver driver = DriverLoader.load(s);
             started.add(driver);
+            dev.paddock.driver.browservm.BrowserVmDriver browserVm = BrowserVmWiring.start(started);
             JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
             started.add(store);
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
                     s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval());
-            RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver), Clock.systemUTC());
+            RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver, browserVm), Clock.systemUTC());
             started.add(host);
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
             PaddockServer server = new PaddockServer(host, keys, serverConfig);
+            server.agents(AgentsWiring.start(s, host, store, started));
             server.images(new ImageCatalog(images(dir), store.sandboxes()));
+            server.browserVm(browserVm.runtimeService());
             server.start();
             started.add(server::stop);
             String url = "http://" + hostForUrl(s.bind()) + ":" + server.port();

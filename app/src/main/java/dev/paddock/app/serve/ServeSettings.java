@@ -37,7 +37,10 @@ public record ServeSettings(
         Path bwrapPath,
         Path cgroupRoot,
         int bwrapUidBase,
-        int bwrapUidCount) {
+        int bwrapUidCount,
+        String modelBaseUrl,
+        String modelApiKey,
+        boolean allowSandboxFree) {
 
     /** Every key with its default ("" = none) and what it does: the reference printed by {@code serve --help}. */
     public static final Map<String, String[]> KEYS = keys();
@@ -61,6 +64,9 @@ public record ServeSettings(
         k.put("cgroup_root", new String[] {"/sys/fs/cgroup", "cgroup filesystem root"});
         k.put("bwrap_uid_base", new String[] {"200000", "first host uid for sandboxes"});
         k.put("bwrap_uid_count", new String[] {"50000", "number of host uids for sandboxes"});
+        k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
+        k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
+        k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
         return java.util.Collections.unmodifiableMap(k);
     }
 
@@ -108,7 +114,10 @@ public record ServeSettings(
                 path(v.get("bwrap_path"), home),
                 path(v.get("cgroup_root"), home),
                 integer("bwrap_uid_base", v.get("bwrap_uid_base")),
-                integer("bwrap_uid_count", v.get("bwrap_uid_count")));
+                integer("bwrap_uid_count", v.get("bwrap_uid_count")),
+                blankToNull(v.get("model_base_url")),
+                blankToNull(v.get("model_api_key")),
+                bool("allow_sandbox_free", v.get("allow_sandbox_free")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
@@ -141,6 +150,15 @@ public record ServeSettings(
         } catch (NumberFormatException e) {
             throw new SettingsException("port must be a number from 0 to 65535, got '" + s + "'");
         }
+    }
+
+    private static boolean bool(String key, String s) {
+        String t = s == null ? "" : s.trim().toLowerCase(Locale.ROOT);
+        return switch (t) {
+            case "true", "yes", "1" -> true;
+            case "false", "no", "0", "" -> false;
+            default -> throw new SettingsException(key + " must be true or false, got '" + s + "'");
+        };
     }
 
     private static int integer(String key, String s) {

@@ -39,7 +39,8 @@ public record Resource(
     public static final String SESSION = "session";
 
     public Resource {
-        body = body == null ? Map.of() : Map.copyOf(body);
+        // JSON bodies hold nulls (absent values), which Map.copyOf refuses
+        body = body == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(body));
     }
 
     public Resource withBody(Map<String, Object> b, Instant at) {

@@ -9,6 +9,7 @@ import java.util.Map;
  */
 public record SessionEvent(long seq, String id, String sessionId, String tenantId, String type, Instant processedAt, Map<String, Object> body) {
     public SessionEvent {
-        body = body == null ? Map.of() : Map.copyOf(body);
+        // JSON bodies hold nulls (absent values), which Map.copyOf refuses
+        body = body == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(body));
     }
 }

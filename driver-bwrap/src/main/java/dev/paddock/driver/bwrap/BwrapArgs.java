@@ -15,6 +15,8 @@ import java.util.Map;
 final class BwrapArgs {
     /** Where the init agent appears inside every sandbox (on bwrap's private /dev tmpfs, so images need no mount point). */
     static final String INIT_PATH = "/dev/.paddock/init";
+    /** The fd on which init reports that it serves; the launcher hands it through bwrap (see paddock-init.c). */
+    static final int READY_FD = 4;
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     /** Root of the sandbox: the host's /usr and /etc, or an image rootfs (optionally behind a throwaway overlay). */
@@ -48,7 +50,7 @@ final class BwrapArgs {
                 "--bind", workspace.toString(), "/workspace",
                 "--ro-bind", initBinary.toString(), INIT_PATH,
                 "--chdir", "/workspace",
-                "--", INIT_PATH, "serve"));
+                "--", INIT_PATH, "serve", Integer.toString(READY_FD)));
         return a;
     }
 

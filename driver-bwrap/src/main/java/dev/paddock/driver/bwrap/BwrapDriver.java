@@ -94,6 +94,7 @@ public final class BwrapDriver implements SandboxDriver {
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
             throw PaddockException.conflict("sandbox_exists", "a bwrap sandbox with id " + spec.sandboxId() + " already runs; terminate it or use another id");
         }
+        long T0 = System.nanoTime();
         int uid = uids.allocate(spec.sandboxId());
         SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
         SandboxCgroup cgroup = null;
@@ -104,10 +105,11 @@ public final class BwrapDriver implements SandboxDriver {
             meta.write(paths.meta());
             String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
-            SandboxLauncher.launch(initBinary, paths, uid, uid, cgroup.procsFiles(), args);
-            BwrapSandbox sandbox = new BwrapSandbox(this, paths, meta, cgroup);
-            awaitReady(sandbox, paths);
-            return sandbox;
+            long T4 = System.nanoTime();
+            launch(paths, uid, cgroup, args);
+            long T5 = System.nanoTime();
+            if (Boolean.getBoolean("paddock.phases")) { try { System.out.println("TRACE java_start " + T0 + " java_launch " + T4 + " java_launched " + T5 + " " + Files.readString(paths.log()).replace('\n', ' ')); } catch (IOException e) { } }
+            return new BwrapSandbox(this, paths, meta, cgroup);
         } catch (RuntimeException e) {
             if (cgroup != null) cleanUp(paths, cgroup, meta);
             else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
@@ -115,16 +117,18 @@ public final class BwrapDriver implements SandboxDriver {
         }
     }
 
-    private void awaitReady(BwrapSandbox sandbox, SandboxPaths paths) {
+    /** Returns once init serves (the launcher waits for its readiness report); a failure carries the sandbox's log. */
+    private void launch(SandboxPaths paths, int uid, SandboxCgroup cgroup, List<String> args) {
         try {
-            sandbox.init().ping(config.startTimeout());
+            SandboxLauncher.launch(initBinary, paths, uid, uid, cgroup.procsFiles(), args, config.startTimeout());
         } catch (PaddockException e) {
             String log = "";
             try {
                 log = new String(Files.readAllBytes(paths.log()), StandardCharsets.UTF_8).trim();
             } catch (IOException ignored) { }
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "the sandbox did not come up"
-                    + (log.isEmpty() ? "" : ": " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400)), e);
+            if (log.isEmpty()) throw e;
+            throw new PaddockException(ErrorType.API, "sandbox_start_failed", e.getMessage()
+                    + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400), e);
         }
     }
 
@@ -264,18 +268,25 @@ public final class BwrapDriver implements SandboxDriver {
             Files.setPosixFilePermissions(paths.sandboxDir(), PosixFilePermissions.fromString("rwx--x--x"));
             Path ws = paths.workspace();
             if (Files.isSymbolicLink(ws)) throw PaddockException.internal("workspace " + ws + " is a symlink; refusing to use it", null);
-            Files.createDirectories(ws);
-            // a kept workspace may belong to an earlier uid: hand the whole tree to the new one (not following links)
-            try (Stream<Path> tree = Files.walk(ws)) {
-                for (Path p : (Iterable<Path>) tree::iterator) {
-                    Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
-                    Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
+            if (Files.exists(ws, LinkOption.NOFOLLOW_LINKS)) {
+                // a kept workspace may belong to an earlier uid: hand the whole tree to the new one (not following links)
+                try (Stream<Path> tree = Files.walk(ws)) {
+                    for (Path p : (Iterable<Path>) tree::iterator) chown(p, uid);
                 }
+                Files.setPosixFilePermissions(ws, PosixFilePermissions.fromString("rwx------"));
+            } else {
+                // a fresh workspace is empty: one directory to create and hand over, nothing to walk
+                Files.createDirectory(ws, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                chown(ws, uid);
             }
-            Files.setPosixFilePermissions(ws, PosixFilePermissions.fromString("rwx------"));
         } catch (IOException e) {
             throw PaddockException.internal("cannot prepare the directories of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
         }
+    }
+
+    private static void chown(Path p, int uid) throws IOException {
+        Files.setAttribute(p, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", uid, LinkOption.NOFOLLOW_LINKS);
     }
 
     private static void deleteRunDir(SandboxPaths paths) {

@@ -29,7 +29,7 @@ class CreateLatencyPerfTest {
                 long t0 = System.nanoTime();
                 Sandbox s = env.create();
                 s.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await();
-                create.add(System.nanoTime() - t0);
+                create.add(System.nanoTime() - t0); if (Boolean.getBoolean("paddock.phases")) System.out.println("TRACE exec_done " + System.nanoTime());
                 for (int j = 0; j < 3; j++) {
                     long t1 = System.nanoTime();
                     s.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await();

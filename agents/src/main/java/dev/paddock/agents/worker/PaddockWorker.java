@@ -1,0 +1,247 @@
+package dev.paddock.agents.worker;
+
+import dev.paddock.core.Ids;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.host.Principal;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.SandboxRequest;
+import dev.paddock.toolset.AgentToolset;
+import dev.paddock.toolset.ToolResult;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A self-hosted worker in Java: polls an environment's work queue (Paddock's or Anthropic's), acknowledges each
+ * item, keeps its lease alive with heartbeats, creates a Paddock sandbox for the session, follows the session's
+ * events and answers every {@code agent.tool_use} with a {@code user.tool_result} from the agent toolset run in
+ * that sandbox. The item is force-stopped and the sandbox terminated when the session idles out, ends, or the
+ * lease is lost (then the item belongs to someone else and is left alone).
+ */
+public final class PaddockWorker implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PaddockWorker.class);
+    private static final String NO_HEARTBEAT = "NO_HEARTBEAT";
+
+    /** {@code maxIdle}: how long a session stays served after its turn ended without new work. */
+    public record Settings(String baseUrl, String environmentId, String environmentKey, String workerId, Duration maxIdle,
+                           Duration heartbeatInterval, SandboxRequest sandbox) {
+        public Settings {
+            if (workerId == null || workerId.isBlank()) workerId = "paddock-worker-" + Ids.newId("wkr");
+            if (maxIdle == null) maxIdle = Duration.ofSeconds(60);
+            if (heartbeatInterval == null) heartbeatInterval = Duration.ofSeconds(20);
+            if (sandbox == null) sandbox = SandboxRequest.defaults();
+        }
+    }
+
+    private final Settings settings;
+    private final RuntimeHost host;
+    private final QueueClient queue;
+    private final Principal owner;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+
+    public PaddockWorker(Settings settings, RuntimeHost host) {
+        this.settings = settings;
+        this.host = host;
+        this.queue = new QueueClient(settings.baseUrl(), settings.environmentKey(), settings.workerId());
+        this.owner = new Principal("worker", settings.workerId(), false);
+    }
+
+    /** Serves work until {@link #close()}; a failed item is logged and the loop goes on. */
+    public void run() {
+        long backoff = 500;
+        while (!stopping.get()) {
+            try {
+                if (!serveNext(999)) continue;
+                backoff = 500;
+            } catch (QueueClient.HttpFailure e) {
+                if (e.status == 401 || e.status == 403 || e.status == 404) throw e;
+                log.warn("work poll failed ({}); retrying in {} ms", e.getMessage(), backoff);
+                sleep(backoff);
+                backoff = Math.min(backoff * 2, 30_000);
+            }
+        }
+    }
+
+    /** Polls once ({@code blockMs} at most) and serves the item it gets; false when there was none. */
+    public boolean serveNext(long blockMs) {
+        Optional<JsonNode> polled = queue.poll(settings.environmentId(), blockMs);
+        if (polled.isEmpty()) return false;
+        JsonNode work = polled.get();
+        String workId = work.get("id").asString();
+        queue.ack(settings.environmentId(), workId);
+        if (!"session".equals(work.path("data").path("type").asString())) {
+            queue.stop(settings.environmentId(), workId);
+            return true;
+        }
+        serve(workId, work.get("data").get("id").asString());
+        return true;
+    }
+
+    private void serve(String workId, String sessionId) {
+        AtomicBoolean leaseLost = new AtomicBoolean();
+        AtomicBoolean done = new AtomicBoolean();
+        Thread heartbeat = Thread.ofVirtual().name("worker-heartbeat-" + workId).start(() -> heartbeat(workId, done, leaseLost));
+        String sandboxId = null;
+        try {
+            JsonNode session = queue.session(sessionId);
+            if ("terminated".equals(session.path("status").asString())) return;
+            SandboxRecord sandbox = host.create(owner, settings.sandbox());
+            sandboxId = sandbox.id();
+            follow(sessionId, new AgentToolset(host, owner, sandboxId), leaseLost);
+        } catch (RuntimeException e) {
+            log.warn("serving session {} failed: {}", sessionId, e.getMessage());
+        } finally {
+            done.set(true);
+            heartbeat.interrupt();
+            if (sandboxId != null) {
+                try {
+                    host.delete(owner, sandboxId);
+                } catch (RuntimeException ignored) {
+                    // already gone
+                }
+            }
+            if (!leaseLost.get()) {
+                try {
+                    queue.stop(settings.environmentId(), workId);
+                } catch (QueueClient.HttpFailure e) {
+                    if (e.status != 409) log.warn("stopping work {} failed: {}", workId, e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** Answers tool calls until the session idles out, ends, or the lease is gone. */
+    private void follow(String sessionId, AgentToolset tools, AtomicBoolean leaseLost) {
+        LinkedBlockingQueue<String> wakeups = new LinkedBlockingQueue<>();
+        AtomicBoolean streaming = new AtomicBoolean(true);
+        Thread reader = Thread.ofVirtual().name("worker-events-" + sessionId).start(() -> readStream(sessionId, wakeups, streaming));
+        Set<String> answered = new HashSet<>();
+        long idleSince = -1;
+        try {
+            while (!stopping.get() && !leaseLost.get()) {
+                List<JsonNode> events = queue.events(sessionId);
+                String lastStatus = null;
+                boolean endsTurn = false;
+                for (JsonNode e : events) {
+                    String type = e.get("type").asString();
+                    switch (type) {
+                        case "user.tool_result" -> answered.add(e.get("tool_use_id").asString());
+                        case "agent.tool_result" -> answered.add(e.get("tool_use_id").asString());
+                        case "session.status_terminated", "session.deleted" -> { return; }
+                        case "session.status_idle" -> {
+                            lastStatus = type;
+                            endsTurn = !"requires_action".equals(e.path("stop_reason").path("type").asString());
+                        }
+                        case "session.status_running" -> lastStatus = type;
+                        default -> { }
+                    }
+                }
+                boolean ran = false;
+                for (JsonNode e : events) {
+                    if (!"agent.tool_use".equals(e.get("type").asString())) continue;
+                    String id = e.get("id").asString();
+                    if (answered.contains(id) || leaseLost.get()) continue;
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> input = QueueClient.JSON.convertValue(e.get("input"), Map.class);
+                    ToolResult r = tools.execute(e.get("name").asString(), input);
+                    Map<String, Object> result = new LinkedHashMap<>();
+                    result.put("type", "user.tool_result");
+                    result.put("tool_use_id", id);
+                    result.put("content", List.of(Map.of("type", "text", "text", r.content().isEmpty() ? "(no output)" : r.content())));
+                    result.put("is_error", r.isError());
+                    queue.send(sessionId, result);
+                    answered.add(id);
+                    ran = true;
+                }
+                if (ran || !"session.status_idle".equals(lastStatus) || !endsTurn) {
+                    idleSince = -1;
+                } else if (idleSince < 0) {
+                    idleSince = System.nanoTime();
+                } else if (System.nanoTime() - idleSince > settings.maxIdle().toNanos()) {
+                    return;
+                }
+                if (!streaming.get()) {
+                    streaming.set(true);
+                    reader = Thread.ofVirtual().start(() -> readStream(sessionId, wakeups, streaming));
+                }
+                wakeups.poll(250, TimeUnit.MILLISECONDS);
+                wakeups.clear();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            reader.interrupt();
+        }
+    }
+
+    private void readStream(String sessionId, LinkedBlockingQueue<String> wakeups, AtomicBoolean streaming) {
+        try (InputStream in = queue.stream(sessionId);
+             BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null && !Thread.currentThread().isInterrupted()) {
+                if (line.startsWith("event:")) wakeups.offer(line);
+            }
+        } catch (Exception e) {
+            log.debug("event stream of {} ended: {}", sessionId, e.toString());
+        } finally {
+            streaming.set(false);
+        }
+    }
+
+    private void heartbeat(String workId, AtomicBoolean done, AtomicBoolean leaseLost) {
+        String last = NO_HEARTBEAT;
+        while (!done.get()) {
+            try {
+                JsonNode r = queue.heartbeat(settings.environmentId(), workId, last);
+                last = r.get("last_heartbeat").asString();
+                String state = r.path("state").asString();
+                if (!r.path("lease_extended").asBoolean(true) || "stopping".equals(state) || "stopped".equals(state)) {
+                    log.info("work {} is {}; stopping", workId, state);
+                    stopping.set(stopping.get());
+                    done.set(true);
+                    return;
+                }
+            } catch (QueueClient.HttpFailure e) {
+                if (e.status == 412 || e.status == 404 || e.status == 409) {
+                    log.warn("lease on work {} lost: {}", workId, e.getMessage());
+                    leaseLost.set(true);
+                    return;
+                }
+                log.warn("heartbeat of work {} failed: {}", workId, e.getMessage());
+            }
+            try {
+                Thread.sleep(settings.heartbeatInterval());
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops polling; the item being served ends at its next step. */
+    @Override
+    public void close() {
+        stopping.set(true);
+    }
+}

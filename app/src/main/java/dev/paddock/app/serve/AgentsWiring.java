@@ -1,0 +1,28 @@
+package dev.paddock.app.serve;
+
+import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.ManagedAgents;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.store.JdbcStore;
+import java.time.Clock;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Builds the Managed Agents layer from the serve settings; it is closed with the other started parts. */
+final class AgentsWiring {
+    private static final Logger log = LoggerFactory.getLogger(AgentsWiring.class);
+
+    private AgentsWiring() {}
+
+    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, List<AutoCloseable> started) {
+        AgentsConfig config = AgentsConfig.defaults().withModel(s.modelBaseUrl(), s.modelApiKey())
+                .withSandboxFree(s.allowSandboxFree(), "subprocess");
+        if (s.allowSandboxFree()) {
+            log.warn("allow_sandbox_free is on: sessions in environments of type 'none' run tools on this host without isolation");
+        }
+        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC());
+        started.add(agents);
+        return agents;
+    }
+}

@@ -1,0 +1,74 @@
+package dev.paddock.app.browservm;
+
+import dev.paddock.driver.browservm.BrowserVm;
+import dev.paddock.driver.browservm.BrowserVmConfig;
+import dev.paddock.driver.browservm.BrowserVmDriver;
+import dev.paddock.host.ApiKeys;
+import dev.paddock.host.HostConfig;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.PaddockServer;
+import dev.paddock.server.ServerConfig;
+import dev.paddock.store.JdbcStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * A real Paddock (SQLite store, runtime host, HTTP server) whose only driver is browser-vm, with a clock the test
+ * can move (pairing codes expire) and a short reconnect grace (so "tab gone" shows within seconds).
+ */
+final class BrowserVmStack implements AutoCloseable {
+    static final Duration RECONNECT_GRACE = Duration.ofSeconds(3);
+
+    final MovableClock clock = new MovableClock();
+    final JdbcStore store;
+    final ApiKeys keys;
+    final BrowserVm vm;
+    final BrowserVmDriver driver;
+    final RuntimeHost host;
+    final PaddockServer server;
+    final String url;
+    final String tenantAKey;
+    final String tenantBKey;
+
+    BrowserVmStack(Path dataDir, Path assets) throws Exception {
+        Files.createDirectories(dataDir);
+        store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
+        keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
+        tenantAKey = keys.create("tenant_a", "a", true).secret();
+        tenantBKey = keys.create("tenant_b", "b", true).secret();
+        vm = new BrowserVm(BrowserVmConfig.defaults(assets).withTimings(Duration.ofSeconds(25), Duration.ofSeconds(60), RECONNECT_GRACE), clock);
+        driver = new BrowserVmDriver(vm);
+        host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver(BrowserVmDriver.ID), store, List.of(driver), Clock.systemUTC());
+        host.start();
+        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0)).browserVm(vm);
+        server.start();
+        url = "http://127.0.0.1:" + server.port();
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+        host.close();
+        driver.close();
+        vm.close();
+        store.close();
+    }
+
+    /** Real time, plus whatever the test adds. */
+    static final class MovableClock extends Clock {
+        private volatile Duration offset = Duration.ZERO;
+
+        void advance(Duration d) { offset = offset.plus(d); }
+
+        @Override public ZoneOffset getZone() { return ZoneOffset.UTC; }
+
+        @Override public Clock withZone(java.time.ZoneId zone) { return this; }
+
+        @Override public Instant instant() { return Instant.now().plus(offset); }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.paddock.mcp;
+
+import dev.paddock.host.ApiKeys;
+import dev.paddock.host.RuntimeHost;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+
+/**
+ * The MCP server over streamable HTTP at {@code /mcp}, mounted into the Jetty servlet context the REST API runs in
+ * (one port). Every request must carry a Paddock API key ({@code x-api-key} or {@code Authorization: Bearer});
+ * tool calls act for that key's tenant. Call {@link #close()} when the HTTP server stops.
+ */
+public final class McpHttpEndpoint implements AutoCloseable {
+    public static final String PATH = "/mcp";
+    private static final int MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+    private final ApiKeys keys;
+    private final HttpServletStreamableServerTransportProvider transport;
+    private final McpSyncServer server;
+
+    public McpHttpEndpoint(RuntimeHost host, ApiKeys keys, String version) {
+        this.keys = keys;
+        this.transport = HttpServletStreamableServerTransportProvider.builder()
+                .jsonMapper(PaddockMcpServer.MAPPER)
+                .mcpEndpoint(PATH)
+                .maxRequestSize(MAX_REQUEST_BYTES)
+                .contextExtractor(McpAuth::context)
+                .build();
+        this.server = PaddockMcpServer.create(transport, host, version);
+    }
+
+    /** Adds the endpoint to a servlet context, e.g. from Javalin's {@code config.jetty.modifyServletContextHandler}. */
+    public void mount(ServletContextHandler context) {
+        ServletHolder holder = new ServletHolder("paddock-mcp", new AuthenticatingServlet(keys, transport));
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, PATH);
+    }
+
+    @Override
+    public void close() {
+        server.closeGracefully();
+    }
+}

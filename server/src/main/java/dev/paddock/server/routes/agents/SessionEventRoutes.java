@@ -1,0 +1,127 @@
+package dev.paddock.server.routes.agents;
+
+import dev.paddock.agents.EventIntake;
+import dev.paddock.agents.EventLog;
+import dev.paddock.agents.ListResult;
+import dev.paddock.agents.SessionService;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.store.Page;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.server.http.ApiJson;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Params;
+import dev.paddock.server.http.Streams;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A session's events: send, list (oldest first unless {@code order=desc}), and stream as Server-Sent Events. A
+ * stream carries events appended after it opened; with {@code Last-Event-ID} (or {@code ?after_id=}) it first
+ * replays the events after that one, so a client that lost its connection resumes without gaps or repeats.
+ */
+final class SessionEventRoutes {
+    private static final Duration KEEPALIVE = Duration.ofSeconds(5);
+
+    private final SessionService sessions;
+    private final EventIntake intake;
+    private final EventLog events;
+    private final AgentBodies bodies;
+    private final ApiJson json;
+
+    SessionEventRoutes(SessionService sessions, EventIntake intake, EventLog events, AgentBodies bodies, ApiJson json) {
+        this.sessions = sessions;
+        this.intake = intake;
+        this.events = events;
+        this.bodies = bodies;
+        this.json = json;
+    }
+
+    void register(RoutesConfig r) {
+        r.post(SessionRoutes.SESSION + "/events", ctx -> ctx.json(intake.send(Auth.principal(ctx), ctx.pathParam("session_id"), bodies.json(ctx))));
+        r.get(SessionRoutes.SESSION + "/events", this::list);
+        r.get(SessionRoutes.SESSION + "/events/stream", this::stream);
+    }
+
+    private void list(Context ctx) {
+        Resource session = sessions.find(Auth.principal(ctx), ctx.pathParam("session_id"));
+        PageRequest page = AgentBodies.page(ctx);
+        String order = Params.optional(ctx, "order", "asc");
+        if (!order.equals("asc") && !order.equals("desc")) throw PaddockException.invalid("invalid_parameter", "order must be asc or desc");
+        Page<SessionEvent> rows = events.list(session.id(), page, order.equals("desc"));
+        AgentBodies.list(ctx, ListResultFactory.of(rows.map(EventLog::wire), page));
+    }
+
+    private void stream(Context ctx) {
+        Resource session = sessions.find(Auth.principal(ctx), ctx.pathParam("session_id"));
+        String resumeFrom = ctx.header("Last-Event-ID");
+        if (resumeFrom == null || resumeFrom.isBlank()) resumeFrom = ctx.queryParam("after_id");
+        long seq = Long.MAX_VALUE;
+        if (resumeFrom != null && !resumeFrom.isBlank()) {
+            String id = resumeFrom.strip();
+            seq = events.find(session.id(), id).map(SessionEvent::seq).orElseThrow(() -> PaddockException.invalid("invalid_cursor",
+                    "Last-Event-ID '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
+        }
+        // Subscribe before replaying, so nothing appended in between is missed; duplicates are dropped by seq.
+        try (EventLog.Subscription sub = events.subscribe(session.id())) {
+            ctx.res().setHeader("X-Accel-Buffering", "no");
+            OutputStream out = Streams.open(ctx, 200, "text/event-stream");
+            try {
+                out.write(": stream open\n\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                long sent = seq;
+                if (seq != Long.MAX_VALUE) {
+                    while (true) {
+                        List<SessionEvent> batch = events.after(session.id(), sent, 500);
+                        for (SessionEvent e : batch) sent = write(out, e);
+                        if (batch.size() < 500) break;
+                    }
+                }
+                long lastWrite = System.nanoTime();
+                while (!sub.ended()) {
+                    SessionEvent e = sub.queue().poll(200, TimeUnit.MILLISECONDS);
+                    if (e != null) {
+                        if (sent != Long.MAX_VALUE && e.seq() <= sent) continue;
+                        sent = write(out, e);
+                        lastWrite = System.nanoTime();
+                        if (e.type().equals("session.deleted")) return;
+                    } else if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
+                        out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
+                        out.flush();
+                        lastWrite = System.nanoTime();
+                    }
+                }
+            } catch (IOException | UncheckedIOException e) {
+                // the client went away; its subscription closes with this block
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private long write(OutputStream out, SessionEvent e) throws IOException {
+        out.write(("id: " + e.id() + "\nevent: " + e.type() + "\ndata: ").getBytes(StandardCharsets.UTF_8));
+        out.write(json.write(EventLog.wire(e)));
+        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        return e.seq();
+    }
+
+    /** Lists built from already-mapped pages. */
+    static final class ListResultFactory {
+        static ListResult of(Page<Map<String, Object>> page, PageRequest request) {
+            return new ListResult(page.data(), dev.paddock.agents.Cursors.next(page, request), dev.paddock.agents.Cursors.prev(page, request),
+                    page.hasMore(), page.firstId(), page.lastId());
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package dev.paddock.server.agents;
+
+import static dev.paddock.server.agents.ScriptedModel.toolUse;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.agents.AgentsConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+/** Bad input to sessions and the work queue: each a clear 4xx, and nothing of the session's state lost. */
+class AgentsBadInputTest {
+    static ScriptedModel model;
+    static AgentsStack stack;
+    static Rest api;
+
+    @BeforeAll
+    static void start() throws IOException {
+        model = new ScriptedModel(results -> List.of(toolUse("toolu_1", "bash", Map.of("command", "true"))));
+        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
+        api = new Rest(stack.baseUrl, stack.apiKey);
+    }
+
+    @AfterAll
+    static void stop() {
+        stack.close();
+        model.close();
+    }
+
+    record SelfHosted(String env, String key, String session) {}
+
+    static SelfHosted selfHosted() {
+        String agent = api.post("/v1/agents", Map.of("name", "a", "model", "m", "tools", List.of(Map.of("type", "agent_toolset_20260401"))))
+                .body().get("id").asString();
+        String env = api.post("/v1/environments", Map.of("name", "sh-" + System.nanoTime(), "config", Map.of("type", "self_hosted")))
+                .body().get("id").asString();
+        String key = api.post("/v1/environments/" + env + "/keys", Map.of()).body().get("key").asString();
+        String session = api.post("/v1/sessions", Map.of("agent", agent, "environment_id", env)).body().get("id").asString();
+        return new SelfHosted(env, key, session);
+    }
+
+    static void assertError(Rest.Answer a, int status, String code) {
+        assertThat(a.status()).as(String.valueOf(a.body())).isEqualTo(status);
+        assertThat(a.body().get("type").asString()).isEqualTo("error");
+        assertThat(a.body().get("error").get("code").asString()).isEqualTo(code);
+        assertThat(a.body().get("error").get("message").asString()).isNotBlank();
+    }
+
+    @Test
+    void unknownEventTypesAndUnknownToolUseIdsAreRefusedAndNothingIsWritten() {
+        SelfHosted s = selfHosted();
+        assertError(api.post("/v1/sessions/" + s.session() + "/events", Map.of("events", List.of(Map.of("type", "agent.message",
+                "content", List.of())))), 400, "unknown_event_type");
+        assertError(api.post("/v1/sessions/" + s.session() + "/events", Map.of("events", List.of(
+                Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "hi"))),
+                Map.of("type", "user.tool_result", "tool_use_id", "sevt_0123456789abcdefghjkmnpqrs")))), 400, "unknown_tool_use_id");
+        // the valid message before the bad result was not written either
+        assertThat(api.get("/v1/sessions/" + s.session() + "/events", Map.of()).body().get("data")).isEmpty();
+    }
+
+    @Test
+    void workOwnedByAnotherWorkerAndStaleHeartbeatsAreRefused() {
+        SelfHosted s = selfHosted();
+        Rest worker = new Rest(stack.baseUrl, s.key());
+        Rest.Answer polled = worker.get("/v1/environments/" + s.env() + "/work/poll?block_ms=500", Map.of("anthropic-worker-id", "worker-a"));
+        assertThat(polled.status()).isEqualTo(200);
+        String work = polled.body().get("id").asString();
+        assertThat(polled.body().get("state").asString()).isEqualTo("starting");
+        String base = "/v1/environments/" + s.env() + "/work/" + work;
+
+        assertError(worker.post(base + "/ack", Map.of(), Map.of("anthropic-worker-id", "worker-b")), 409, "work_owned_by_another_worker");
+        assertThat(worker.post(base + "/ack", Map.of(), Map.of("anthropic-worker-id", "worker-a")).status()).isEqualTo(200);
+
+        Rest.Answer first = worker.post(base + "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", Map.of());
+        assertThat(first.status()).isEqualTo(200);
+        String token = first.body().get("last_heartbeat").asString();
+        assertThat(first.body().get("state").asString()).isEqualTo("active");
+        assertThat(first.body().get("lease_extended").asBoolean()).isTrue();
+
+        Rest.Answer stale = worker.post(base + "/heartbeat?expected_last_heartbeat=NO_HEARTBEAT", Map.of());
+        assertError(stale, 412, "heartbeat_precondition_failed");
+        JsonNode details = stale.body().get("error").get("details");
+        assertThat(details.get("error_code").asString()).isEqualTo("heartbeat_precondition_failed");
+        assertThat(details.get("current_state").get("last_heartbeat").asString()).isEqualTo(token);
+        assertThat(worker.post(base + "/heartbeat?expected_last_heartbeat=" + token, Map.of()).status()).isEqualTo(200);
+
+        // an environment key reaches nothing but its environment's queue and sessions
+        assertThat(worker.get("/v1/agents", Map.of()).status()).isEqualTo(401);
+        assertThat(worker.get("/v1/sandboxes", Map.of()).status()).isEqualTo(401);
+
+        assertThat(worker.post(base + "/stop", Map.of("force", true)).body().get("state").asString()).isEqualTo("stopped");
+        assertError(worker.post(base + "/stop", Map.of("force", true)), 409, "work_stopped");
+        assertThat(worker.get("/v1/environments/" + s.env() + "/work/stats", Map.of()).body().get("depth").asLong()).isZero();
+    }
+
+    @Test
+    void aLapsedLeaseIsReclaimedAndTheStaleWorkerIsFencedOut() {
+        SelfHosted s = selfHosted();
+        Rest worker = new Rest(stack.baseUrl, s.key());
+        String work = worker.get("/v1/environments/" + s.env() + "/work/poll", Map.of("anthropic-worker-id", "slow")).body().get("id").asString();
+        String base = "/v1/environments/" + s.env() + "/work/" + work;
+        // claimed but never acknowledged: another worker may reclaim it
+        Rest.Answer reclaimed = worker.get("/v1/environments/" + s.env() + "/work/poll?reclaim_older_than_ms=0",
+                Map.of("anthropic-worker-id", "fast"));
+        assertThat(reclaimed.status()).isEqualTo(200);
+        assertThat(reclaimed.body().get("id").asString()).isEqualTo(work);
+        assertError(worker.post(base + "/ack", Map.of(), Map.of("anthropic-worker-id", "slow")), 409, "work_owned_by_another_worker");
+        assertThat(worker.post(base + "/ack", Map.of(), Map.of("anthropic-worker-id", "fast")).status()).isEqualTo(200);
+    }
+
+    @Test
+    void toolResultsNeedALiveLeaseAndAnswerEachCallOnce() {
+        SelfHosted s = selfHosted();
+        Rest worker = new Rest(stack.baseUrl, s.key());
+        api.post("/v1/sessions/" + s.session() + "/events", Map.of("events",
+                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+        await().atMost(Duration.ofSeconds(20)).until(() -> toolUseId(s.session()) != null);
+        String useId = toolUseId(s.session());
+        Map<String, Object> result = Map.of("events", List.of(Map.of("type", "user.tool_result", "tool_use_id", useId,
+                "content", List.of(Map.of("type", "text", "text", "ok")))));
+        assertError(worker.post("/v1/sessions/" + s.session() + "/events", result), 409, "no_live_lease");
+
+        String work = worker.get("/v1/environments/" + s.env() + "/work/poll", Map.of("anthropic-worker-id", "w")).body().get("id").asString();
+        worker.post("/v1/environments/" + s.env() + "/work/" + work + "/ack", Map.of());
+        assertThat(worker.post("/v1/sessions/" + s.session() + "/events", result).status()).isEqualTo(200);
+        assertError(worker.post("/v1/sessions/" + s.session() + "/events", result), 409, "tool_result_already_sent");
+    }
+
+    static String toolUseId(String session) {
+        for (JsonNode e : api.get("/v1/sessions/" + session + "/events?limit=100", Map.of()).body().get("data")) {
+            if (e.get("type").asString().equals("agent.tool_use")) return e.get("id").asString();
+        }
+        return null;
+    }
+}
