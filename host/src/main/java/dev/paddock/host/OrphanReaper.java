@@ -59,6 +59,7 @@ final class OrphanReaper {
         Optional<Sandbox> attached = Optional.empty();
         if (driver != null && resumable && r.handle() != null) {
             try {
+                host.withEgress(r.spec()); // the old listener died with the old host: open it again first
                 attached = driver.attach(RuntimeHost.ref(r));
             } catch (RuntimeException e) {
                 log.warn("attach of {} failed: {}", r.id(), e.getMessage());

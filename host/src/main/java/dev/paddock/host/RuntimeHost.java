@@ -10,7 +10,9 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.EgressPort;
 import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
@@ -72,6 +74,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final Store store;
     private final Map<String, SandboxDriver> drivers;
     private final Clock clock;
+    private final EgressPort egress;
     private final String ownerId = Ids.newId("host");
     private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
     private final Map<String, Instant> activity = new ConcurrentHashMap<>();
@@ -81,7 +84,13 @@ public final class RuntimeHost implements AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-sweeper").factory());
 
     public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, Clock clock) {
+        this(config, store, drivers, null, clock);
+    }
+
+    /** With {@code egress} null, only network mode {@code none} is available: anything else is refused. */
+    public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, EgressPort egress, Clock clock) {
         this.config = config;
+        this.egress = egress;
         this.store = store;
         this.clock = clock;
         Map<String, SandboxDriver> byId = new LinkedHashMap<>();
@@ -122,7 +131,9 @@ public final class RuntimeHost implements AutoCloseable {
         String id = Ids.newId("sbx");
         Instant now = clock.instant();
         SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
-                request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network());
+                request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network(),
+                request.credentials(), null);
+        requireEgressFor(spec);
         Fence fence = new Fence(ownerId, 1);
         SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
                 null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),
@@ -131,8 +142,10 @@ public final class RuntimeHost implements AutoCloseable {
         event(record, "sandbox.creating", Map.of("driver", driver.id()));
         Sandbox sandbox;
         try {
-            sandbox = bounded("create", () -> driver.create(spec, fence));
+            SandboxSpec wired = withEgress(spec);
+            sandbox = bounded("create", () -> driver.create(wired, fence));
         } catch (RuntimeException e) {
+            closeEgress(id);
             String reason = e instanceof PaddockException pe ? pe.getMessage() : "driver failed: " + e.getClass().getSimpleName();
             log.warn("create of {} on {} failed: {}", id, driver.id(), reason);
             transition(record, SandboxState.FAILED, reason);
@@ -336,6 +349,7 @@ public final class RuntimeHost implements AutoCloseable {
             }
             Sandbox s = live.remove(id);
             activity.remove(id);
+            closeEgress(id);
             try {
                 if (s != null) {
                     bounded("terminate", () -> { s.terminate(reason); return null; });
@@ -474,6 +488,32 @@ public final class RuntimeHost implements AutoCloseable {
             work.call();
         } finally {
             if (freeze) s.resume();
+        }
+    }
+
+    /** Fails closed: a sandbox that may reach the network needs the egress proxy; there is no unfenced way out. */
+    private void requireEgressFor(SandboxSpec spec) {
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE && egress == null) {
+            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "egress_unavailable", "network mode '"
+                    + spec.network().mode().name().toLowerCase() + "' needs the egress proxy, which this server does not run; use network type none");
+        }
+        if (!spec.credentials().isEmpty() && spec.network().mode() == NetworkPolicy.Mode.NONE) {
+            throw PaddockException.invalid("credentials_need_network", "credentials are placed by the egress proxy: give the sandbox a network policy (limited or unrestricted) that reaches their hosts");
+        }
+    }
+
+    /** Opens the sandbox's egress listener when its policy lets it out (again after a restart: it is idempotent). */
+    SandboxSpec withEgress(SandboxSpec spec) {
+        if (spec.network().mode() == NetworkPolicy.Mode.NONE || egress == null) return spec;
+        return spec.withEgress(egress.open(spec.tenantId(), spec.sandboxId(), spec.network(), spec.credentials()));
+    }
+
+    private void closeEgress(String sandboxId) {
+        if (egress == null) return;
+        try {
+            egress.close(sandboxId);
+        } catch (RuntimeException e) {
+            log.warn("closing the egress listener of {} failed: {}", sandboxId, e.getMessage());
         }
     }
 

@@ -101,7 +101,7 @@ public final class PaddockWorker implements AutoCloseable {
             if ("terminated".equals(session.path("status").asString())) return;
             SandboxRecord sandbox = host.create(owner, settings.sandbox());
             sandboxId = sandbox.id();
-            follow(sessionId, new AgentToolset(host, owner, sandboxId), leaseLost);
+            follow(sessionId, new AgentToolset(host, owner, sandboxId), leaseLost, done);
         } catch (RuntimeException e) {
             log.warn("serving session {} failed: {}", sessionId, e.getMessage());
         } finally {
@@ -125,14 +125,14 @@ public final class PaddockWorker implements AutoCloseable {
     }
 
     /** Answers tool calls until the session idles out, ends, or the lease is gone. */
-    private void follow(String sessionId, AgentToolset tools, AtomicBoolean leaseLost) {
+    private void follow(String sessionId, AgentToolset tools, AtomicBoolean leaseLost, AtomicBoolean done) {
         LinkedBlockingQueue<String> wakeups = new LinkedBlockingQueue<>();
         AtomicBoolean streaming = new AtomicBoolean(true);
         Thread reader = Thread.ofVirtual().name("worker-events-" + sessionId).start(() -> readStream(sessionId, wakeups, streaming));
         Set<String> answered = new HashSet<>();
         long idleSince = -1;
         try {
-            while (!stopping.get() && !leaseLost.get()) {
+            while (!stopping.get() && !leaseLost.get() && !done.get()) {
                 List<JsonNode> events = queue.events(sessionId);
                 String lastStatus = null;
                 boolean endsTurn = false;
@@ -211,7 +211,6 @@ public final class PaddockWorker implements AutoCloseable {
                 String state = r.path("state").asString();
                 if (!r.path("lease_extended").asBoolean(true) || "stopping".equals(state) || "stopped".equals(state)) {
                     log.info("work {} is {}; stopping", workId, state);
-                    stopping.set(stopping.get());
                     done.set(true);
                     return;
                 }

@@ -1,10 +1,13 @@
 package dev.paddock.core.spi;
 
+import java.util.List;
 import java.util.Map;
 
 /**
  * What to create. {@code image} is null for the host's system directories (read-only) or the name of an image
  * known to the driver; {@code writableRootfs} asks for a per-sandbox writable overlay over that root.
+ * {@code credentials} are the vault secrets the egress proxy may place on requests; {@code egress} is set by the
+ * host when the network policy lets the sandbox out (null: no way out at all).
  */
 public record SandboxSpec(
         String sandboxId,
@@ -13,7 +16,9 @@ public record SandboxSpec(
         boolean writableRootfs,
         Limits limits,
         Map<String, String> env,
-        NetworkPolicy network) {
+        NetworkPolicy network,
+        List<CredentialBinding> credentials,
+        EgressAttachment egress) {
 
     public SandboxSpec {
         if (sandboxId == null) throw new IllegalArgumentException("sandboxId is required");
@@ -21,6 +26,16 @@ public record SandboxSpec(
         limits = limits == null ? Limits.DEFAULT : limits;
         env = env == null ? Map.of() : Map.copyOf(env);
         network = network == null ? NetworkPolicy.NONE : network;
+        credentials = credentials == null ? List.of() : List.copyOf(credentials);
+    }
+
+    public SandboxSpec(String sandboxId, String tenantId, String image, boolean writableRootfs, Limits limits,
+                       Map<String, String> env, NetworkPolicy network) {
+        this(sandboxId, tenantId, image, writableRootfs, limits, env, network, List.of(), null);
+    }
+
+    public SandboxSpec withEgress(EgressAttachment attachment) {
+        return new SandboxSpec(sandboxId, tenantId, image, writableRootfs, limits, env, network, credentials, attachment);
     }
 
     public static SandboxSpec defaults(String sandboxId, String tenantId) {

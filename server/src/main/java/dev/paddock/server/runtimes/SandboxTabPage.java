@@ -67,7 +67,6 @@ public final class SandboxTabPage {
         ctx.header("Cross-Origin-Resource-Policy", "same-origin");
         ctx.header("Cache-Control", "no-cache");
         ctx.contentType(type);
-        ctx.header("Content-Length", String.valueOf(Files.size(file)));
         ctx.result(Files.newInputStream(file));
     }
 }

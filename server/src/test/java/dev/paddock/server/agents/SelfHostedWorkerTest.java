@@ -95,6 +95,10 @@ class SelfHostedWorkerTest {
     }
 
     static List<String> types(String session) {
+        return typesOf(api, session);
+    }
+
+    static List<String> typesOf(Rest api, String session) {
         List<String> out = new ArrayList<>();
         for (JsonNode e : api.get("/v1/sessions/" + session + "/events?limit=1000", Map.of()).body().get("data")) out.add(e.get("type").asString());
         return out;
