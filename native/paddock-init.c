@@ -9,9 +9,9 @@
  *     Exit status 0 once init inside the sandbox reported on that pipe that it serves; otherwise 1 with
  *     the reason on stderr. So a caller never polls: when the launcher is done, the sandbox answers.
  *
- *   paddock-init serve [READY_FD]
- *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Writes '+' to
- *     READY_FD and closes it once set up, then accepts on fd 3, runs one command per connection, keeps
+ *   paddock-init serve [4 5]
+ *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Waits for the
+ *     launcher's word on fd 5 that the sandbox joined its cgroups, writes '+' to fd 4, then accepts on fd 3, runs one command per connection, keeps
  *     background processes with a ring buffer of their output and reaps every orphan. When it exits the
  *     kernel kills everything in the pid namespace.
  *
@@ -48,7 +48,12 @@
 #define MAX_BG 64                 /* background processes remembered */
 #define MAX_CONN 256              /* concurrent connections */
 #define MAX_ARGV_KEEP 8192        /* encoded argv kept for listing a background process */
+/* fds the launcher hands to bwrap and init; BwrapArgs.java passes READY_FD and GO_FD to "serve" */
 #define LISTEN_FD 3
+#define READY_FD 4
+#define GO_FD 5
+#define INFO_FD 6
+#define INFO_FD_ARG "6"
 
 extern char **environ;
 
@@ -463,7 +468,7 @@ static void accept_all(int lfd) {
     }
 }
 
-static int serve(int ready_fd) {
+static int serve(int ready_fd, int go_fd) {
     if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
     set_nonblock(LISTEN_FD);
     prctl(PR_SET_DUMPABLE, 0);          /* sandbox processes share our uid: keep them out of /proc/1 */
@@ -474,6 +479,13 @@ static int serve(int ready_fd) {
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) die("serve: signalfd: %s", strerror(errno));
     dprintf(2, "TRACE init_ready %lld\n", TR());
+    if (go_fd >= 0) {
+        /* the launcher says when we are inside the sandbox's cgroups; without its word we never serve */
+        char g; ssize_t n;
+        while ((n = read(go_fd, &g, 1)) < 0 && errno == EINTR) {}
+        if (n != 1 || g != 'g') die("serve: the launcher went away before the sandbox joined its cgroups");
+        close(go_fd);
+    }
     if (ready_fd >= 0) {
         /* the socket listens since before bwrap started: from here on every connection is served */
         if (write(ready_fd, "+", 1) != 1) die("serve: cannot report readiness: %s", strerror(errno));
@@ -575,6 +587,28 @@ static long parse_id(const char *s, const char *what) {
     return v;
 }
 
+/* Reads until EOF or until the buffer is full; returns the bytes read (NUL terminated). */
+static ssize_t read_all(int fd, char *buf, size_t cap) {
+    ssize_t n, got = 0;
+    while (got < (ssize_t)cap - 1 && (n = read(fd, buf + got, cap - 1 - got)) != 0) {
+        if (n < 0) { if (errno == EINTR) continue; break; }
+        got += n;
+    }
+    buf[got] = 0;
+    return got;
+}
+
+/* The number after "key": in bwrap's info JSON, or -1. */
+static long json_pid(const char *json, const char *key) {
+    const char *p = strstr(json, key);
+    if (!p) return -1;
+    p += strlen(key);
+    while (*p == ' ' || *p == ':') p++;
+    char *end; errno = 0;
+    long v = strtol(p, &end, 10);
+    return errno || end == p || v <= 1 || v > 0x3fffffff ? -1 : v;
+}
+
 static int launch(int argc, char **argv) {
     long long t_start = TR();
     if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCS]... -- BWRAP ARGS...");
@@ -588,7 +622,12 @@ static int launch(int argc, char **argv) {
         cgroups[ncg++] = argv[i + 1];
     }
     if (i >= argc - 1) die("launch: missing '-- BWRAP ARGS'");
-    char **cmd = argv + i + 1;
+    /* bwrap reports the host pid of its child (the future init) on INFO_FD; the option goes right after its path */
+    int bwc = argc - i - 1;
+    char **cmd = calloc(bwc + 3, sizeof(char *));
+    if (!cmd) die("launch: out of memory");
+    cmd[0] = argv[i + 1]; cmd[1] = "--info-fd"; cmd[2] = INFO_FD_ARG;
+    for (int k = 1; k < bwc; k++) cmd[k + 2] = argv[i + 1 + k];
 
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
     if (strlen(sock) >= sizeof addr.sun_path) die("launch: socket path too long: %s", sock);
@@ -598,16 +637,24 @@ static int launch(int argc, char **argv) {
     if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof addr) || chmod(sock, 0600) || listen(lfd, 128))
         die("launch: cannot listen on %s: %s", sock, strerror(errno));
 
-    /* Join the cgroups while still root, so bwrap and everything below is counted and limited. */
-    char self[32]; snprintf(self, sizeof self, "%d", getpid());
-    for (int k = 0; k < ncg; k++) write_file(cgroups[k], self);
-
+    /*
+     * Moving a task into a v1 cgroup first waits for an RCU grace period (several milliseconds) unless another
+     * move happened just before. A throwaway child makes that move now, so the wait runs alongside bwrap's
+     * setup and our own moves below find the grace period passed. Only speed depends on this, not correctness.
+     */
+    pid_t kicker = ncg ? fork() : -1;
+    if (kicker == 0) {
+        int fd = open(cgroups[0], O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && write(fd, "0", 1) < 0) _exit(1);
+        _exit(0);
+    }
     long long t_cg = TR();
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (logfd < 0 || devnull < 0) die("launch: cannot open %s: %s", log, strerror(errno));
-    int report[2];
-    if (pipe2(report, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
+    /* report: init -> us ('+' once it serves) or an error text; go: us -> init (cgroups joined); info: bwrap -> us */
+    int report[2], go[2], info[2];
+    if (pipe2(report, O_CLOEXEC) || pipe2(go, O_CLOEXEC) || pipe2(info, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
 
     pid_t first = fork();
     if (first < 0) die("launch: fork: %s", strerror(errno));
@@ -615,19 +662,22 @@ static int launch(int argc, char **argv) {
         setsid();
         pid_t second = fork();
         if (second != 0) _exit(second < 0 ? 1 : 0);
-        close(report[0]);
+        close(report[0]); close(go[1]); close(info[0]);
         FILE *pf = fopen(pidfile, "we");
         if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
             dprintf(report[1], "cannot write %s: %s", pidfile, strerror(errno)); _exit(1);
         }
-        /* Park the two fds we keep above the range we are about to fill, then place them at 3 and 4. */
+        /* the monitor's pid first; bwrap appends its child's pid */
+        if (dprintf(info[1], "monitor-pid: %d\n", getpid()) < 0) _exit(1);
+        /* Park the fds we keep above the range we are about to fill, then place them at 3..6. */
         int rep = fcntl(report[1], F_DUPFD_CLOEXEC, 10), lis = fcntl(lfd, F_DUPFD_CLOEXEC, 10);
-        if (rep < 0 || lis < 0) _exit(1);
+        int gor = fcntl(go[0], F_DUPFD_CLOEXEC, 10), inf = fcntl(info[1], F_DUPFD_CLOEXEC, 10);
+        if (rep < 0 || lis < 0 || gor < 0 || inf < 0) _exit(1);
         if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd, 2) < 0) _exit(1);
-        /* dup2 clears close-on-exec: fd 4 goes through bwrap to init, which reports readiness on it */
-        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, 4) < 0) _exit(1);
-        report[1] = 4;
-        close_range(5, ~0u, 0);
+        /* dup2 clears close-on-exec: these go through bwrap (which closes INFO_FD before running init) */
+        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, READY_FD) < 0 || dup2(gor, GO_FD) < 0 || dup2(inf, INFO_FD) < 0) _exit(1);
+        report[1] = READY_FD;
+        close_range(INFO_FD + 1, ~0u, 0);
         if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
                 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
             dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
@@ -638,38 +688,52 @@ static int launch(int argc, char **argv) {
         dprintf(report[1], "cannot run %s: %s", cmd[0], strerror(errno));
         _exit(1);
     }
-    close(report[1]); close(lfd);
+    close(report[1]); close(go[0]); close(info[1]); close(lfd);
     int st;
     waitpid(first, &st, 0);
+    if (kicker > 0) waitpid(kicker, NULL, WNOHANG);
     if (!WIFEXITED(st) || WEXITSTATUS(st)) die("launch: could not detach the sandbox process");
+
     /*
-     * Either init writes '+' (it serves), or the process before bwrap writes why it failed, or bwrap fails
-     * during setup and every copy of the pipe closes (EOF; bwrap's own message is in LOGFILE).
+     * Join the cgroups while bwrap builds the sandbox: moving a task into a v1 cgroup waits for an RCU grace
+     * period (milliseconds), so doing it here, in parallel, instead of before the fork takes it off the path.
+     * Until we say "go", only two processes exist: bwrap's monitor and its child, which becomes init and
+     * blocks on GO_FD before it serves anything. So nothing a user runs can start outside the cgroups.
      */
-    char msg[512]; ssize_t n, got = 0;
-    while (got < (ssize_t)sizeof msg - 1 && (n = read(report[0], msg + got, sizeof msg - 1 - got)) != 0) {
-        if (n < 0) { if (errno == EINTR) continue; die("launch: reading the readiness pipe: %s", strerror(errno)); }
-        got += n;
-        if (msg[0] == '+') { dprintf(logfd, "TRACE launcher_exit %lld\n", TR()); return 0; }
+    char msg[512];
+    read_all(info[0], msg, sizeof msg);
+    long monitor = json_pid(msg, "monitor-pid"), child = json_pid(msg, "\"child-pid\"");
+    if (monitor < 0 || child < 0) {
+        ssize_t got = read_all(report[0], msg, sizeof msg);
+        if (got > 0 && msg[0] != '+') die("launch: %s", msg);
+        die("launch: bwrap did not start the sandbox (see %s)", log);
     }
-    msg[got] = 0;
-    if (got > 0) die("launch: %s", msg);
+    char pids[2][32];
+    snprintf(pids[0], sizeof pids[0], "%ld", monitor);
+    snprintf(pids[1], sizeof pids[1], "%ld", child);
+    for (int k = 0; k < ncg; k++) { write_file(cgroups[k], pids[0]); write_file(cgroups[k], pids[1]); }
+    dprintf(logfd, "TRACE cgroups_joined %lld\n", TR());
+    if (kicker > 0) waitpid(kicker, NULL, 0);
+    if (write(go[1], "g", 1) != 1) die("launch: the sandbox exited while starting (see %s)", log);
+    close(go[1]);
+
+    /* Either init writes '+' (it serves), or bwrap failed during setup and every copy of the pipe closed. */
+    ssize_t n;
+    while ((n = read(report[0], msg, 1)) < 0 && errno == EINTR) {}
+    if (n == 1 && msg[0] == '+') { dprintf(logfd, "TRACE launcher_exit %lld\n", TR()); return 0; }
     die("launch: the sandbox exited while starting (see %s)", log);
     return 1;
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 2 && !strcmp(argv[1], "serve") && argc <= 3) {
-        int ready_fd = -1;
-        if (argc == 3) {
-            /* only fds the launcher hands over: 3 is the socket, the pipe sits right above it */
-            if (strcmp(argv[2], "4")) die("serve: the readiness pipe must be fd 4, got '%s'", argv[2]);
-            ready_fd = 4;
-            if (fcntl(ready_fd, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 is not open");
-        }
-        return serve(ready_fd);
+    if (argc == 2 && !strcmp(argv[1], "serve")) return serve(-1, -1);
+    if (argc == 4 && !strcmp(argv[1], "serve")) {
+        /* only the fds the launcher hands over */
+        if (strcmp(argv[2], "4") || strcmp(argv[3], "5")) die("serve: expected the readiness and go pipes at fds 4 and 5");
+        if (fcntl(READY_FD, F_SETFD, FD_CLOEXEC) || fcntl(GO_FD, F_SETFD, FD_CLOEXEC)) die("serve: fds 4 and 5 must be open");
+        return serve(READY_FD, GO_FD);
     }
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
-    fprintf(stderr, "usage: paddock-init serve [READY_FD] | paddock-init launch ...\n");
+    fprintf(stderr, "usage: paddock-init serve [4 5] | paddock-init launch ...\n");
     return 2;
 }

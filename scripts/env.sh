@@ -20,6 +20,13 @@ paddock_find_jdk() {
 PADDOCK_RUN_PACKAGES="bubblewrap gcc libc6-dev"
 PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap"
 
+# node and npm: the browser-vm asset build and the SDK compatibility tests. Any Node.js 18+ will do; Debian's
+# packages are installed only when no node is on the PATH (a NodeSource node already bundles npm).
+paddock_ensure_node() {
+  if command -v node >/dev/null && command -v npm >/dev/null; then return 0; fi
+  paddock_ensure_packages nodejs npm
+}
+
 paddock_ensure_packages() {
   local missing=() pkg
   for pkg in "$@"; do

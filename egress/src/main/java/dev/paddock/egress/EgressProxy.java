@@ -85,6 +85,9 @@ public final class EgressProxy implements AutoCloseable {
         }
     }
 
+    /** The installation CA used for interception, or null. */
+    CertificateAuthority certificateAuthority() { return ctx.ca(); }
+
     /** Connections being served across all listeners. */
     public int activeConnections() { return ctx.watchdog().activeCount(); }
 

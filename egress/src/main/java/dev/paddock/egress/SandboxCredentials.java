@@ -54,13 +54,30 @@ public final class SandboxCredentials {
         this.bindings = List.copyOf(bindings);
     }
 
-    /** Binds {@code rules} for one sandbox; each secret must exist in the tenant's vault. */
+    /** Binds {@code rules} for one sandbox with random placeholders; each secret must exist in the tenant's vault. */
     public static SandboxCredentials bind(Vault vault, String tenantId, List<CredentialRule> rules) {
         List<Binding> out = new ArrayList<>();
         for (CredentialRule rule : rules) {
             vault.get(tenantId, rule.secretId()); // fails with not_found now rather than at the first request
             byte[] token = new byte[16];
             RANDOM.nextBytes(token);
+            out.add(new Binding(rule, PLACEHOLDER_PREFIX + HexFormat.of().formatHex(token), rule.patterns()));
+        }
+        return new SandboxCredentials(vault, tenantId, out);
+    }
+
+    /**
+     * Binds {@code rules} with placeholders derived from the vault key, the sandbox and the rule, so binding the
+     * same rules again after a host restart yields the placeholders the sandbox's environment already holds.
+     * With {@code verify}, each secret must exist now; without (a re-bind), a secret deleted meanwhile only makes
+     * requests that need it fail with {@code credential_missing}.
+     */
+    public static SandboxCredentials bindStable(Vault vault, String tenantId, String sandboxId, List<CredentialRule> rules, boolean verify) {
+        List<Binding> out = new ArrayList<>();
+        for (int i = 0; i < rules.size(); i++) {
+            CredentialRule rule = rules.get(i);
+            if (verify) vault.get(tenantId, rule.secretId());
+            byte[] token = vault.key().placeholderToken("placeholder|" + tenantId + "|" + sandboxId + "|" + i + "|" + rule.secretId() + "|" + rule.envVar());
             out.add(new Binding(rule, PLACEHOLDER_PREFIX + HexFormat.of().formatHex(token), rule.patterns()));
         }
         return new SandboxCredentials(vault, tenantId, out);

@@ -89,6 +89,8 @@ public final class Vault {
         }
     }
 
+    VaultKey key() { return key; }
+
     static boolean isSecretId(String id) { return id != null && SECRET_ID.matcher(id).matches(); }
 
     static String requireTenant(String tenantId) {

@@ -67,6 +67,23 @@ public final class VaultKey {
 
     SecretKey key() { return key; }
 
+    /**
+     * 16 bytes of HMAC-SHA256 over {@code label} under a key derived from this one (never the AES key itself), so
+     * placeholders are stable for one installation and reveal nothing about the vault key or any secret.
+     */
+    byte[] placeholderToken(String label) {
+        try {
+            javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
+            derive.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
+            byte[] subkey = derive.doFinal("paddock-placeholder-key-v1".getBytes(StandardCharsets.UTF_8));
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(subkey, "HmacSHA256"));
+            return java.util.Arrays.copyOf(mac.doFinal(label.getBytes(StandardCharsets.UTF_8)), 16);
+        } catch (java.security.GeneralSecurityException e) {
+            throw PaddockException.internal("HmacSHA256 is not available", e);
+        }
+    }
+
     @Override
     public String toString() { return "VaultKey[redacted]"; }
 

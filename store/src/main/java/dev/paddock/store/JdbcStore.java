@@ -21,6 +21,8 @@ public final class JdbcStore implements Store {
     private final CheckpointStore checkpoints;
     private final ApiKeyStore apiKeys;
     private final dev.paddock.core.agents.AgentsStore agents;
+    private final JdbcEgressAuditLog egressAudit;
+    private final JdbcSecretRepository secrets;
 
     private JdbcStore(Database db, Clock clock) {
         this.db = db;
@@ -29,6 +31,8 @@ public final class JdbcStore implements Store {
         this.checkpoints = new JdbcCheckpointStore(db);
         this.apiKeys = new JdbcApiKeyStore(db, clock);
         this.agents = new JdbcAgentsStore(db, clock);
+        this.egressAudit = new JdbcEgressAuditLog(db);
+        this.secrets = new JdbcSecretRepository(db);
     }
 
     /**
@@ -61,6 +65,12 @@ public final class JdbcStore implements Store {
 
     /** Agents, environments, sessions, their events and the self-hosted work queue. */
     public dev.paddock.core.agents.AgentsStore agents() { return agents; }
+
+    /** Egress audit records, kept after their sandbox ended. */
+    public dev.paddock.egress.EgressAuditLog egressAudit() { return egressAudit; }
+
+    /** The vault's encrypted secrets (ciphertext only). */
+    public dev.paddock.egress.SecretRepository secrets() { return secrets; }
 
     @Override
     public void close() {

@@ -15,8 +15,11 @@ import java.util.Map;
 final class BwrapArgs {
     /** Where the init agent appears inside every sandbox (on bwrap's private /dev tmpfs, so images need no mount point). */
     static final String INIT_PATH = "/dev/.paddock/init";
-    /** The fd on which init reports that it serves; the launcher hands it through bwrap (see paddock-init.c). */
-    static final int READY_FD = 4;
+    /**
+     * The fds on which init reports that it serves and hears that the sandbox joined its cgroups; the launcher
+     * places them (see paddock-init.c), bwrap passes them on.
+     */
+    static final List<String> SERVE_FDS = List.of("4", "5");
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     /** Root of the sandbox: the host's /usr and /etc, or an image rootfs (optionally behind a throwaway overlay). */
@@ -50,7 +53,7 @@ final class BwrapArgs {
                 "--bind", workspace.toString(), "/workspace",
                 "--ro-bind", initBinary.toString(), INIT_PATH,
                 "--chdir", "/workspace",
-                "--", INIT_PATH, "serve", Integer.toString(READY_FD)));
+                "--", INIT_PATH, "serve", SERVE_FDS.get(0), SERVE_FDS.get(1)));
         return a;
     }
 

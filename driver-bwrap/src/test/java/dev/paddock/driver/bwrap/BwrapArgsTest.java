@@ -19,7 +19,7 @@ class BwrapArgsTest {
         assertThat(a).contains("--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--as-pid-1", "--clearenv");
         assertThat(String.join(" ", a)).contains("--cap-drop ALL").contains("--ro-bind /usr /usr").contains("--ro-bind /etc /etc")
                 .contains("--bind /data/sandboxes/x/workspace /workspace").contains("--ro-bind /data/bin/init " + BwrapArgs.INIT_PATH)
-                .endsWith("-- " + BwrapArgs.INIT_PATH + " serve " + BwrapArgs.READY_FD);
+                .endsWith("-- " + BwrapArgs.INIT_PATH + " serve 4 5");
         assertThat(a).doesNotContain("--die-with-parent", "--share-net");
     }
 

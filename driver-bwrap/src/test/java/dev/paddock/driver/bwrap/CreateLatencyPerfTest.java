@@ -24,12 +24,14 @@ class CreateLatencyPerfTest {
         Assumptions.assumeTrue(Boolean.getBoolean("paddock.perf"), "set -Dpaddock.perf=true to measure");
         try (TestSandboxes env = new TestSandboxes()) {
             List<Long> raw = new ArrayList<>(), create = new ArrayList<>(), roundTrip = new ArrayList<>(), suspendResume = new ArrayList<>();
-            for (int i = 0; i < ROUNDS; i++) raw.add(rawBwrapTrue());
+            for (int i = 0; i < 5; i++) { rawBwrapTrue(); env.create().terminate(TerminationReason.USER_REQUEST); } // warm up
+            // interleaved, so that load from elsewhere on the machine hits both sides alike
             for (int i = 0; i < ROUNDS; i++) {
+                raw.add(rawBwrapTrue());
                 long t0 = System.nanoTime();
                 Sandbox s = env.create();
                 s.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await();
-                create.add(System.nanoTime() - t0); if (Boolean.getBoolean("paddock.phases")) System.out.println("TRACE exec_done " + System.nanoTime());
+                create.add(System.nanoTime() - t0);
                 for (int j = 0; j < 3; j++) {
                     long t1 = System.nanoTime();
                     s.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await();

@@ -1,0 +1,4 @@
+package dev.paddock.egress;
+
+/** An audit record as stored, with the id ({@code egr_…}, time-ordered) that pages and streams use as cursor. */
+public record EgressAuditEntry(String id, EgressAuditRecord record) {}
