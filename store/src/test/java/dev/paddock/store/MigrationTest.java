@@ -26,7 +26,7 @@ class MigrationTest {
             }
         }
 
-        assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(1);
+        assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(latestVersion());
         assertThat(queryLong(file, "SELECT COUNT(*) FROM sandboxes")).isEqualTo(3);
     }
 
@@ -47,17 +47,29 @@ class MigrationTest {
     void aDatabaseFromANewerSchemaIsRefusedClearly() throws Exception {
         Path file = dir.resolve("paddock.db");
         JdbcStore.openSqlite(file).close();
+        long known = latestVersion();
+        long future = known + 1;
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
             s.executeUpdate("INSERT INTO flyway_schema_history (installed_rank, version, description, type, script, checksum, "
-                    + "installed_by, execution_time, success) VALUES (2, '2', 'future', 'SQL', 'V2__future.sql', 1, 'newer', 0, 1)");
+                    + "installed_by, execution_time, success) VALUES (" + (future + 1) + ", '" + future + "', 'future', 'SQL', 'V" + future
+                    + "__future.sql', 1, 'newer', 0, 1)");
         }
 
         assertThatThrownBy(() -> JdbcStore.openSqlite(file))
                 .isInstanceOfSatisfying(PaddockException.class, e -> {
                     assertThat(e.code()).isEqualTo("store_schema_too_new");
-                    assertThat(e.getMessage()).contains("schema version 2").contains("newer than 1");
+                    assertThat(e.getMessage()).contains("schema version " + future).contains("newer than " + known);
                 });
-        assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(2);
+        assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(future);
+    }
+
+    /** The newest migration shipped (V1, V2, ... numbered without gaps). */
+    private static long latestVersion() throws Exception {
+        Path dir = Path.of(MigrationTest.class.getResource("/db/migration/sqlite").toURI());
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.matches("V\\d+__.*\\.sql"))
+                    .mapToLong(n -> Long.parseLong(n.substring(1, n.indexOf("__")))).max().orElseThrow();
+        }
     }
 
     @Test

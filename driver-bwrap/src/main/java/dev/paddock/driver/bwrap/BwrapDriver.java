@@ -18,6 +18,7 @@ import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
 import dev.paddock.workspace.HostDirWorkspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -91,36 +92,40 @@ public final class BwrapDriver implements SandboxDriver {
         }
         BwrapArgs.Root root = resolveRoot(spec);
         spec.env().forEach(BwrapArgs::checkEnv);
-        if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
-            throw PaddockException.conflict("sandbox_exists", "a bwrap sandbox with id " + spec.sandboxId() + " already runs; terminate it or use another id");
+        claimRunDir(paths);
+        int uid;
+        try {
+            uid = uids.allocate(spec.sandboxId());
+        } catch (RuntimeException e) {
+            deleteRunDir(paths);
+            throw e;
         }
-        long T0 = System.nanoTime();
-        int uid = uids.allocate(spec.sandboxId());
         SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
         SandboxCgroup cgroup = null;
+        SandboxLauncher launcher = null;
         try {
-            makeDirs(paths, uid);
+            makeWorkspace(paths, uid);
             cgroup = cgroups.create(spec.sandboxId(), spec.limits());
             meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
-            meta.write(paths.meta());
             String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
-            long T4 = System.nanoTime();
-            launch(paths, uid, cgroup, args);
-            long T5 = System.nanoTime();
-            if (Boolean.getBoolean("paddock.phases")) { try { System.out.println("TRACE java_start " + T0 + " java_launch " + T4 + " java_launched " + T5 + " " + Files.readString(paths.log()).replace('\n', ' ')); } catch (IOException e) { } }
+            launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.procsFiles(), args);
+            // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
+            meta.write(paths.meta());
+            awaitLaunch(launcher, paths);
             return new BwrapSandbox(this, paths, meta, cgroup);
         } catch (RuntimeException e) {
+            if (launcher != null) launcher.abort();
             if (cgroup != null) cleanUp(paths, cgroup, meta);
             else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
             throw e;
         }
     }
 
-    /** Returns once init serves (the launcher waits for its readiness report); a failure carries the sandbox's log. */
-    private void launch(SandboxPaths paths, int uid, SandboxCgroup cgroup, List<String> args) {
+    /** Returns once init serves; a failure carries the end of the sandbox's log. */
+    private void awaitLaunch(SandboxLauncher launcher, SandboxPaths paths) {
         try {
-            SandboxLauncher.launch(initBinary, paths, uid, uid, cgroup.procsFiles(), args, config.startTimeout());
+            launcher.await(config.startTimeout());
         } catch (PaddockException e) {
             String log = "";
             try {
@@ -260,10 +265,19 @@ public final class BwrapDriver implements SandboxDriver {
         }
     }
 
-    private static void makeDirs(SandboxPaths paths, int uid) {
+    /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
+    private static void claimRunDir(SandboxPaths paths) {
         try {
-            Files.createDirectories(paths.runDir());
-            Files.setPosixFilePermissions(paths.runDir(), PosixFilePermissions.fromString("rwx------"));
+            Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (FileAlreadyExistsException e) {
+            throw PaddockException.conflict("sandbox_exists", "a bwrap sandbox with id " + paths.sandboxId() + " already runs; terminate it or use another id");
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot create " + paths.runDir() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void makeWorkspace(SandboxPaths paths, int uid) {
+        try {
             Files.createDirectories(paths.sandboxDir());
             Files.setPosixFilePermissions(paths.sandboxDir(), PosixFilePermissions.fromString("rwx--x--x"));
             Path ws = paths.workspace();
@@ -280,7 +294,7 @@ public final class BwrapDriver implements SandboxDriver {
                 chown(ws, uid);
             }
         } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the directories of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
+            throw PaddockException.internal("cannot prepare the workspace of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
         }
     }
 

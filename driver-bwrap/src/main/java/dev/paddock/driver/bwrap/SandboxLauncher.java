@@ -3,6 +3,7 @@ package dev.paddock.driver.bwrap;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -12,34 +13,65 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket, joins the cgroups as root,
- * detaches (double fork + setsid), drops to the sandbox uid and execs bwrap. It exits once init inside the sandbox
- * reported on a pipe that it serves, so the first request needs no ping and no polling.
+ * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket, detaches (double fork +
+ * setsid), drops to the sandbox uid and execs bwrap, moves bwrap's processes into the cgroups while bwrap sets
+ * up, and exits once init inside the sandbox reported on a pipe that it serves. So the first request needs no
+ * ping and nothing polls. {@link #start} returns at once; the caller does its own work and then {@link #await}s.
  */
 final class SandboxLauncher {
-    private SandboxLauncher() {}
+    private final Process process;
+    private final Path initBinary;
 
-    static void launch(Path initBinary, SandboxPaths paths, int uid, int gid, List<Path> cgroupProcs, List<String> bwrapArgs, Duration timeout) {
+    private SandboxLauncher(Process process, Path initBinary) {
+        this.process = process;
+        this.initBinary = initBinary;
+    }
+
+    static SandboxLauncher start(Path initBinary, SandboxPaths paths, int uid, int gid, List<Path> cgroupProcs, List<String> bwrapArgs) {
         List<String> cmd = new ArrayList<>(List.of(initBinary.toString(), "launch", paths.socket().toString(),
                 Integer.toString(uid), Integer.toString(gid), paths.log().toString(), paths.pidFile().toString()));
         for (Path p : cgroupProcs) cmd.addAll(List.of("--cgroup", p.toString()));
         cmd.add("--");
         cmd.addAll(bwrapArgs);
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
+            Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            return new SandboxLauncher(p, initBinary);
+        } catch (IOException e) {
+            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not run " + initBinary + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Returns once init serves; throws sandbox_start_failed with the launcher's reason otherwise. */
+    void await(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                abort();
                 throw new PaddockException(ErrorType.API, "sandbox_start_failed", "the sandbox did not come up within " + timeout.toMillis() + " ms");
             }
-            String err = new String(p.getErrorStream().readNBytes(2048), StandardCharsets.UTF_8).trim();
-            if (p.exitValue() != 0) {
+            String err = new String(process.getErrorStream().readNBytes(2048), StandardCharsets.UTF_8).trim();
+            if (process.exitValue() != 0) {
                 throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not start the sandbox: " + Text.clip(err, 400));
             }
         } catch (IOException e) {
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not run " + initBinary + ": " + e.getMessage(), e);
+            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not read the output of " + initBinary + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
+            abort();
             Thread.currentThread().interrupt();
             throw new PaddockException(ErrorType.API, "sandbox_start_failed", "interrupted while starting the sandbox", e);
+        }
+    }
+
+    /**
+     * Kills the launcher and waits for it. Its end of the go pipe closes with it, so a sandbox that has not yet
+     * been told it joined its cgroups never serves and ends by itself.
+     */
+    void abort() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
