@@ -133,7 +133,7 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
     }
 
     /** Turns the core bindings into rules; a bad binding fails here, before any sandbox runs with it. */
-    static List<CredentialRule> rules(List<CredentialBinding> bindings) {
+    public static List<CredentialRule> rules(List<CredentialBinding> bindings) {
         List<CredentialRule> out = new ArrayList<>();
         for (CredentialBinding b : bindings) {
             Placement placement;

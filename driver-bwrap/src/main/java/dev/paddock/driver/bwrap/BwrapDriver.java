@@ -92,7 +92,9 @@ public final class BwrapDriver implements SandboxDriver {
         }
         BwrapArgs.Root root = resolveRoot(spec);
         spec.env().forEach(BwrapArgs::checkEnv);
+        long T0=System.nanoTime();
         claimRunDir(paths);
+        long T1=System.nanoTime();
         int uid;
         try {
             uid = uids.allocate(spec.sandboxId());
@@ -104,15 +106,22 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxCgroup cgroup = null;
         SandboxLauncher launcher = null;
         try {
+            long T2=System.nanoTime();
             makeWorkspace(paths, uid);
+            long T3=System.nanoTime();
             cgroup = cgroups.create(spec.sandboxId(), spec.limits());
+            long T4=System.nanoTime();
             meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
             String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
             launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.procsFiles(), args);
             // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
+            long T5=System.nanoTime();
             meta.write(paths.meta());
+            long T6=System.nanoTime();
             awaitLaunch(launcher, paths);
+            long T7=System.nanoTime();
+            if (Boolean.getBoolean("paddock.phases")) System.out.printf("JP claim %d uid %d ws %d cg %d spawn %d meta %d wait %d%n", T1-T0, T2-T1, T3-T2, T4-T3, T5-T4, T6-T5, T7-T6);
             return new BwrapSandbox(this, paths, meta, cgroup);
         } catch (RuntimeException e) {
             if (launcher != null) launcher.abort();
