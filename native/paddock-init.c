@@ -2,12 +2,13 @@
  * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, two modes.
  *
  *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCSFILE]... -- BWRAP ARGS...
- *     Runs as root on the host. Binds and listens on SOCKET, moves itself into the sandbox's cgroups,
- *     double-forks and setsid()s (so the sandbox outlives the host process), writes the pid of the
- *     process that becomes bwrap to PIDFILE, drops to UID/GID (no groups, no_new_privs) and execs bwrap
- *     with the listening socket inherited as fd 3 and the write end of a readiness pipe as fd 4.
- *     Exit status 0 once init inside the sandbox reported on that pipe that it serves; otherwise 1 with
- *     the reason on stderr. So a caller never polls: when the launcher is done, the sandbox answers.
+ *     Runs as root on the host. Binds and listens on SOCKET, waits for one byte 'g' on stdin (the host
+ *     made the workspace and cgroups meanwhile), double-forks and setsid()s (so the sandbox outlives the
+ *     host process), writes the pid of the process that becomes bwrap to PIDFILE, drops to UID/GID (no
+ *     groups, no_new_privs) and execs bwrap with the listening socket as fd 3, a readiness pipe as fd 4,
+ *     a go pipe as fd 5 and bwrap's --info-fd as fd 6. While bwrap sets up, it moves bwrap's two
+ *     processes into the cgroups, then says "go" on fd 5. Exit status 0 once init reported on fd 4 that
+ *     it serves; otherwise 1 with the reason on stderr. So a caller never polls or pings.
  *
  *   paddock-init serve [4 5]
  *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Waits for the
@@ -58,7 +59,6 @@
 extern char **environ;
 
 /* ---------- small helpers ---------- */
-static long long TR(void) { struct timespec ts; clock_gettime(CLOCK_MONOTONIC, &ts); return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec; }
 
 struct buf { unsigned char *d; size_t len, cap; };
 
@@ -478,7 +478,6 @@ static int serve(int ready_fd, int go_fd) {
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) die("serve: signalfd: %s", strerror(errno));
-    dprintf(2, "TRACE init_ready %lld\n", TR());
     if (go_fd >= 0) {
         /* the launcher says when we are inside the sandbox's cgroups; without its word we never serve */
         char g; ssize_t n;
@@ -609,8 +608,23 @@ static long json_pid(const char *json, const char *key) {
     return errno || end == p || v <= 1 || v > 0x3fffffff ? -1 : v;
 }
 
+/* The parent pid of a process from /proc/PID/stat, or -1. */
+static long parent_of(long pid) {
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the name may contain spaces and parentheses; the state follows the last ')' */
+    long ppid;
+    if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1) return -1;
+    return ppid;
+}
+
 static int launch(int argc, char **argv) {
-    long long t_start = TR();
     if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCS]... -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
     uid_t uid = (uid_t)parse_id(argv[3], "UID");
@@ -637,6 +651,11 @@ static int launch(int argc, char **argv) {
     if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof addr) || chmod(sock, 0600) || listen(lfd, 128))
         die("launch: cannot listen on %s: %s", sock, strerror(errno));
 
+    /* The host prepares the workspace and cgroups while this process starts; one byte on stdin says they exist. */
+    char ok = 0;
+    ssize_t got;
+    while ((got = read(0, &ok, 1)) < 0 && errno == EINTR) {}
+    if (got != 1 || ok != 'g') die("launch: the host gave up before the sandbox's directories and cgroups were ready");
     /*
      * Moving a task into a v1 cgroup first waits for an RCU grace period (several milliseconds) unless another
      * move happened just before. A throwaway child makes that move now, so the wait runs alongside bwrap's
@@ -648,7 +667,6 @@ static int launch(int argc, char **argv) {
         if (fd >= 0 && write(fd, "0", 1) < 0) _exit(1);
         _exit(0);
     }
-    long long t_cg = TR();
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (logfd < 0 || devnull < 0) die("launch: cannot open %s: %s", log, strerror(errno));
@@ -683,7 +701,6 @@ static int launch(int argc, char **argv) {
             dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
         }
         sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
-        dprintf(2, "TRACE launch_start %lld cgroups_done %lld exec_bwrap %lld\n", t_start, t_cg, TR());
         execv(cmd[0], cmd);
         dprintf(report[1], "cannot run %s: %s", cmd[0], strerror(errno));
         _exit(1);
@@ -691,7 +708,6 @@ static int launch(int argc, char **argv) {
     close(report[1]); close(go[0]); close(info[1]); close(lfd);
     int st;
     waitpid(first, &st, 0);
-    if (kicker > 0) waitpid(kicker, NULL, WNOHANG);
     if (!WIFEXITED(st) || WEXITSTATUS(st)) die("launch: could not detach the sandbox process");
 
     /*
@@ -708,19 +724,19 @@ static int launch(int argc, char **argv) {
         if (got > 0 && msg[0] != '+') die("launch: %s", msg);
         die("launch: bwrap did not start the sandbox (see %s)", log);
     }
+    /* only ever move bwrap's own child: a wrong pid here would put a stranger under the sandbox's limits and kills */
+    if (parent_of(child) != monitor) die("launch: bwrap reported child %ld, which is not its child", child);
     char pids[2][32];
     snprintf(pids[0], sizeof pids[0], "%ld", monitor);
     snprintf(pids[1], sizeof pids[1], "%ld", child);
     for (int k = 0; k < ncg; k++) { write_file(cgroups[k], pids[0]); write_file(cgroups[k], pids[1]); }
-    dprintf(logfd, "TRACE cgroups_joined %lld\n", TR());
-    if (kicker > 0) waitpid(kicker, NULL, 0);
     if (write(go[1], "g", 1) != 1) die("launch: the sandbox exited while starting (see %s)", log);
     close(go[1]);
 
     /* Either init writes '+' (it serves), or bwrap failed during setup and every copy of the pipe closed. */
     ssize_t n;
     while ((n = read(report[0], msg, 1)) < 0 && errno == EINTR) {}
-    if (n == 1 && msg[0] == '+') { dprintf(logfd, "TRACE launcher_exit %lld\n", TR()); return 0; }
+    if (n == 1 && msg[0] == '+') return 0;
     die("launch: the sandbox exited while starting (see %s)", log);
     return 1;
 }

@@ -25,7 +25,12 @@ final class BusyboxImageArchive {
     private BusyboxImageArchive() {}
 
     static Path write(Path file) throws IOException {
-        byte[] layer = layer();
+        return write(file, true);
+    }
+
+    /** Without {@code mountPoints} the rootfs lacks /workspace, /proc, /dev and /tmp, as many real images do. */
+    static Path write(Path file, boolean mountPoints) throws IOException {
+        byte[] layer = layer(mountPoints);
         String diffId = sha256(layer);
         byte[] config = ("{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Env\":[\"PATH=/bin\"]},"
                 + "\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"" + diffId + "\"]}}").getBytes(StandardCharsets.UTF_8);
@@ -43,11 +48,11 @@ final class BusyboxImageArchive {
         return file;
     }
 
-    private static byte[] layer() throws IOException {
+    private static byte[] layer(boolean mountPoints) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
             tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
-            for (String d : List.of("bin/", "etc/", "proc/", "dev/", "tmp/", "workspace/")) dir(tar, d);
+            for (String d : mountPoints ? List.of("bin/", "etc/", "proc/", "dev/", "tmp/", "workspace/") : List.of("bin/", "etc/")) dir(tar, d);
             file(tar, "bin/busybox", Files.readAllBytes(BUSYBOX), 0755);
             for (String applet : APPLETS) link(tar, "bin/" + applet, "busybox");
             file(tar, "etc/os-release", ("ID=" + OS_ID + "\nPRETTY_NAME=\"Paddock busybox test image\"\n").getBytes(StandardCharsets.UTF_8), 0644);

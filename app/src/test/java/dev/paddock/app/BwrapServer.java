@@ -21,7 +21,12 @@ final class BwrapServer implements AutoCloseable {
         dataDir = Files.createTempDirectory(Path.of("/tmp"), prefix);
         ServeSettings settings = ServeSettings.resolve(
                 Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap"), Map.of(), null, dataDir);
-        app = PaddockApp.start(settings);
+        try {
+            app = PaddockApp.start(settings);
+        } catch (RuntimeException e) {
+            removeDataDir();
+            throw e;
+        }
         api = new PaddockClient(app.url(), app.createdAdminKey().orElseThrow());
     }
 
@@ -37,7 +42,17 @@ final class BwrapServer implements AutoCloseable {
             }
         } finally {
             app.close();
+            removeDataDir();
+        }
+    }
+
+    private void removeDataDir() {
+        try {
             new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+        } catch (IOException e) {
+            System.err.println("could not remove " + dataDir + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

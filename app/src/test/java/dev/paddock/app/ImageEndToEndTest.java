@@ -73,7 +73,7 @@ class ImageEndToEndTest {
         assertThat(list.code()).as(list.toString()).isZero();
         assertThat(list.out()).contains("NAME", IMAGE, "oci", "busybox:paddock-test");
         Cli.Result json = cli.run("image", "list", "--json");
-        assertThat(PaddockClient.parse(json.rawOut()).path("data").get(0).path("name").asString()).isEqualTo(IMAGE);
+        assertThat(PaddockClient.parse(json.rawOut()).path("data")).anySatisfy(i -> assertThat(i.path("name").asString()).isEqualTo(IMAGE));
     }
 
     @Test
@@ -117,6 +117,25 @@ class ImageEndToEndTest {
         Cli.Result removed = cli.run("image", "rm", "doomed");
         assertThat(removed.code()).as(removed.toString()).isZero();
         assertThat(server.dataDir.resolve("images/doomed")).doesNotExist();
+    }
+
+    @Test
+    void anImageWithoutMountPointsGetsThemAtImport() {
+        Path archive;
+        try {
+            archive = BusyboxImageArchive.write(work.resolve("bare.tar"), false);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Cli.Result imported = cli.run("image", "import", "bare", archive.toString());
+        assertThat(imported.code()).as(imported.toString()).isZero();
+        for (String dir : new String[] {"workspace", "proc", "dev", "tmp"}) {
+            assertThat(server.dataDir.resolve("images/bare/rootfs").resolve(dir)).isDirectory();
+        }
+        String id = create("{\"image\": \"bare\"}");
+        JsonNode release = exec(id, "cat /etc/os-release && echo ok > /workspace/w && cat /workspace/w");
+        assertThat(release.path("exit_code").asInt()).as(release.toString()).isZero();
+        assertThat(release.path("stdout").asString()).contains("ID=" + BusyboxImageArchive.OS_ID).endsWith("ok\n");
     }
 
     @Test

@@ -167,8 +167,8 @@ public final class CertificateAuthority {
         Path tmpKey = Files.createTempFile(keyFile.getParent(), ".egress-ca-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try {
             Files.writeString(tmpKey, keyPem.toString(), StandardCharsets.US_ASCII);
-            Files.writeString(certFile, pem(cert), StandardCharsets.US_ASCII);
             Files.createLink(keyFile, tmpKey); // fails if another process won the race; then its CA is used
+            Files.writeString(certFile, pem(cert), StandardCharsets.US_ASCII);
         } catch (FileAlreadyExistsException e) {
             // keep the existing CA
         } finally {
@@ -181,7 +181,8 @@ public final class CertificateAuthority {
         try (PEMParser p = new PEMParser(new StringReader(Files.readString(keyFile, StandardCharsets.US_ASCII)))) {
             Object o = p.readObject();
             var conv = new JcaPEMKeyConverter();
-            if (o instanceof PEMKeyPair pair) key = conv.getKeyPair(pair).getPrivate();
+            // an EC key written by JcaPEMWriter carries no public part, so convert only its private half
+            if (o instanceof PEMKeyPair pair) key = conv.getPrivateKey(pair.getPrivateKeyInfo());
             else if (o instanceof PrivateKeyInfo info) key = conv.getPrivateKey(info);
             else throw new GeneralSecurityException("unexpected content in " + keyFile.getFileName());
         }

@@ -29,19 +29,21 @@ final class OrphanReaper {
     }
 
     void reapAll() {
-        Set<String> known = new HashSet<>();
+        // Backend sandboxes are kept only when re-attached (or when recovery failed and the record stays active):
+        // one whose record was terminated here — e.g. caught mid-create, before it had a handle — is destroyed below.
+        Set<String> keep = new HashSet<>();
         for (SandboxRecord r : host.activeRecords()) {
-            known.add(r.id());
             try {
-                reap(r);
+                if (reap(r)) keep.add(r.id());
             } catch (PaddockException e) {
+                keep.add(r.id());
                 log.warn("could not recover sandbox {}: {}", r.id(), e.getMessage());
             }
         }
         for (Map.Entry<String, SandboxDriver> e : host.driverMap().entrySet()) {
             for (SandboxRef ref : e.getValue().list()) {
-                if (known.contains(ref.sandboxId())) continue;
-                log.info("destroying backend sandbox {} on {}: no active record owns it", ref.sandboxId(), e.getKey());
+                if (keep.contains(ref.sandboxId())) continue;
+                log.info("destroying backend sandbox {} on {}: no running record owns it", ref.sandboxId(), e.getKey());
                 try {
                     e.getValue().destroy(ref);
                 } catch (RuntimeException ex) {
@@ -51,7 +53,8 @@ final class OrphanReaper {
         }
     }
 
-    private void reap(SandboxRecord old) {
+    /** Re-attaches the sandbox (true) or terminates its record (false). */
+    private boolean reap(SandboxRecord old) {
         Fence fence = host.store().sandboxes().takeOver(old.id(), old.fence(), host.ownerId());
         SandboxRecord r = host.store().sandboxes().find(old.id()).orElseThrow();
         SandboxDriver driver = host.driverMap().get(r.driver());
@@ -69,11 +72,12 @@ final class OrphanReaper {
             host.adopt(r.id(), attached.get());
             host.event(r, "sandbox.reattached", Map.of("generation", fence.generation()));
             log.info("re-attached sandbox {} ({})", r.id(), r.state().wireName());
-            return;
+            return true;
         }
         host.event(r, "sandbox.orphan_reaped", Map.of("generation", fence.generation(),
                 "reason", driver == null ? "driver not loaded" : "backend no longer runs it"));
         host.terminate(r, TerminationReason.ORPHAN_REAPED);
         log.info("terminated orphan sandbox {}; its workspace is kept", r.id());
+        return false;
     }
 }

@@ -8,7 +8,10 @@ import static org.awaitility.Awaitility.await;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.store.SandboxEvent;
@@ -88,6 +91,28 @@ class HostRestartTest {
         } finally {
             second.delete(ALICE, kept.id());
             second.close();
+        }
+    }
+
+    @Test
+    void sandboxCaughtMidCreateIsTerminatedAndItsBackendDestroyed() {
+        // a host died between starting the backend sandbox and recording its handle
+        String id = dev.paddock.core.Ids.newId("sbx");
+        java.time.Instant now = java.time.Instant.now();
+        Fence deadHost = new Fence("host_gone", 1);
+        SandboxSpec spec = SandboxSpec.defaults(id, ALICE.tenantId());
+        store.sandboxes().insert(new SandboxRecord(id, ALICE.tenantId(), "bwrap", SandboxState.CREATING, spec, deadHost,
+                null, null, null, null, now, now, now, null));
+        BwrapDriver backend = new BwrapDriver(BwrapConfig.defaults(dataDir));
+        backend.create(spec, deadHost);
+        assertThat(backend.list()).extracting(SandboxRef::sandboxId).contains(id);
+
+        RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
+        try {
+            assertThat(host.get(ALICE, id).state()).isEqualTo(SandboxState.TERMINATED);
+            assertThat(backend.list()).extracting(SandboxRef::sandboxId).doesNotContain(id);
+        } finally {
+            host.close();
         }
     }
 

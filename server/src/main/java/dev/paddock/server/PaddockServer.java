@@ -43,6 +43,8 @@ public final class PaddockServer implements AutoCloseable {
     private ImageService images;
     private dev.paddock.agents.ManagedAgents agents;
     private dev.paddock.mcp.McpHttpEndpoint mcp;
+    private dev.paddock.egress.Vault vault;
+    private dev.paddock.egress.EgressAuditLog egressAudit;
 
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
         this.host = host;
@@ -69,6 +71,14 @@ public final class PaddockServer implements AutoCloseable {
     public synchronized PaddockServer browserVm(dev.paddock.driver.browservm.BrowserVm service) {
         if (app != null) throw new IllegalStateException("browserVm must be set before the server starts");
         this.browserVm = service;
+        return this;
+    }
+
+    /** Serves the vault at {@code /v1/secrets} and the egress audit log at {@code /v1/sandboxes/{id}/egress}; call before {@link #start()}. */
+    public synchronized PaddockServer egress(dev.paddock.egress.Vault vault, dev.paddock.egress.EgressAuditLog audit) {
+        if (app != null) throw new IllegalStateException("egress must be set before the server starts");
+        this.vault = vault;
+        this.egressAudit = audit;
         return this;
     }
 
@@ -147,6 +157,8 @@ public final class PaddockServer implements AutoCloseable {
         new FileRoutes(host, bodies).register(r);
         new CheckpointRoutes(host).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
+        if (vault != null) new dev.paddock.server.routes.egress.SecretRoutes(vault, bodies).register(r);
+        if (egressAudit != null) new dev.paddock.server.routes.egress.EgressRoutes(host, egressAudit, json).register(r);
         if (agents != null) new dev.paddock.server.routes.agents.AgentsRoutes(agents, bodies, json).register(r);
     }
 

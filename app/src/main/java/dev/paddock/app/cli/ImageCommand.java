@@ -66,7 +66,7 @@ public final class ImageCommand {
                 // progress goes to stderr with --json so stdout stays one JSON document
                 (json() ? ctx.err() : ctx.out()).println(Table.clean(line));
             });
-            print(info);
+            print(ImageMountPoints.ensure(info));
             return 0;
         }
     }
@@ -82,7 +82,7 @@ public final class ImageCommand {
         @Override
         public Integer call() {
             if (!Files.isRegularFile(archive)) throw CliException.usage("'" + archive + "' is not a file; give a `docker save` or OCI image tar");
-            print(store().importOci(name, archive.toAbsolutePath()));
+            print(ImageMountPoints.ensure(store().importOci(name, archive.toAbsolutePath())));
             return 0;
         }
     }

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
                 SandboxCopyCommand.class, SandboxLsCommand.class, SandboxLifecycleCommands.Remove.class,
                 SandboxLifecycleCommands.Suspend.class, SandboxLifecycleCommands.Resume.class,
                 SandboxCheckpointCommands.Create.class, SandboxCheckpointCommands.ListAll.class,
-                SandboxCheckpointCommands.Restore.class, SandboxEventsCommand.class,
+                SandboxCheckpointCommands.Restore.class, SandboxEventsCommand.class, SandboxEgressCommand.class,
                 SandboxProcessCommands.Start.class, SandboxProcessCommands.Ps.class, SandboxProcessCommands.Logs.class,
                 SandboxProcessCommands.Kill.class})
 public final class SandboxCommand {

@@ -42,6 +42,20 @@ public final class SandboxCreateCommand extends ClientCommand {
     @Option(names = "--env", paramLabel = "K=V", description = "environment variable inside the sandbox (repeatable)")
     Map<String, String> env = new LinkedHashMap<>();
 
+    @Option(names = "--network", paramLabel = "MODE", description = "none (default: loopback only), limited (--allow-host) or unrestricted")
+    String network;
+
+    @Option(names = "--allow-host", paramLabel = "HOST", description = "with --network limited: a host the sandbox may reach, e.g. api.example.com, *.example.com, host:8443 (repeatable)")
+    java.util.List<String> allowHosts = new java.util.ArrayList<>();
+
+    @Option(names = "--allow-package-managers", description = "with --network limited: also allow the Debian, PyPI, npm and Maven hosts")
+    boolean allowPackageManagers;
+
+    @Option(names = "--credential", paramLabel = "SECRET_ID:HOSTS:ENV[:HEADER[:TEMPLATE]]",
+            description = "let the egress proxy place a vault secret on requests to HOSTS (comma-separated); the sandbox sees only a "
+                    + "placeholder in ENV. With HEADER the proxy sets that header (TEMPLATE, default {secret}, e.g. 'Bearer {secret}') (repeatable)")
+    java.util.List<String> credentials = new java.util.ArrayList<>();
+
     @Override
     public Integer call() {
         if (pids != null && pids <= 0) throw CliException.usage("--pids must be a positive number, got " + pids);
@@ -60,6 +74,7 @@ public final class SandboxCreateCommand extends ClientCommand {
             ObjectNode e = body.putObject("env");
             env.forEach(e::put);
         }
+        NetworkOptions.apply(body, network, allowHosts, allowPackageManagers, credentials);
         if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
         if (idleSuspend != null || idleTerminate != null) {
             ObjectNode idle = body.putObject("idle");

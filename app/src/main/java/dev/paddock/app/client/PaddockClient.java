@@ -98,6 +98,18 @@ public final class PaddockClient {
         }
     }
 
+    /** GETs {@code path} asking for {@code text/event-stream} and hands every event to {@code sink} as it arrives. */
+    public void streamGet(String path, Map<String, ?> query, Consumer<SseEvent> sink) {
+        HttpRequest req = request(path, query).GET().header("Accept", "text/event-stream").build();
+        HttpResponse<InputStream> res = send(req, HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = res.body()) {
+            if (res.statusCode() >= 400) throw error(res.statusCode(), in.readAllBytes());
+            SseReader.read(in, sink);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the event stream from " + baseUrl + " broke off: " + e.getMessage(), e);
+        }
+    }
+
     public static JsonNode parse(byte[] body) {
         if (body == null || body.length == 0) return JSON.missingNode();
         try {

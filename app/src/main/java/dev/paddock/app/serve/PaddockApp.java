@@ -57,13 +57,15 @@ public final class PaddockApp implements AutoCloseable {
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
                     s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval());
-            RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver, browserVm), Clock.systemUTC());
+            EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
+            RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver, browserVm), egress.port(), Clock.systemUTC());
             started.add(host);
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
             PaddockServer server = new PaddockServer(host, keys, serverConfig);
             server.agents(AgentsWiring.start(s, host, store, started));
+            server.egress(egress.vault(), store.egressAudit());
             server.images(new ImageCatalog(images(dir), store.sandboxes()));
             server.browserVm(browserVm.runtimeService());
             server.start();

@@ -40,7 +40,9 @@ public record ServeSettings(
         int bwrapUidCount,
         String modelBaseUrl,
         String modelApiKey,
-        boolean allowSandboxFree) {
+        boolean allowSandboxFree,
+        java.util.Set<Integer> egressTestLoopbackPorts,
+        Path egressUpstreamCaFile) {
 
     /** Every key with its default ("" = none) and what it does: the reference printed by {@code serve --help}. */
     public static final Map<String, String[]> KEYS = keys();
@@ -67,6 +69,8 @@ public record ServeSettings(
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
+        k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
+        k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
         return java.util.Collections.unmodifiableMap(k);
     }
 
@@ -117,7 +121,9 @@ public record ServeSettings(
                 integer("bwrap_uid_count", v.get("bwrap_uid_count")),
                 blankToNull(v.get("model_base_url")),
                 blankToNull(v.get("model_api_key")),
-                bool("allow_sandbox_free", v.get("allow_sandbox_free")));
+                bool("allow_sandbox_free", v.get("allow_sandbox_free")),
+                ports("egress_test_loopback_ports", v.get("egress_test_loopback_ports")),
+                blankToNull(v.get("egress_upstream_ca_file")) == null ? null : path(v.get("egress_upstream_ca_file"), home));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
@@ -159,6 +165,17 @@ public record ServeSettings(
             case "false", "no", "0", "" -> false;
             default -> throw new SettingsException(key + " must be true or false, got '" + s + "'");
         };
+    }
+
+    private static java.util.Set<Integer> ports(String key, String s) {
+        java.util.Set<Integer> out = new java.util.TreeSet<>();
+        if (s == null || s.isBlank()) return out;
+        for (String part : s.split(",")) {
+            int port = integer(key, part.strip());
+            if (port < 1 || port > 65535) throw new SettingsException(key + " must list ports 1-65535 separated by commas, got '" + s + "'");
+            out.add(port);
+        }
+        return out;
     }
 
     private static int integer(String key, String s) {

@@ -28,6 +28,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -38,6 +40,8 @@ import java.util.stream.Stream;
  */
 public final class BwrapDriver implements SandboxDriver {
     public static final String ID = "bwrap";
+    /** Prepares directories and cgroups of sandboxes being created, alongside the launcher's start. */
+    private static final java.util.concurrent.Executor PREPARE = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private static final Pattern IMAGE_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     private final BwrapConfig config;
@@ -92,42 +96,60 @@ public final class BwrapDriver implements SandboxDriver {
         }
         BwrapArgs.Root root = resolveRoot(spec);
         spec.env().forEach(BwrapArgs::checkEnv);
-        long T0=System.nanoTime();
         claimRunDir(paths);
-        long T1=System.nanoTime();
-        int uid;
+        int uid = allocateUid(paths);
+        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
+        SandboxCgroup cgroup = null;
+        SandboxLauncher launcher = null;
+        SandboxCgroup planned = cgroups.open(spec.sandboxId());
+        // the directories and cgroups are made on another thread while the launcher process starts (~2 ms)
+        CompletableFuture<SandboxCgroup> prepared = CompletableFuture.supplyAsync(() -> {
+            makeWorkspace(paths, uid);
+            return cgroups.create(spec.sandboxId(), spec.limits());
+        }, PREPARE);
         try {
-            uid = uids.allocate(spec.sandboxId());
+            String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
+            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
+            launcher = SandboxLauncher.start(initBinary, paths, uid, uid, planned.procsFiles(), args);
+            cgroup = joinPrepared(prepared);
+            launcher.proceed();
+            meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
+            // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
+            meta.write(paths.meta());
+            awaitLaunch(launcher, paths);
+            return new BwrapSandbox(this, paths, meta, cgroup);
+        } catch (RuntimeException e) {
+            if (launcher != null) launcher.abort();
+            if (cgroup == null) cgroup = joinQuietly(prepared);
+            if (cgroup != null) cleanUp(paths, cgroup, meta);
+            else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
+            throw e;
+        }
+    }
+
+    private int allocateUid(SandboxPaths paths) {
+        try {
+            return uids.allocate(paths.sandboxId());
         } catch (RuntimeException e) {
             deleteRunDir(paths);
             throw e;
         }
-        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
-        SandboxCgroup cgroup = null;
-        SandboxLauncher launcher = null;
+    }
+
+    private static SandboxCgroup joinPrepared(CompletableFuture<SandboxCgroup> prepared) {
         try {
-            long T2=System.nanoTime();
-            makeWorkspace(paths, uid);
-            long T3=System.nanoTime();
-            cgroup = cgroups.create(spec.sandboxId(), spec.limits());
-            long T4=System.nanoTime();
-            meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
-            String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
-            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
-            launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.procsFiles(), args);
-            // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
-            long T5=System.nanoTime();
-            meta.write(paths.meta());
-            long T6=System.nanoTime();
-            awaitLaunch(launcher, paths);
-            long T7=System.nanoTime();
-            if (Boolean.getBoolean("paddock.phases")) System.out.printf("JP claim %d uid %d ws %d cg %d spawn %d meta %d wait %d%n", T1-T0, T2-T1, T3-T2, T4-T3, T5-T4, T6-T5, T7-T6);
-            return new BwrapSandbox(this, paths, meta, cgroup);
+            return prepared.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : PaddockException.internal("cannot prepare the sandbox: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** The prepared cgroup when its preparation succeeded, for clean-up after a later failure. */
+    private static SandboxCgroup joinQuietly(CompletableFuture<SandboxCgroup> prepared) {
+        try {
+            return prepared.join();
         } catch (RuntimeException e) {
-            if (launcher != null) launcher.abort();
-            if (cgroup != null) cleanUp(paths, cgroup, meta);
-            else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
-            throw e;
+            return null;
         }
     }
 

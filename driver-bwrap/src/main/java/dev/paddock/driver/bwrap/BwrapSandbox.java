@@ -16,7 +16,14 @@ import dev.paddock.driver.bwrap.init.InitClient;
 import java.time.Duration;
 import java.util.List;
 
-/** A live bwrap sandbox: commands go to its init agent, lifecycle goes through its cgroup. */
+/**
+ * A live bwrap sandbox: commands go to its init agent, lifecycle goes through its cgroup.
+ *
+ * <p>Stdin of {@link #exec}: the request's {@code stdin} bytes are written and then closed; a null (or empty)
+ * {@code stdin} is end-of-file at once, so a command that reads stdin (cat, a REPL) sees EOF instead of hanging.
+ * The handle's {@link ExecHandle#stdin()} is closed once that input is sent (at once for a null stdin): writing
+ * to it then fails with "stdin is closed". So input is given up front; this driver has no interactive stdin.
+ */
 final class BwrapSandbox implements Sandbox {
     private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
@@ -48,6 +55,7 @@ final class BwrapSandbox implements Sandbox {
         return init;
     }
 
+    /** Runs one command; stdin is the request's bytes then end-of-file, or end-of-file at once (see the class doc). */
     @Override
     public ExecHandle exec(ExecRequest request, ExecOutput output) {
         requireRunning();

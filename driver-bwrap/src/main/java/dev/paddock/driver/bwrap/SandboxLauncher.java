@@ -3,8 +3,8 @@ package dev.paddock.driver.bwrap;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
-import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket, detaches (double fork +
  * setsid), drops to the sandbox uid and execs bwrap, moves bwrap's processes into the cgroups while bwrap sets
  * up, and exits once init inside the sandbox reported on a pipe that it serves. So the first request needs no
- * ping and nothing polls. {@link #start} returns at once; the caller does its own work and then {@link #await}s.
+ * ping and nothing polls. The launcher starts before the workspace and cgroups exist (starting a process from the
+ * JVM takes a while): it waits for {@link #proceed} before it forks, and the caller {@link #await}s the end.
  */
 final class SandboxLauncher {
     private final Process process;
@@ -34,11 +35,19 @@ final class SandboxLauncher {
         cmd.add("--");
         cmd.addAll(bwrapArgs);
         try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             return new SandboxLauncher(p, initBinary);
         } catch (IOException e) {
             throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not run " + initBinary + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Tells the launcher that the workspace and the cgroups exist: only then does it start bwrap. */
+    void proceed() {
+        try (OutputStream go = process.getOutputStream()) {
+            go.write('g');
+        } catch (IOException e) {
+            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "the sandbox launcher went away: " + e.getMessage(), e);
         }
     }
 

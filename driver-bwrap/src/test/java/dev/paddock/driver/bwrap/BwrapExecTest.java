@@ -74,6 +74,16 @@ class BwrapExecTest {
     }
 
     @Test
+    void aNullStdinIsEndOfFileAtOnceAndTheHandlesStdinIsClosed() throws Exception {
+        ExecHandle h = sandbox.exec(ExecRequest.of("cat"), ExecOutput.DISCARD);
+        assertThatThrownBy(() -> h.stdin().write("late".getBytes(StandardCharsets.UTF_8)))
+                .isInstanceOf(java.io.IOException.class).hasMessageContaining("stdin is closed");
+        ExecResult r = h.await(Duration.ofSeconds(20));
+        assertThat(r).as("cat saw end of file and ended").isNotNull();
+        assertThat(r.exitCode()).isZero();
+    }
+
+    @Test
     void reportsExitCodesAndSignals() {
         assertThat(sh(sandbox, "exit 42").exit()).isEqualTo(42);
         var killed = sh(sandbox, "kill -TERM $$");

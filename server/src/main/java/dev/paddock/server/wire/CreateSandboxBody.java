@@ -13,12 +13,16 @@ public record CreateSandboxBody(
         Map<String, String> env,
         NetworkBody network,
         Long timeoutSeconds,
-        IdleBody idle) {
+        IdleBody idle,
+        List<CredentialBody> credentials) {
 
     /** {@code memory} is bytes or a size string such as {@code "512m"}, hence a raw node. */
     public record LimitsBody(JsonNode memory, Integer pids, Double cpus) {}
 
-    public record NetworkBody(String type, List<String> allowedHosts) {}
+    public record NetworkBody(String type, List<String> allowedHosts, Boolean allowPackageManagers) {}
+
+    /** A vault secret bound to hosts; {@code env} receives the placeholder, {@code header}/{@code template} place the value. */
+    public record CredentialBody(String secretId, List<String> hosts, String header, String template, String env) {}
 
     public record IdleBody(Long suspendAfterSeconds, Long terminateAfterSeconds) {}
 }

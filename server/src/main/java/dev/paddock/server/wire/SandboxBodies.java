@@ -1,12 +1,16 @@
 package dev.paddock.server.wire;
 
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.spi.CredentialBinding;
+import dev.paddock.egress.EgressRules;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.host.SandboxRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /** Checks a create-sandbox body field by field and turns it into the host's {@link SandboxRequest}. */
@@ -15,6 +19,7 @@ public final class SandboxBodies {
     private static final long MAX_SECONDS = 10L * 366 * 24 * 3600;
     private static final int MAX_PIDS = 1 << 22;
     private static final double MAX_CPUS = 1024;
+    private static final int MAX_ALLOWED_HOSTS = 256;
 
     private SandboxBodies() {}
 
@@ -28,10 +33,14 @@ public final class SandboxBodies {
             if (image.isBlank() || image.length() > 256) throw Check.invalid("image", "must be 1 to 256 characters");
             Check.noNul("image", image);
         }
+        Map<String, String> env = Check.env("env", b.env());
+        NetworkPolicy network = network(b.network());
+        List<CredentialBinding> credentials = CredentialBodies.toBindings(b.credentials(), env.keySet(), network);
         return new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits()),
-                Check.env("env", b.env()), network(b.network()), seconds("timeout_seconds", b.timeoutSeconds()),
+                env, network, seconds("timeout_seconds", b.timeoutSeconds()),
                 b.idle() == null ? null : seconds("idle.suspend_after_seconds", b.idle().suspendAfterSeconds()),
-                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()));
+                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()),
+                credentials);
     }
 
     private static Limits limits(CreateSandboxBody.LimitsBody l) {
@@ -59,15 +68,25 @@ public final class SandboxBodies {
             throw Check.invalid("network.type", "must be one of none, limited, unrestricted; got '" + Text.clip(type, 40) + "'");
         }
         List<String> hosts = n.allowedHosts() == null ? List.of() : n.allowedHosts();
+        boolean packageManagers = Boolean.TRUE.equals(n.allowPackageManagers());
         if (!hosts.isEmpty() && mode != NetworkPolicy.Mode.LIMITED) {
             throw Check.invalid("network.allowed_hosts", "is only allowed with network.type \"limited\"");
         }
+        if (packageManagers && mode != NetworkPolicy.Mode.LIMITED) {
+            throw Check.invalid("network.allow_package_managers", "is only allowed with network.type \"limited\"");
+        }
+        if (hosts.size() > MAX_ALLOWED_HOSTS) throw Check.invalid("network.allowed_hosts", "may hold at most " + MAX_ALLOWED_HOSTS + " entries");
         for (int i = 0; i < hosts.size(); i++) {
             String h = hosts.get(i);
-            if (h == null || h.isBlank() || h.length() > 253) throw Check.invalid("network.allowed_hosts[" + i + "]", "must be a host name");
+            if (h == null || h.isBlank() || h.length() > 260) throw Check.invalid("network.allowed_hosts[" + i + "]", "must be a host name");
             Check.noNul("network.allowed_hosts[" + i + "]", h);
+            try {
+                EgressRules.validate(new NetworkPolicy(mode, List.of(h), false));
+            } catch (PaddockException e) {
+                throw Check.invalid("network.allowed_hosts[" + i + "]", "is not a valid entry: " + e.getMessage());
+            }
         }
-        return new NetworkPolicy(mode, hosts, false);
+        return new NetworkPolicy(mode, hosts, packageManagers);
     }
 
     private static Duration seconds(String field, Long value) {

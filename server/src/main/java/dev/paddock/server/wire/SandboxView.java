@@ -20,6 +20,7 @@ public record SandboxView(
         boolean writableRootfs,
         Limits limits,
         Network network,
+        @JsonInclude(JsonInclude.Include.NON_EMPTY) List<Credential> credentials,
         Map<String, String> env,
         Long timeoutSeconds,
         Instant expiresAt,
@@ -30,7 +31,11 @@ public record SandboxView(
         String stateReason,
         @JsonInclude(JsonInclude.Include.NON_NULL) Status status) {
 
-    public record Network(String type, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> allowedHosts) {}
+    public record Network(String type, @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> allowedHosts, boolean allowPackageManagers) {}
+
+    /** A credential rule as given at create: which secret goes where. Never a value, never a placeholder. */
+    public record Credential(String secretId, List<String> hosts, @JsonInclude(JsonInclude.Include.NON_NULL) String header,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) String template, @JsonInclude(JsonInclude.Include.NON_NULL) String env) {}
 
     public record Idle(Long suspendAfterSeconds, Long terminateAfterSeconds) {}
 
@@ -44,7 +49,9 @@ public record SandboxView(
         NetworkPolicy net = r.spec().network();
         return new SandboxView("sandbox", r.id(), r.driver(), r.state().wireName(), r.spec().image(),
                 r.spec().writableRootfs(), r.spec().limits(),
-                new Network(net.mode().name().toLowerCase(), net.allowedHosts()), r.spec().env(),
+                new Network(net.mode().name().toLowerCase(), net.allowedHosts(), net.allowPackageManagers()),
+                r.spec().credentials().stream().map(c -> new Credential(c.secretId(), c.hosts(), c.header(), c.template(), c.envVar())).toList(),
+                r.spec().env(),
                 seconds(r.timeout()), r.expiresAt(),
                 new Idle(seconds(r.idleSuspendAfter()), seconds(r.idleTerminateAfter())),
                 r.createdAt(), r.updatedAt(), r.lastActivityAt(), r.stateReason(),

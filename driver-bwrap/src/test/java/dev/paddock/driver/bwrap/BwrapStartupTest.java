@@ -1,0 +1,97 @@
+package dev.paddock.driver.bwrap;
+
+import static dev.paddock.driver.bwrap.TestSandboxes.sh;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxSpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** The start handshake: launcher, bwrap and init agree on when a sandbox serves, without a ping or polling. */
+@Tag("bwrap")
+class BwrapStartupTest {
+    TestSandboxes env;
+
+    @BeforeEach
+    void start() throws Exception {
+        env = new TestSandboxes();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        env.close();
+    }
+
+    @Test
+    void bwrapAndInitAreTheOnlyMembersOfTheSandboxCgroupsWhenCreateReturns() throws Exception {
+        Sandbox s = env.create();
+        String id = s.ref().sandboxId();
+        long monitor = Long.parseLong(Files.readString(env.dataDir.resolve("run/" + id + "/bwrap.pid")).trim());
+        long init = Long.parseLong(Files.readString(Path.of("/proc/" + monitor + "/task/" + monitor + "/children")).trim().split(" ")[0]);
+        for (long pid : List.of(monitor, init)) {
+            List<String> lines = Files.readAllLines(Path.of("/proc/" + pid + "/cgroup"));
+            for (String controller : List.of("memory", "pids", "cpu", "freezer")) {
+                assertThat(lines).as("pid %d in %s", pid, controller)
+                        .anyMatch(l -> List.of(l.split(":", 3)[1].split(",")).contains(controller) && l.endsWith("/paddock/" + id));
+            }
+        }
+        Path freezer = cgroupDir("freezer", id);
+        assertThat(pids(freezer)).as("nothing else joined: the launcher and its helpers are gone").containsExactlyInAnyOrder(monitor, init);
+        assertThat(sh(s, "echo served").out()).isEqualTo("served\n");
+    }
+
+    @Test
+    void aBwrapThatFailsIsReportedWithItsOwnWordsAndLeavesNothingBehind() throws Exception {
+        Path fake = env.dataDir.resolve("fake-bwrap");
+        Files.writeString(fake, "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\necho 'bwrap: cannot do that here' >&2\nexit 1\n");
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        BwrapConfig defaults = BwrapConfig.defaults(env.dataDir);
+        BwrapDriver broken = new BwrapDriver(new BwrapConfig(env.dataDir, defaults.uidBase(), defaults.uidCount(), fake, null, null));
+        String id = TestSandboxes.newId();
+
+        assertThatThrownBy(() -> broken.create(SandboxSpec.defaults(id, "t"), TestSandboxes.FENCE))
+                .isInstanceOf(PaddockException.class)
+                .hasMessageContaining("cannot do that here")
+                .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_start_failed");
+        assertThat(env.dataDir.resolve("run/" + id)).doesNotExist();
+        assertThat(cgroupDir("freezer", id)).doesNotExist();
+        try (Stream<Path> claims = Files.list(env.dataDir.resolve("uids"))) {
+            assertThat(claims).as("the uid was given back").isEmpty();
+        }
+    }
+
+    @Test
+    void initNeverServesWithoutTheLaunchersWordThatTheCgroupsAreJoined() throws Exception {
+        Path init = InitBinary.install(env.dataDir.resolve("bin"));
+        // fd 5 at end of file: the launcher died before it moved bwrap into the cgroups
+        Process p = new ProcessBuilder("/bin/sh", "-c", "exec \"$0\" serve 4 5 3</dev/null 4>&1 5</dev/null", init.toString()).start();
+        String ready = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).isEqualTo(1);
+        assertThat(ready).as("no readiness report").isEmpty();
+        assertThat(err).contains("launcher went away");
+    }
+
+    private static Path cgroupDir(String controller, String id) throws Exception {
+        try (Stream<Path> found = Files.find(Path.of("/sys/fs/cgroup/" + controller), 8, (p, a) -> a.isDirectory() && p.getFileName().toString().equals(id))) {
+            return found.findFirst().orElse(Path.of("/sys/fs/cgroup/" + controller + "/paddock/" + id));
+        }
+    }
+
+    private static Set<Long> pids(Path cgroup) throws Exception {
+        return Files.readAllLines(cgroup.resolve("cgroup.procs")).stream().filter(l -> !l.isBlank()).map(Long::parseLong).collect(Collectors.toSet());
+    }
+}

@@ -1,0 +1,105 @@
+package dev.paddock.server.routes.egress;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.store.Page;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.egress.EgressAuditEntry;
+import dev.paddock.egress.EgressAuditLog;
+import dev.paddock.host.Principal;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.http.ApiJson;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Params;
+import dev.paddock.server.http.Streams;
+import dev.paddock.server.wire.Views;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A sandbox's egress audit log, oldest first: a page of JSON, or with {@code Accept: text/event-stream} a stream
+ * of {@code egress} events that follows new records until the sandbox has ended (resumable with
+ * {@code Last-Event-ID} or {@code after_id}). Kept and readable after the sandbox terminated.
+ */
+public final class EgressRoutes {
+    private static final Duration POLL = Duration.ofMillis(250);
+    private static final Duration KEEPALIVE = Duration.ofSeconds(5);
+    private static final int BATCH = 200;
+
+    private final RuntimeHost host;
+    private final EgressAuditLog log;
+    private final ApiJson json;
+
+    public EgressRoutes(RuntimeHost host, EgressAuditLog log, ApiJson json) {
+        this.host = host;
+        this.log = log;
+        this.json = json;
+    }
+
+    public void register(RoutesConfig r) {
+        r.get("/v1/sandboxes/{id}/egress", this::egress);
+    }
+
+    private void egress(Context ctx) {
+        Principal p = Auth.principal(ctx);
+        String id = Params.pathId(ctx, "id", "sbx", "sandbox id");
+        host.get(p, id); // tenant check: another tenant's sandbox is not found
+        String accept = ctx.header("Accept");
+        if (accept != null && accept.contains("text/event-stream")) {
+            stream(ctx, p, id);
+            return;
+        }
+        ctx.json(Views.ListPage.of(log.list(id, Params.page(ctx, "egr")), EgressViews.EgressRecord::of));
+    }
+
+    private void stream(Context ctx, Principal p, String id) {
+        String cursor = ctx.header("Last-Event-ID");
+        if (cursor == null || cursor.isBlank()) cursor = Params.page(ctx, "egr").afterId();
+        else cursor = dev.paddock.core.Ids.require("egr", cursor.strip(), "Last-Event-ID");
+        log.list(id, new PageRequest(1, cursor, null)); // an unknown cursor is a 400 before the stream opens
+        ctx.res().setHeader("X-Accel-Buffering", "no");
+        OutputStream out = Streams.open(ctx, 200, "text/event-stream");
+        try {
+            out.write(": stream open\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            long lastWrite = System.nanoTime();
+            while (true) {
+                boolean ended = host.get(p, id).state().isTerminal();
+                Page<EgressAuditEntry> page = log.list(id, new PageRequest(BATCH, cursor, null));
+                for (EgressAuditEntry e : page.data()) {
+                    out.write(("id: " + e.id() + "\nevent: egress\ndata: ").getBytes(StandardCharsets.UTF_8));
+                    out.write(json.write(EgressViews.EgressRecord.of(e)));
+                    out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+                    cursor = e.id();
+                }
+                if (!page.data().isEmpty()) {
+                    out.flush();
+                    lastWrite = System.nanoTime();
+                }
+                if (page.hasMore()) continue;
+                if (ended) {
+                    // read after the sandbox ended: nothing more can arrive
+                    out.write("event: end\ndata: {}\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    return;
+                }
+                if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
+                    out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                    lastWrite = System.nanoTime();
+                }
+                Thread.sleep(POLL);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // the client went away
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (PaddockException e) {
+            Streams.abort(ctx, e);
+        }
+    }
+}
