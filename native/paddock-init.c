@@ -1,18 +1,18 @@
 /*
  * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, two modes.
  *
- *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCSFILE]... -- BWRAP ARGS...
- *     Runs as root on the host. Binds and listens on SOCKET, waits for one byte 'g' on stdin (the host
- *     made the workspace and cgroups meanwhile), double-forks and setsid()s (so the sandbox outlives the
- *     host process), writes the pid of the process that becomes bwrap to PIDFILE, drops to UID/GID (no
- *     groups, no_new_privs) and execs bwrap with the listening socket as fd 3, a readiness pipe as fd 4,
- *     a go pipe as fd 5 and bwrap's --info-fd as fd 6. While bwrap sets up, it moves bwrap's two
- *     processes into the cgroups, then says "go" on fd 5. Exit status 0 once init reported on fd 4 that
- *     it serves; otherwise 1 with the reason on stderr. So a caller never polls or pings.
+ *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... -- BWRAP ARGS...
+ *     Runs as root on the host. Binds and listens on SOCKET, joins the sandbox's cgroups (writes "0" to
+ *     each FILE), waits for one byte 'g' on stdin (the host made the workspace meanwhile), double-forks
+ *     and setsid()s (so the sandbox outlives the host process), writes the pid of the process that
+ *     becomes bwrap to PIDFILE, drops to UID/GID (no groups, no_new_privs) and execs bwrap with the
+ *     listening socket as fd 3 and the write end of a readiness pipe as fd 4. Exit status 0 once init
+ *     reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
+ *     pings or polls: when the launcher is done, the sandbox answers.
  *
- *   paddock-init serve [4 5]
- *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Waits for the
- *     launcher's word on fd 5 that the sandbox joined its cgroups, writes '+' to fd 4, then accepts on fd 3, runs one command per connection, keeps
+ *   paddock-init serve [4]
+ *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Writes '+' to fd 4
+ *     and closes it once set up, then accepts on fd 3, runs one command per connection, keeps
  *     background processes with a ring buffer of their output and reaps every orphan. When it exits the
  *     kernel kills everything in the pid namespace.
  *
@@ -49,12 +49,9 @@
 #define MAX_BG 64                 /* background processes remembered */
 #define MAX_CONN 256              /* concurrent connections */
 #define MAX_ARGV_KEEP 8192        /* encoded argv kept for listing a background process */
-/* fds the launcher hands to bwrap and init; BwrapArgs.java passes READY_FD and GO_FD to "serve" */
+/* fds the launcher hands through bwrap to init; BwrapArgs.java passes READY_FD to "serve" */
 #define LISTEN_FD 3
 #define READY_FD 4
-#define GO_FD 5
-#define INFO_FD 6
-#define INFO_FD_ARG "6"
 
 extern char **environ;
 
@@ -452,23 +449,33 @@ static void reap(void) {
     }
 }
 
+/* Connections closed without an answer show in the sandbox's log (bounded: the log is a host file). */
+static void note_drop(const char *why) {
+    static int notes;
+    if (notes < 20) { notes++; dprintf(2, "paddock-init: %s\n", why); }
+}
+
 static void accept_all(int lfd) {
     for (;;) {
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) return;
         struct ucred cred; socklen_t len = sizeof cred;
         /* A peer inside this pid namespace has a visible pid: only the host (pid 0 here) may drive init. */
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid != 0) { close(fd); continue; }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid != 0) {
+            note_drop("refused a peer inside the sandbox");
+            close(fd);
+            continue;
+        }
         int slot = -1;
         for (int i = 0; i < MAX_CONN; i++) if (!conns[i]) { slot = i; break; }
         struct conn *c = slot < 0 ? NULL : calloc(1, sizeof *c);
-        if (!c) { close(fd); continue; }
+        if (!c) { note_drop("dropped a connection: too many open"); close(fd); continue; }
         c->fd = fd; c->in_fd = c->out_fd = c->err_fd = -1; c->state = C_REQUEST;
         conns[slot] = c;
     }
 }
 
-static int serve(int ready_fd, int go_fd) {
+static int serve(int ready_fd) {
     if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
     set_nonblock(LISTEN_FD);
     prctl(PR_SET_DUMPABLE, 0);          /* sandbox processes share our uid: keep them out of /proc/1 */
@@ -478,13 +485,6 @@ static int serve(int ready_fd, int go_fd) {
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) die("serve: signalfd: %s", strerror(errno));
-    if (go_fd >= 0) {
-        /* the launcher says when we are inside the sandbox's cgroups; without its word we never serve */
-        char g; ssize_t n;
-        while ((n = read(go_fd, &g, 1)) < 0 && errno == EINTR) {}
-        if (n != 1 || g != 'g') die("serve: the launcher went away before the sandbox joined its cgroups");
-        close(go_fd);
-    }
     if (ready_fd >= 0) {
         /* the socket listens since before bwrap started: from here on every connection is served */
         if (write(ready_fd, "+", 1) != 1) die("serve: cannot report readiness: %s", strerror(errno));
@@ -586,62 +586,19 @@ static long parse_id(const char *s, const char *what) {
     return v;
 }
 
-/* Reads until EOF or until the buffer is full; returns the bytes read (NUL terminated). */
-static ssize_t read_all(int fd, char *buf, size_t cap) {
-    ssize_t n, got = 0;
-    while (got < (ssize_t)cap - 1 && (n = read(fd, buf + got, cap - 1 - got)) != 0) {
-        if (n < 0) { if (errno == EINTR) continue; break; }
-        got += n;
-    }
-    buf[got] = 0;
-    return got;
-}
-
-/* The number after "key": in bwrap's info JSON, or -1. */
-static long json_pid(const char *json, const char *key) {
-    const char *p = strstr(json, key);
-    if (!p) return -1;
-    p += strlen(key);
-    while (*p == ' ' || *p == ':') p++;
-    char *end; errno = 0;
-    long v = strtol(p, &end, 10);
-    return errno || end == p || v <= 1 || v > 0x3fffffff ? -1 : v;
-}
-
-/* The parent pid of a process from /proc/PID/stat, or -1. */
-static long parent_of(long pid) {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')'); /* the name may contain spaces and parentheses; the state follows the last ')' */
-    long ppid;
-    if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1) return -1;
-    return ppid;
-}
-
 static int launch(int argc, char **argv) {
-    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--cgroup PROCS]... -- BWRAP ARGS...");
+    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
     uid_t uid = (uid_t)parse_id(argv[3], "UID");
     gid_t gid = (gid_t)parse_id(argv[4], "GID");
     int i = 7;
-    const char *cgroups[16]; int ncg = 0;
+    const char *joins[16]; int njoin = 0;
     for (; i < argc && strcmp(argv[i], "--"); i += 2) {
-        if (strcmp(argv[i], "--cgroup") || i + 1 >= argc || ncg == 16) die("launch: unexpected argument '%s'", argv[i]);
-        cgroups[ncg++] = argv[i + 1];
+        if (strcmp(argv[i], "--join") || i + 1 >= argc || njoin == 16) die("launch: unexpected argument '%s'", argv[i]);
+        joins[njoin++] = argv[i + 1];
     }
     if (i >= argc - 1) die("launch: missing '-- BWRAP ARGS'");
-    /* bwrap reports the host pid of its child (the future init) on INFO_FD; the option goes right after its path */
-    int bwc = argc - i - 1;
-    char **cmd = calloc(bwc + 3, sizeof(char *));
-    if (!cmd) die("launch: out of memory");
-    cmd[0] = argv[i + 1]; cmd[1] = "--info-fd"; cmd[2] = INFO_FD_ARG;
-    for (int k = 1; k < bwc; k++) cmd[k + 2] = argv[i + 1 + k];
+    char **cmd = argv + i + 1;
 
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
     if (strlen(sock) >= sizeof addr.sun_path) die("launch: socket path too long: %s", sock);
@@ -651,28 +608,26 @@ static int launch(int argc, char **argv) {
     if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof addr) || chmod(sock, 0600) || listen(lfd, 128))
         die("launch: cannot listen on %s: %s", sock, strerror(errno));
 
-    /* The host prepares the workspace and cgroups while this process starts; one byte on stdin says they exist. */
+    /*
+     * Join the cgroups while still root, so bwrap and everything below is counted and limited from its first
+     * instruction. Each FILE is a v1 "tasks" file (or a v2 cgroup.procs): "0" moves the calling thread, and this
+     * process has exactly one. Moving the current thread alone skips the kernel's global threadgroup lock, whose
+     * RCU grace period costs milliseconds (10-20 ms on a busy host) for every cgroup.procs write of a pid.
+     */
+    for (int k = 0; k < njoin; k++) write_file(joins[k], "0");
+
+    /* The host prepares the workspace while this process starts; one byte on stdin says it is ready. */
     char ok = 0;
     ssize_t got;
     while ((got = read(0, &ok, 1)) < 0 && errno == EINTR) {}
-    if (got != 1 || ok != 'g') die("launch: the host gave up before the sandbox's directories and cgroups were ready");
-    /*
-     * Moving a task into a v1 cgroup first waits for an RCU grace period (several milliseconds) unless another
-     * move happened just before. A throwaway child makes that move now, so the wait runs alongside bwrap's
-     * setup and our own moves below find the grace period passed. Only speed depends on this, not correctness.
-     */
-    pid_t kicker = ncg ? fork() : -1;
-    if (kicker == 0) {
-        int fd = open(cgroups[0], O_WRONLY | O_CLOEXEC);
-        if (fd >= 0 && write(fd, "0", 1) < 0) _exit(1);
-        _exit(0);
-    }
+    if (got != 1 || ok != 'g') die("launch: the host gave up before the sandbox's directories were ready");
+
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (logfd < 0 || devnull < 0) die("launch: cannot open %s: %s", log, strerror(errno));
-    /* report: init -> us ('+' once it serves) or an error text; go: us -> init (cgroups joined); info: bwrap -> us */
-    int report[2], go[2], info[2];
-    if (pipe2(report, O_CLOEXEC) || pipe2(go, O_CLOEXEC) || pipe2(info, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
+    /* init writes '+' once it serves; the process before bwrap writes why it failed */
+    int report[2];
+    if (pipe2(report, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
 
     pid_t first = fork();
     if (first < 0) die("launch: fork: %s", strerror(errno));
@@ -680,22 +635,19 @@ static int launch(int argc, char **argv) {
         setsid();
         pid_t second = fork();
         if (second != 0) _exit(second < 0 ? 1 : 0);
-        close(report[0]); close(go[1]); close(info[0]);
+        close(report[0]);
         FILE *pf = fopen(pidfile, "we");
         if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
             dprintf(report[1], "cannot write %s: %s", pidfile, strerror(errno)); _exit(1);
         }
-        /* the monitor's pid first; bwrap appends its child's pid */
-        if (dprintf(info[1], "monitor-pid: %d\n", getpid()) < 0) _exit(1);
-        /* Park the fds we keep above the range we are about to fill, then place them at 3..6. */
+        /* Park the two fds we keep above the range we are about to fill, then place them at 3 and 4. */
         int rep = fcntl(report[1], F_DUPFD_CLOEXEC, 10), lis = fcntl(lfd, F_DUPFD_CLOEXEC, 10);
-        int gor = fcntl(go[0], F_DUPFD_CLOEXEC, 10), inf = fcntl(info[1], F_DUPFD_CLOEXEC, 10);
-        if (rep < 0 || lis < 0 || gor < 0 || inf < 0) _exit(1);
+        if (rep < 0 || lis < 0) _exit(1);
         if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd, 2) < 0) _exit(1);
-        /* dup2 clears close-on-exec: these go through bwrap (which closes INFO_FD before running init) */
-        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, READY_FD) < 0 || dup2(gor, GO_FD) < 0 || dup2(inf, INFO_FD) < 0) _exit(1);
+        /* dup2 clears close-on-exec: both go through bwrap to init */
+        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, READY_FD) < 0) _exit(1);
         report[1] = READY_FD;
-        close_range(INFO_FD + 1, ~0u, 0);
+        close_range(READY_FD + 1, ~0u, 0);
         if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
                 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
             dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
@@ -705,51 +657,35 @@ static int launch(int argc, char **argv) {
         dprintf(report[1], "cannot run %s: %s", cmd[0], strerror(errno));
         _exit(1);
     }
-    close(report[1]); close(go[0]); close(info[1]); close(lfd);
+    close(report[1]); close(lfd);
     int st;
     waitpid(first, &st, 0);
     if (!WIFEXITED(st) || WEXITSTATUS(st)) die("launch: could not detach the sandbox process");
-
     /*
-     * Join the cgroups while bwrap builds the sandbox: moving a task into a v1 cgroup waits for an RCU grace
-     * period (milliseconds), so doing it here, in parallel, instead of before the fork takes it off the path.
-     * Until we say "go", only two processes exist: bwrap's monitor and its child, which becomes init and
-     * blocks on GO_FD before it serves anything. So nothing a user runs can start outside the cgroups.
+     * Either init writes '+' (it serves), or the process before bwrap writes why it failed, or bwrap fails
+     * during setup and every copy of the pipe closes (EOF; bwrap's own message is in LOGFILE).
      */
-    char msg[512];
-    read_all(info[0], msg, sizeof msg);
-    long monitor = json_pid(msg, "monitor-pid"), child = json_pid(msg, "\"child-pid\"");
-    if (monitor < 0 || child < 0) {
-        ssize_t got = read_all(report[0], msg, sizeof msg);
-        if (got > 0 && msg[0] != '+') die("launch: %s", msg);
-        die("launch: bwrap did not start the sandbox (see %s)", log);
+    char msg[512]; ssize_t n, len = 0;
+    while (len < (ssize_t)sizeof msg - 1 && (n = read(report[0], msg + len, sizeof msg - 1 - len)) != 0) {
+        if (n < 0) { if (errno == EINTR) continue; die("launch: reading the readiness pipe: %s", strerror(errno)); }
+        len += n;
+        if (msg[0] == '+') return 0;
     }
-    /* only ever move bwrap's own child: a wrong pid here would put a stranger under the sandbox's limits and kills */
-    if (parent_of(child) != monitor) die("launch: bwrap reported child %ld, which is not its child", child);
-    char pids[2][32];
-    snprintf(pids[0], sizeof pids[0], "%ld", monitor);
-    snprintf(pids[1], sizeof pids[1], "%ld", child);
-    for (int k = 0; k < ncg; k++) { write_file(cgroups[k], pids[0]); write_file(cgroups[k], pids[1]); }
-    if (write(go[1], "g", 1) != 1) die("launch: the sandbox exited while starting (see %s)", log);
-    close(go[1]);
-
-    /* Either init writes '+' (it serves), or bwrap failed during setup and every copy of the pipe closed. */
-    ssize_t n;
-    while ((n = read(report[0], msg, 1)) < 0 && errno == EINTR) {}
-    if (n == 1 && msg[0] == '+') return 0;
+    msg[len] = 0;
+    if (len > 0) die("launch: %s", msg);
     die("launch: the sandbox exited while starting (see %s)", log);
     return 1;
 }
 
 int main(int argc, char **argv) {
-    if (argc == 2 && !strcmp(argv[1], "serve")) return serve(-1, -1);
-    if (argc == 4 && !strcmp(argv[1], "serve")) {
-        /* only the fds the launcher hands over */
-        if (strcmp(argv[2], "4") || strcmp(argv[3], "5")) die("serve: expected the readiness and go pipes at fds 4 and 5");
-        if (fcntl(READY_FD, F_SETFD, FD_CLOEXEC) || fcntl(GO_FD, F_SETFD, FD_CLOEXEC)) die("serve: fds 4 and 5 must be open");
-        return serve(READY_FD, GO_FD);
+    if (argc == 2 && !strcmp(argv[1], "serve")) return serve(-1);
+    if (argc == 3 && !strcmp(argv[1], "serve")) {
+        /* only the fd the launcher hands over */
+        if (strcmp(argv[2], "4")) die("serve: expected the readiness pipe at fd 4");
+        if (fcntl(READY_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 must be open");
+        return serve(READY_FD);
     }
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
-    fprintf(stderr, "usage: paddock-init serve [4 5] | paddock-init launch ...\n");
+    fprintf(stderr, "usage: paddock-init serve [4] | paddock-init launch ...\n");
     return 2;
 }

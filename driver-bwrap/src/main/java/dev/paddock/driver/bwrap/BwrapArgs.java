@@ -15,16 +15,14 @@ import java.util.Map;
 final class BwrapArgs {
     /** Where the init agent appears inside every sandbox (on bwrap's private /dev tmpfs, so images need no mount point). */
     static final String INIT_PATH = "/dev/.paddock/init";
-    /**
-     * The fds on which init reports that it serves and hears that the sandbox joined its cgroups; the launcher
-     * places them (see paddock-init.c), bwrap passes them on.
-     */
-    static final List<String> SERVE_FDS = List.of("4", "5");
+    /** The fd on which init reports that it serves; the launcher places it (see paddock-init.c), bwrap passes it on. */
+    static final String READY_FD = "4";
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     /** Root of the sandbox: the host's /usr and /etc, or an image rootfs (optionally behind a throwaway overlay). */
     sealed interface Root {
-        record Host() implements Root {}
+        /** The host's /usr and a reduced /etc: the shared base with the sandbox's own files on top (see SandboxEtc). */
+        record Host(Path etcBase, Path etcOwn) implements Root {}
 
         record Image(Path rootfs, boolean writable) implements Root {}
     }
@@ -45,7 +43,8 @@ final class BwrapArgs {
             case Root.Host h -> a.addAll(List.of("--ro-bind", "/usr", "/usr",
                     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
                     "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-                    "--ro-bind", "/etc", "/etc"));
+                    "--ro-bind", h.etcBase().toString(), "/etc",
+                    "--ro-bind", h.etcOwn().toString(), "/etc/" + SandboxEtc.OWN_DIR));
             case Root.Image i when i.writable() -> a.addAll(List.of("--overlay-src", i.rootfs().toString(), "--tmp-overlay", "/"));
             case Root.Image i -> a.addAll(List.of("--ro-bind", i.rootfs().toString(), "/"));
         }
@@ -53,7 +52,7 @@ final class BwrapArgs {
                 "--bind", workspace.toString(), "/workspace",
                 "--ro-bind", initBinary.toString(), INIT_PATH,
                 "--chdir", "/workspace",
-                "--", INIT_PATH, "serve", SERVE_FDS.get(0), SERVE_FDS.get(1)));
+                "--", INIT_PATH, "serve", READY_FD));
         return a;
     }
 

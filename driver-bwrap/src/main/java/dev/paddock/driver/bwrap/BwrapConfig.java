@@ -6,8 +6,9 @@ import java.time.Duration;
 
 /**
  * Settings of the bubblewrap driver. {@code dataDir} holds {@code bin/} (the init agent), {@code run/<id>/}
- * (sockets and pid files of live sandboxes, root-only), {@code sandboxes/<id>/workspace}, {@code uids/} (which
- * host uid belongs to which sandbox) and {@code images/<name>/rootfs}. Each sandbox runs as its own host uid
+ * (sockets and pid files of live sandboxes, root-only), {@code sandboxes/<id>/workspace} and
+ * {@code sandboxes/<id>/etc} (its passwd, group and hosts), {@code etc/base-<hash>} (the host /etc entries sandboxes
+ * see), {@code uids/} (which host uid belongs to which sandbox) and {@code images/<name>/rootfs}. Each sandbox runs as its own host uid
  * and gid from {@code [uidBase, uidBase + uidCount)}.
  */
 public record BwrapConfig(Path dataDir, int uidBase, int uidCount, Path bwrap, Path cgroupRoot, Duration startTimeout) {

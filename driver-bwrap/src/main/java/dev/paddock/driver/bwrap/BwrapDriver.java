@@ -42,6 +42,7 @@ public final class BwrapDriver implements SandboxDriver {
     public static final String ID = "bwrap";
     /** Prepares directories and cgroups of sandboxes being created, alongside the launcher's start. */
     private static final java.util.concurrent.Executor PREPARE = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private static final Path HOST_ETC = Path.of("/etc");
     private static final Pattern IMAGE_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     private final BwrapConfig config;
@@ -49,6 +50,8 @@ public final class BwrapDriver implements SandboxDriver {
     private final Path initBinary;
     private final UidAllocator uids;
     private final boolean overlaySupported;
+    private Path etcBase;
+    private long etcStamp;
 
     public BwrapDriver(BwrapConfig config) {
         List<String> problems = HostCheck.problems(config);
@@ -61,6 +64,25 @@ public final class BwrapDriver implements SandboxDriver {
         this.initBinary = InitBinary.install(config.dataDir().resolve("bin"));
         this.uids = new UidAllocator(config.dataDir().resolve("uids"), config.uidBase(), config.uidCount());
         this.overlaySupported = bwrapHelp().contains("--tmp-overlay");
+        etcBase();
+    }
+
+    /** The shared part of sandbox /etc directories, rebuilt when the host's loader cache changed (a package was installed). */
+    private synchronized Path etcBase() {
+        long stamp = modified(HOST_ETC.resolve("ld.so.cache"));
+        if (etcBase == null || stamp != etcStamp) {
+            etcBase = SandboxEtc.base(HOST_ETC, config.dataDir().resolve("etc"));
+            etcStamp = stamp;
+        }
+        return etcBase;
+    }
+
+    private static long modified(Path p) {
+        try {
+            return Files.getLastModifiedTime(p).toMillis();
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** What this host lacks for the bwrap driver with default settings; empty when it can run sandboxes. */
@@ -101,26 +123,28 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
         SandboxCgroup cgroup = null;
         SandboxLauncher launcher = null;
-        SandboxCgroup planned = cgroups.open(spec.sandboxId());
-        // the directories and cgroups are made on another thread while the launcher process starts (~2 ms)
-        CompletableFuture<SandboxCgroup> prepared = CompletableFuture.supplyAsync(() -> {
-            makeWorkspace(paths, uid);
-            return cgroups.create(spec.sandboxId(), spec.limits());
-        }, PREPARE);
+        String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
         try {
-            String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
-            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
-            launcher = SandboxLauncher.start(initBinary, paths, uid, uid, planned.procsFiles(), args);
-            cgroup = joinPrepared(prepared);
-            launcher.proceed();
+            cgroup = cgroups.create(spec.sandboxId(), spec.limits());
             meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
+            // the workspace and /etc files are made on another thread while the launcher process starts (~2 ms)
+            CompletableFuture<Void> prepared = CompletableFuture.runAsync(() -> {
+                makeWorkspace(paths, uid);
+                if (root instanceof BwrapArgs.Root.Host) SandboxEtc.writeOwn(paths.etc(), uid, hostname);
+            }, PREPARE);
+            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
+            try {
+                launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), args);
+            } finally {
+                joinPrepared(prepared);
+            }
+            launcher.proceed();
             // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
             meta.write(paths.meta());
             awaitLaunch(launcher, paths);
             return new BwrapSandbox(this, paths, meta, cgroup);
         } catch (RuntimeException e) {
             if (launcher != null) launcher.abort();
-            if (cgroup == null) cgroup = joinQuietly(prepared);
             if (cgroup != null) cleanUp(paths, cgroup, meta);
             else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
             throw e;
@@ -136,20 +160,11 @@ public final class BwrapDriver implements SandboxDriver {
         }
     }
 
-    private static SandboxCgroup joinPrepared(CompletableFuture<SandboxCgroup> prepared) {
+    private static void joinPrepared(CompletableFuture<Void> prepared) {
         try {
-            return prepared.join();
+            prepared.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : PaddockException.internal("cannot prepare the sandbox: " + e.getCause(), e.getCause());
-        }
-    }
-
-    /** The prepared cgroup when its preparation succeeded, for clean-up after a later failure. */
-    private static SandboxCgroup joinQuietly(CompletableFuture<SandboxCgroup> prepared) {
-        try {
-            return prepared.join();
-        } catch (RuntimeException e) {
-            return null;
         }
     }
 
@@ -171,7 +186,7 @@ public final class BwrapDriver implements SandboxDriver {
     private BwrapArgs.Root resolveRoot(SandboxSpec spec) {
         if (spec.image() == null) {
             if (spec.writableRootfs()) throw new UnsupportedCapabilityException(ID, "a writable root without an image (name an image)");
-            return new BwrapArgs.Root.Host();
+            return new BwrapArgs.Root.Host(etcBase(), SandboxPaths.of(config.dataDir(), spec.sandboxId()).etc());
         }
         if (!IMAGE_NAME.matcher(spec.image()).matches()) {
             throw PaddockException.invalid("invalid_image", "image names are lower-case letters, digits, '.', '_' or '-', got '" + Text.clip(spec.image(), 70) + "'");
@@ -234,6 +249,7 @@ public final class BwrapDriver implements SandboxDriver {
         } else {
             cgroup.killAll();
             cgroup.remove();
+            SandboxEtc.delete(paths.etc());
             deleteRunDir(paths);
         }
     }
@@ -273,6 +289,7 @@ public final class BwrapDriver implements SandboxDriver {
     private void cleanUp(SandboxPaths paths, SandboxCgroup cgroup, SandboxMeta meta) {
         cgroup.killAll();
         cgroup.remove();
+        SandboxEtc.delete(paths.etc());
         deleteRunDir(paths);
         uids.release(meta.uid(), meta.sandboxId());
     }

@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket, detaches (double fork +
- * setsid), drops to the sandbox uid and execs bwrap, moves bwrap's processes into the cgroups while bwrap sets
- * up, and exits once init inside the sandbox reported on a pipe that it serves. So the first request needs no
- * ping and nothing polls. The launcher starts before the workspace and cgroups exist (starting a process from the
- * JVM takes a while): it waits for {@link #proceed} before it forks, and the caller {@link #await}s the end.
+ * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket and joins the cgroups as root,
+ * detaches (double fork + setsid), drops to the sandbox uid and execs bwrap; it exits once init inside the sandbox
+ * reported on a pipe that it serves, so the first request needs no ping and nothing polls. Starting a process from
+ * the JVM takes a while, so the caller prepares the workspace meanwhile and then says {@link #proceed}; the
+ * launcher forks only after that. Then the caller {@link #await}s the end.
  */
 final class SandboxLauncher {
     private final Process process;
@@ -28,10 +28,10 @@ final class SandboxLauncher {
         this.initBinary = initBinary;
     }
 
-    static SandboxLauncher start(Path initBinary, SandboxPaths paths, int uid, int gid, List<Path> cgroupProcs, List<String> bwrapArgs) {
+    static SandboxLauncher start(Path initBinary, SandboxPaths paths, int uid, int gid, List<Path> cgroupJoinFiles, List<String> bwrapArgs) {
         List<String> cmd = new ArrayList<>(List.of(initBinary.toString(), "launch", paths.socket().toString(),
                 Integer.toString(uid), Integer.toString(gid), paths.log().toString(), paths.pidFile().toString()));
-        for (Path p : cgroupProcs) cmd.addAll(List.of("--cgroup", p.toString()));
+        for (Path p : cgroupJoinFiles) cmd.addAll(List.of("--join", p.toString()));
         cmd.add("--");
         cmd.addAll(bwrapArgs);
         try {
@@ -71,10 +71,7 @@ final class SandboxLauncher {
         }
     }
 
-    /**
-     * Kills the launcher and waits for it. Its end of the go pipe closes with it, so a sandbox that has not yet
-     * been told it joined its cgroups never serves and ends by itself.
-     */
+    /** Kills the launcher and waits for it; what it started already is in the cgroups, which the caller cleans up. */
     void abort() {
         process.destroyForcibly();
         try {

@@ -31,4 +31,6 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
     Path pidFile() { return runDir.resolve("bwrap.pid"); }
     Path meta() { return runDir.resolve("sandbox.properties"); }
     Path workspace() { return sandboxDir.resolve("workspace"); }
+    /** The generated part of the sandbox's /etc; outside the workspace so the sandbox cannot change it. */
+    Path etc() { return sandboxDir.resolve("etc"); }
 }

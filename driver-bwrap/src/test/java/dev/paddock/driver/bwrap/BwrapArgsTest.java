@@ -15,11 +15,12 @@ class BwrapArgsTest {
 
     @Test
     void unsharesEverythingDropsCapabilitiesAndDoesNotDieWithTheHost() {
-        var a = args(new BwrapArgs.Root.Host(), Map.of());
+        var a = args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of());
         assertThat(a).contains("--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--as-pid-1", "--clearenv");
-        assertThat(String.join(" ", a)).contains("--cap-drop ALL").contains("--ro-bind /usr /usr").contains("--ro-bind /etc /etc")
+        assertThat(String.join(" ", a)).contains("--cap-drop ALL").contains("--ro-bind /usr /usr")
+                .doesNotContain("--ro-bind /etc /etc").contains("--ro-bind /data/etc/base-1 /etc --ro-bind /data/sandboxes/x/etc /etc/paddock")
                 .contains("--bind /data/sandboxes/x/workspace /workspace").contains("--ro-bind /data/bin/init " + BwrapArgs.INIT_PATH)
-                .endsWith("-- " + BwrapArgs.INIT_PATH + " serve 4 5");
+                .endsWith("-- " + BwrapArgs.INIT_PATH + " serve 4");
         assertThat(a).doesNotContain("--die-with-parent", "--share-net");
     }
 
@@ -33,9 +34,9 @@ class BwrapArgsTest {
 
     @Test
     void refusesBadEnvironmentNames() {
-        assertThat(String.join(" ", args(new BwrapArgs.Root.Host(), Map.of("A", "1")))).contains("--setenv A 1");
-        assertThatThrownBy(() -> args(new BwrapArgs.Root.Host(), Map.of("A=B", "1"))).isInstanceOf(PaddockException.class);
-        assertThatThrownBy(() -> args(new BwrapArgs.Root.Host(), Map.of("A", "x\0y"))).isInstanceOf(PaddockException.class);
+        assertThat(String.join(" ", args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("A", "1")))).contains("--setenv A 1");
+        assertThatThrownBy(() -> args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("A=B", "1"))).isInstanceOf(PaddockException.class);
+        assertThatThrownBy(() -> args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("A", "x\0y"))).isInstanceOf(PaddockException.class);
     }
 
     @Test

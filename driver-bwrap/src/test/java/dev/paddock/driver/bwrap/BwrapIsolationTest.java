@@ -105,4 +105,14 @@ class BwrapIsolationTest {
         assertThat(sh(hog, "echo survived").out()).isEqualTo("survived\n");
         assertThat(sh(sandbox, "echo fine").out()).isEqualTo("fine\n");
     }
+
+    @Test
+    void etcHoldsTheSandboxUserAndWhatCommonToolsNeedButNoHostSecrets() {
+        var r = sh(sandbox, "id -un; whoami; ls /workspace >/dev/null && echo ls-ok; python3 -c 'print(6*7)';"
+                + " perl -e 'print \"perl-ok\\n\"'; awk 'BEGIN{print \"awk-ok\"}'; getent hosts localhost | head -1;"
+                + " test -e /etc/shadow || echo no-shadow; test -e /etc/ssh || echo no-ssh; test -r /etc/ssl/certs/ca-certificates.crt && echo certs;"
+                + " grep -c . /etc/passwd");
+        assertThat(r.out()).as(r.err()).startsWith("sandbox\nsandbox\nls-ok\n42\nperl-ok\nawk-ok\n")
+                .contains("localhost").contains("no-shadow\nno-ssh\ncerts\n").endsWith("3\n");
+    }
 }

@@ -74,15 +74,19 @@ class BwrapStartupTest {
     }
 
     @Test
-    void initNeverServesWithoutTheLaunchersWordThatTheCgroupsAreJoined() throws Exception {
+    void initReportsOnItsReadinessPipeOnlyOnceItIsSetUp() throws Exception {
         Path init = InitBinary.install(env.dataDir.resolve("bin"));
-        // fd 5 at end of file: the launcher died before it moved bwrap into the cgroups
-        Process p = new ProcessBuilder("/bin/sh", "-c", "exec \"$0\" serve 4 5 3</dev/null 4>&1 5</dev/null", init.toString()).start();
-        String ready = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).isEqualTo(1);
-        assertThat(ready).as("no readiness report").isEmpty();
-        assertThat(err).contains("launcher went away");
+        // fd 4 is the pipe the launcher waits on; init closes it after the one byte, so the reader sees '+' then EOF
+        Process p = new ProcessBuilder("/bin/sh", "-c", "exec \"$0\" serve 4 3</dev/null 4>&1 >/dev/null", init.toString()).start();
+        try {
+            assertThat(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("+");
+            assertThat(p.isAlive()).as("init keeps serving after it reported").isTrue();
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+        Process refused = new ProcessBuilder(init.toString(), "serve", "5").start();
+        assertThat(refused.waitFor()).isEqualTo(1);
+        assertThat(new String(refused.getErrorStream().readAllBytes(), StandardCharsets.UTF_8)).contains("readiness pipe at fd 4");
     }
 
     private static Path cgroupDir(String controller, String id) throws Exception {

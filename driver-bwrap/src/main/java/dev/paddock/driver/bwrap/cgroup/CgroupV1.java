@@ -88,6 +88,13 @@ public final class CgroupV1 implements CgroupSystem {
         }
 
         @Override
+        public List<Path> selfJoinFiles() {
+            List<Path> out = new ArrayList<>();
+            for (Path d : dirs.values()) out.add(d.resolve("tasks"));
+            return out;
+        }
+
+        @Override
         public boolean exists() {
             return Files.isDirectory(dir("freezer"));
         }

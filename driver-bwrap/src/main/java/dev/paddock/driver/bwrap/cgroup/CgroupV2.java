@@ -122,6 +122,12 @@ public final class CgroupV2 implements CgroupSystem {
             return List.of(dir.resolve("cgroup.procs"));
         }
 
+        /** v2 has one membership file; "0" there moves the writer's whole (single-threaded) process. */
+        @Override
+        public List<Path> selfJoinFiles() {
+            return procsFiles();
+        }
+
         @Override
         public boolean exists() {
             return Files.isDirectory(dir);

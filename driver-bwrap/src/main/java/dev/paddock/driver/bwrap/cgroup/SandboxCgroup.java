@@ -8,6 +8,12 @@ public interface SandboxCgroup {
     /** The {@code cgroup.procs} files a process writes its pid to in order to join (one per v1 hierarchy). */
     List<Path> procsFiles();
 
+    /**
+     * The files a single-threaded process writes "0" to in order to move itself in: v1 {@code tasks} (moving the
+     * calling thread skips the kernel's global threadgroup lock and its RCU grace period), v2 {@code cgroup.procs}.
+     */
+    List<Path> selfJoinFiles();
+
     boolean exists();
 
     /** Controller (or "unified") to directory; stored with the sandbox so a restarted host finds the same groups. */

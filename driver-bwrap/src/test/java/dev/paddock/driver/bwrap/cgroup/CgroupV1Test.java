@@ -43,4 +43,28 @@ class CgroupV1Test {
         assertThat(g.exists()).isFalse();
         assertThat(g.dir("memory")).doesNotExist();
     }
+
+    @Test
+    void aProcessJoinsByWritingZeroToTheTasksFilesAndItsChildrenFollow() throws Exception {
+        CgroupSystem sys = CgroupDetector.detect(Path.of("/sys/fs/cgroup"));
+        assumeTrue(sys instanceof CgroupV1, "this host has no cgroup v1 hierarchies");
+        String id = "v1join-" + UUID.randomUUID().toString().substring(0, 8);
+        CgroupV1.Group g = (CgroupV1.Group) sys.create(id, new Limits(48L << 20, 40, 0.5));
+        try {
+            StringBuilder script = new StringBuilder();
+            for (Path f : g.selfJoinFiles()) {
+                assertThat(f.getFileName().toString()).isEqualTo("tasks");
+                script.append("echo 0 > ").append(f).append("; ");
+            }
+            Process p = new ProcessBuilder("/bin/sh", "-c", script + "cat /proc/self/cgroup").start();
+            String cgroups = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(p.waitFor()).isZero();
+            for (String c : java.util.List.of("memory", "pids", "cpu", "freezer")) {
+                assertThat(cgroups.lines()).as(c).anyMatch(l -> java.util.List.of(l.split(":", 3)[1].split(",")).contains(c) && l.endsWith("/paddock/" + id));
+            }
+        } finally {
+            g.killAll();
+            g.remove();
+        }
+    }
 }
