@@ -36,6 +36,7 @@ final class ServerProcess {
         ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath(),
                 "dev.paddock.app.Main", "serve", "--data-dir", dataDir.toString(), "--port", "0", "--driver", "bwrap"));
         pb.environment().put("PADDOCK_API_KEY", apiKey);
+        pb.environment().put("PADDOCK_WARM_POOL_SIZE", "0"); // the crash checks count backend sandboxes: no pooled extras
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {

@@ -75,6 +75,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final Map<String, SandboxDriver> drivers;
     private final Clock clock;
     private final EgressPort egress;
+    private final WarmPool warmPool;
     private final String ownerId = Ids.newId("host");
     private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
     private final Map<String, Instant> activity = new ConcurrentHashMap<>();
@@ -91,6 +92,10 @@ public final class RuntimeHost implements AutoCloseable {
     public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, EgressPort egress, Clock clock) {
         this.config = config;
         this.egress = egress;
+        Map<String, SandboxDriver> found = new LinkedHashMap<>();
+        for (SandboxDriver d : drivers) found.put(d.id(), d);
+        SandboxDriver defaultDriver = found.get(config.defaultDriver());
+        this.warmPool = new WarmPool(defaultDriver, defaultDriver == null ? 0 : config.warmPoolSize(), ownerId);
         this.store = store;
         this.clock = clock;
         Map<String, SandboxDriver> byId = new LinkedHashMap<>();
@@ -109,6 +114,7 @@ public final class RuntimeHost implements AutoCloseable {
     /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
     public void start() {
         new OrphanReaper(this).reapAll();
+        warmPool.refillAsync(); // after reaping: the reaper destroys backend sandboxes no record owns
         long every = config.sweepInterval().toMillis();
         sweeper.scheduleWithFixedDelay(this::sweepSafely, every, every, TimeUnit.MILLISECONDS);
     }
@@ -123,27 +129,35 @@ public final class RuntimeHost implements AutoCloseable {
 
     public int liveCount() { return live.size(); }
 
+    /** Started sandboxes waiting in the warm pool. */
+    public int warmCount() { return warmPool.available(); }
+
     // ---------------------------------------------------------------- lifecycle
 
     public SandboxRecord create(Principal caller, SandboxRequest request) {
         SandboxDriver driver = driverFor(request.driver());
         Duration timeout = lifetime(request.timeout());
-        String id = Ids.newId("sbx");
+        Optional<WarmPool.Entry> warm = warmPool.fits(driver, request) ? warmPool.claim() : Optional.empty();
+        String id = warm.map(e -> e.spec().sandboxId()).orElseGet(() -> Ids.newId("sbx"));
         Instant now = clock.instant();
         SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
                 request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network(),
                 request.credentials(), null);
         requireEgressFor(spec);
-        Fence fence = new Fence(ownerId, 1);
+        Fence fence = warm.isPresent() ? warmPool.fence() : new Fence(ownerId, 1);
         SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
                 null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),
                 orDefault(request.idleTerminateAfter(), config.defaultIdleTerminateAfter()), now, now, now, null);
         store.sandboxes().insert(record);
-        event(record, "sandbox.creating", Map.of("driver", driver.id()));
+        event(record, "sandbox.creating", Map.of("driver", driver.id(), "warm", warm.isPresent()));
         Sandbox sandbox;
         try {
-            SandboxSpec wired = withEgress(spec);
-            sandbox = bounded("create", () -> driver.create(wired, fence));
+            if (warm.isPresent()) {
+                sandbox = warm.get().sandbox();
+            } else {
+                SandboxSpec wired = withEgress(spec);
+                sandbox = bounded("create", () -> driver.create(wired, fence));
+            }
         } catch (RuntimeException e) {
             closeEgress(id);
             String reason = e instanceof PaddockException pe ? pe.getMessage() : "driver failed: " + e.getClass().getSimpleName();
@@ -595,6 +609,7 @@ public final class RuntimeHost implements AutoCloseable {
     @Override
     public void close() {
         sweeper.shutdownNow();
+        warmPool.close(); // pooled sandboxes have no record: end them rather than leave them to the reaper
         operations.shutdownNow();
         // Sandboxes keep running: a restarted host re-attaches them. Only the in-memory handles go.
         live.clear();

@@ -56,7 +56,7 @@ public final class PaddockApp implements AutoCloseable {
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
-                    s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval());
+                    s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval(), s.warmPoolSize());
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
             RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver, browserVm), egress.port(), Clock.systemUTC());
             started.add(host);

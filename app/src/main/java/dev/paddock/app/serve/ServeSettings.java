@@ -32,6 +32,7 @@ public record ServeSettings(
         Duration idleTerminateAfter,
         Duration operationTimeout,
         Duration sweepInterval,
+        int warmPoolSize,
         long maxJsonBytes,
         long maxUploadBytes,
         Path bwrapPath,
@@ -60,6 +61,7 @@ public record ServeSettings(
         k.put("idle_terminate_after", new String[] {"", "terminate sandboxes idle this long"});
         k.put("operation_timeout", new String[] {"60s", "limit on create/suspend/checkpoint…"});
         k.put("sweep_interval", new String[] {"5s", "how often limits are enforced"});
+        k.put("warm_pool_size", new String[] {"2", "sandboxes kept started for plain creates (0: none)"});
         k.put("max_json_body", new String[] {"1m", "largest JSON request body"});
         k.put("max_upload", new String[] {"1g", "largest file or archive upload"});
         k.put("bwrap_path", new String[] {"/usr/bin/bwrap", "bubblewrap binary"});
@@ -113,6 +115,7 @@ public record ServeSettings(
                 duration("idle_terminate_after", v.get("idle_terminate_after")),
                 duration("operation_timeout", v.get("operation_timeout")),
                 duration("sweep_interval", v.get("sweep_interval")),
+                nonNegative("warm_pool_size", integer("warm_pool_size", v.get("warm_pool_size"))),
                 size("max_json_body", v.get("max_json_body")),
                 size("max_upload", v.get("max_upload")),
                 path(v.get("bwrap_path"), home),
@@ -176,6 +179,11 @@ public record ServeSettings(
             out.add(port);
         }
         return out;
+    }
+
+    private static int nonNegative(String key, int value) {
+        if (value < 0) throw new SettingsException(key + " must not be negative, got " + value);
+        return value;
     }
 
     private static int integer(String key, String s) {

@@ -1,0 +1,93 @@
+package dev.paddock.host;
+
+import static dev.paddock.host.HostFixture.ALICE;
+import static dev.paddock.host.HostFixture.BOB;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.core.store.SandboxEvent;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.core.store.Store;
+import dev.paddock.driver.bwrap.BwrapConfig;
+import dev.paddock.driver.bwrap.BwrapDriver;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** The warm pool on real bwrap: plain creates are claims, claims refill, other shapes start fresh, close ends the pool. */
+@Tag("bwrap")
+class WarmPoolTest {
+    Path dataDir;
+    Store store;
+    BwrapDriver bwrap;
+    RuntimeHost host;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdw");
+        store = HostFixture.store(dataDir);
+        bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
+        host = new RuntimeHost(HostFixture.config(dataDir, "bwrap").withWarmPool(2), store, List.of(bwrap), Clock.systemUTC());
+        host.start();
+        await().atMost(Duration.ofSeconds(20)).until(() -> host.warmCount() == 2);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        host.close();
+        store.close();
+        new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+    }
+
+    @Test
+    void plainCreateClaimsAPooledSandboxAndThePoolRefills() {
+        List<String> pooled = bwrap.list().stream().map(SandboxRef::sandboxId).toList();
+        SandboxRecord sbx = host.create(ALICE, SandboxRequest.defaults());
+        assertThat(pooled).contains(sbx.id());
+        assertThat(firstEvent(sbx).data()).containsEntry("warm", true);
+        assertThat(sbx.tenantId()).isEqualTo(ALICE.tenantId());
+
+        host.run(ALICE, sbx.id(), ExecRequest.shell("echo mine > f.txt"), ExecOutput.DISCARD);
+        assertThat(host.run(ALICE, sbx.id(), ExecRequest.of("cat", "f.txt"), ExecOutput.DISCARD).exitCode()).isZero();
+        assertThatThrownBy(() -> host.get(BOB, sbx.id())).isInstanceOf(PaddockException.class);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> host.warmCount() == 2);
+        SandboxRecord second = host.create(BOB, SandboxRequest.defaults());
+        assertThat(second.id()).isNotEqualTo(sbx.id());
+        assertThat(host.workspace(BOB, second.id()).list("/workspace")).as("a pooled workspace starts empty").isEmpty();
+    }
+
+    @Test
+    void requestsThatDifferFromThePoolShapeStartAFreshSandbox() {
+        SandboxRequest withEnv = new SandboxRequest(null, null, false, null, Map.of("GREETING", "hi"), null, null, null, null);
+        SandboxRecord sbx = host.create(ALICE, withEnv);
+        assertThat(firstEvent(sbx).data()).containsEntry("warm", false);
+        assertThat(host.warmCount()).isEqualTo(2);
+    }
+
+    @Test
+    void closingTheHostEndsPooledSandboxesButNotClaimedOnes() {
+        SandboxRecord claimed = host.create(ALICE, SandboxRequest.defaults());
+        await().atMost(Duration.ofSeconds(20)).until(() -> host.warmCount() == 2);
+        host.close();
+        assertThat(bwrap.list()).extracting(SandboxRef::sandboxId).containsExactly(claimed.id());
+        bwrap.destroy(new SandboxRef(claimed.id(), "bwrap", claimed.id()));
+    }
+
+    private SandboxEvent firstEvent(SandboxRecord r) {
+        return host.events(ALICE.tenantId().equals(r.tenantId()) ? ALICE : BOB, r.id(), PageRequest.first(1)).data().getFirst();
+    }
+}
