@@ -10,11 +10,12 @@
  *     reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
  *     pings or polls: when the launcher is done, the sandbox answers.
  *
- *   paddock-init serve [4]
+ *   paddock-init serve [4] [--egress SOCKET]
  *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Writes '+' to fd 4
  *     and closes it once set up, then accepts on fd 3, runs one command per connection, keeps
  *     background processes with a ring buffer of their output and reaps every orphan. When it exits the
- *     kernel kills everything in the pid namespace.
+ *     kernel kills everything in the pid namespace. With --egress it first starts the egress forwarder:
+ *     127.0.0.1:3128 of the sandbox's own network namespace, relayed to the egress proxy at SOCKET.
  *
  * Wire format, both directions: frames of [type u8][length u32 big endian][payload]. Every length is
  * bounded; anything malformed closes the connection. Only peers outside the sandbox's pid namespace
@@ -36,6 +37,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -475,12 +477,122 @@ static void accept_all(int lfd) {
     }
 }
 
-static int serve(int ready_fd) {
+/* ---------- egress forwarder ----------
+ * A sandbox with egress has no network but loopback. This child of init listens on 127.0.0.1:3128 of the
+ * sandbox's own network namespace and relays each connection to the egress proxy's unix socket, connecting anew
+ * per connection so a socket re-created by a restarted host is picked up. It decides nothing: the proxy outside
+ * enforces the policy, so a process that kills or replaces the forwarder only loses its own way out.
+ */
+#define EGRESS_PORT 3128
+
+static int fwd_write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) { if (errno == EINTR) continue; return -1; }
+        p += w; n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Copies both directions until both have ended; an end of one direction is passed on as a half-close. */
+static void fwd_relay(int a, int b) {
+    static char buf[65536];
+    int open_a = 1, open_b = 1;
+    while (open_a || open_b) {
+        struct pollfd p[2] = {{a, (short)(open_a ? POLLIN : 0), 0}, {b, (short)(open_b ? POLLIN : 0), 0}};
+        if (poll(p, 2, -1) < 0) { if (errno == EINTR) continue; return; }
+        for (int i = 0; i < 2; i++) {
+            int from = i ? b : a, to = i ? a : b;
+            int *open = i ? &open_b : &open_a;
+            if (!*open || !(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(from, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) { *open = 0; shutdown(to, SHUT_WR); continue; }
+            if (fwd_write_all(to, buf, (size_t)n)) return;
+        }
+    }
+}
+
+static void fwd_one(int client, const char *socket_path) {
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", socket_path);
+    int up = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (up < 0 || connect(up, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        static const char body[] = "paddock: the egress proxy is not reachable from this sandbox\n";
+        char head[160];
+        int n = snprintf(head, sizeof head, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n\r\n", sizeof body - 1);
+        fwd_write_all(client, head, (size_t)n);
+        fwd_write_all(client, body, sizeof body - 1);
+        return;
+    }
+    fwd_relay(client, up);
+}
+
+/* Binds 127.0.0.1:3128 before init reports ready, so the first command finds the forwarder listening. */
+static int egress_listen(void) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(EGRESS_PORT);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 128)) { close(fd); return -1; }
+    return fd;
+}
+
+/* The forwarder process: one short-lived child per connection, reaped by the kernel (SA_NOCLDWAIT). */
+static void egress_forwarder(int lfd, const char *socket_path) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sa.sa_flags = SA_NOCLDWAIT;
+    sigaction(SIGCHLD, &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    prctl(PR_SET_NAME, "paddock-egress", 0, 0, 0);
+    for (;;) {
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno != EINTR && errno != ECONNABORTED) usleep(100000); /* out of fds or pids: back off, keep serving */
+            continue;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(lfd);
+            fwd_one(c, socket_path);
+            _exit(0);
+        }
+        close(c);
+    }
+}
+
+static int serve(int ready_fd, const char *egress_socket) {
     if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
     set_nonblock(LISTEN_FD);
     prctl(PR_SET_DUMPABLE, 0);          /* sandbox processes share our uid: keep them out of /proc/1 */
     prctl(PR_SET_CHILD_SUBREAPER, 1);   /* orphans come to us also when we are not pid 1 */
     signal(SIGPIPE, SIG_IGN);
+    if (egress_socket) {
+        /* listening before readiness is reported, so the first command already has its way out */
+        int efd = egress_listen();
+        if (efd < 0) die("serve: cannot listen on 127.0.0.1:%d for the egress forwarder: %s", EGRESS_PORT, strerror(errno));
+        pid_t f = fork();
+        if (f < 0) die("serve: cannot start the egress forwarder: %s", strerror(errno));
+        if (f == 0) {
+            close(LISTEN_FD);
+            if (ready_fd >= 0) close(ready_fd);
+            egress_forwarder(efd, egress_socket);
+            _exit(1);
+        }
+        close(efd);
+    }
     sigset_t chld; sigemptyset(&chld); sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -678,14 +790,20 @@ static int launch(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 2 && !strcmp(argv[1], "serve")) return serve(-1);
+    const char *egress = NULL;
+    if (argc >= 4 && !strcmp(argv[1], "serve") && !strcmp(argv[argc - 2], "--egress")) {
+        egress = argv[argc - 1];
+        if (egress[0] != '/' || strlen(egress) >= sizeof(((struct sockaddr_un *)0)->sun_path)) die("serve: --egress needs an absolute socket path");
+        argc -= 2;
+    }
+    if (argc == 2 && !strcmp(argv[1], "serve")) return serve(-1, egress);
     if (argc == 3 && !strcmp(argv[1], "serve")) {
         /* only the fd the launcher hands over */
         if (strcmp(argv[2], "4")) die("serve: expected the readiness pipe at fd 4");
         if (fcntl(READY_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 must be open");
-        return serve(READY_FD);
+        return serve(READY_FD, egress);
     }
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
-    fprintf(stderr, "usage: paddock-init serve [4] | paddock-init launch ...\n");
+    fprintf(stderr, "usage: paddock-init serve [4] [--egress SOCKET] | paddock-init launch ...\n");
     return 2;
 }

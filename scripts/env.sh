@@ -18,7 +18,7 @@ paddock_find_jdk() {
 # Packages for running (bwrap, a C compiler with static libc for the in-sandbox init) and for the tests
 # (Chromium for the web console test, debootstrap for the image build test).
 PADDOCK_RUN_PACKAGES="bubblewrap gcc libc6-dev"
-PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap busybox-static curl"
+PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap busybox-static curl python3 python3-pip ca-certificates procps"
 
 # node and npm: the browser-vm asset build and the SDK compatibility tests. Any Node.js 18+ will do; Debian's
 # packages are installed only when no node is on the PATH (a NodeSource node already bundles npm).

@@ -262,7 +262,7 @@ class DriverConformanceTest {
                 EgressProofs.BypassProof proof = EgressProofs.BY_DRIVER.get(driver.id());
                 assertThat(proof).as(driver.id() + " claims enforced credential egress, but no bypass test is registered in EgressProofs").isNotNull();
                 assertThat(egress.interceptedProtocols()).isNotEmpty();
-                proof.prove(sandbox);
+                proof.prove(driver, dataDir);
             }
             case ADVISORY -> assertThat(egress.interceptedProtocols()).as("advisory egress names what it intercepts").isNotEmpty();
             case UNSUPPORTED -> assertThat(egress.interceptedProtocols()).as("nothing is intercepted").isEmpty();

@@ -160,13 +160,13 @@ public final class CertificateAuthority {
         byte[] suffix = new byte[4];
         new SecureRandom().nextBytes(suffix);
         X509Certificate cert = selfSigned(kp, "Paddock egress CA " + java.util.HexFormat.of().formatHex(suffix));
-        StringWriter keyPem = new StringWriter();
-        try (JcaPEMWriter w = new JcaPEMWriter(keyPem)) {
-            w.writeObject(kp.getPrivate());
-        }
+        // PKCS#8 ("PRIVATE KEY") keeps the curve parameters, so the key loads back on any provider
+        String keyPem = "-----BEGIN PRIVATE KEY-----\n"
+                + java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(kp.getPrivate().getEncoded())
+                + "\n-----END PRIVATE KEY-----\n";
         Path tmpKey = Files.createTempFile(keyFile.getParent(), ".egress-ca-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try {
-            Files.writeString(tmpKey, keyPem.toString(), StandardCharsets.US_ASCII);
+            Files.writeString(tmpKey, keyPem, StandardCharsets.US_ASCII);
             Files.createLink(keyFile, tmpKey); // fails if another process won the race; then its CA is used
             Files.writeString(certFile, pem(cert), StandardCharsets.US_ASCII);
         } catch (FileAlreadyExistsException e) {
@@ -181,8 +181,7 @@ public final class CertificateAuthority {
         try (PEMParser p = new PEMParser(new StringReader(Files.readString(keyFile, StandardCharsets.US_ASCII)))) {
             Object o = p.readObject();
             var conv = new JcaPEMKeyConverter();
-            // an EC key written by JcaPEMWriter carries no public part, so convert only its private half
-            if (o instanceof PEMKeyPair pair) key = conv.getPrivateKey(pair.getPrivateKeyInfo());
+            if (o instanceof PEMKeyPair pair) key = conv.getKeyPair(pair).getPrivate();
             else if (o instanceof PrivateKeyInfo info) key = conv.getPrivateKey(info);
             else throw new GeneralSecurityException("unexpected content in " + keyFile.getFileName());
         }

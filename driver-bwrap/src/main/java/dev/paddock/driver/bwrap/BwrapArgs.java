@@ -27,18 +27,44 @@ final class BwrapArgs {
         record Image(Path rootfs, boolean writable) implements Root {}
     }
 
+    /**
+     * A sandbox's way out: the egress proxy's socket directory, bound read-only at {@link #EGRESS_DIR} (the
+     * directory, not the socket: a restarted host re-creates the socket in it), the CA bundle to trust (system CAs
+     * plus the installation CA), whether it also goes over the root's system bundle, and placeholder variables.
+     */
+    record Egress(Path socketDir, String socketName, Path caBundle, boolean overSystemBundle, Map<String, String> env) {}
+
+    /** Where the socket directory and the CA bundle appear (on bwrap's /dev tmpfs, like init: images need nothing). */
+    static final String EGRESS_DIR = "/dev/.paddock/egress";
+    static final String CA_BUNDLE = "/dev/.paddock/ca-certificates.crt";
+    static final String SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
+    /** The forwarder init runs on the sandbox's own loopback (see paddock-init.c). */
+    static final String PROXY_URL = "http://127.0.0.1:3128";
+
     private BwrapArgs() {}
 
     static List<String> build(Path bwrap, Path initBinary, Path workspace, String hostname, Root root, Map<String, String> env) {
+        return build(bwrap, initBinary, workspace, hostname, root, env, null);
+    }
+
+    static List<String> build(Path bwrap, Path initBinary, Path workspace, String hostname, Root root, Map<String, String> env, Egress egress) {
         List<String> a = new ArrayList<>(List.of(bwrap.toString(),
                 "--unshare-all", "--unshare-user", "--disable-userns",
                 "--new-session", "--cap-drop", "ALL", "--as-pid-1",
                 "--hostname", hostname,
                 "--clearenv", "--setenv", "PATH", PATH, "--setenv", "HOME", "/workspace", "--setenv", "LANG", "C.UTF-8"));
+        if (egress != null) proxyEnvironment().forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));
         env.forEach((k, v) -> {
             checkEnv(k, v);
             a.addAll(List.of("--setenv", k, v));
         });
+        if (egress != null) {
+            // placeholders last: nothing in the request's env can shadow them
+            egress.env().forEach((k, v) -> {
+                checkEnv(k, v);
+                a.addAll(List.of("--setenv", k, v));
+            });
+        }
         switch (root) {
             case Root.Host h -> a.addAll(List.of("--ro-bind", "/usr", "/usr",
                     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
@@ -50,10 +76,28 @@ final class BwrapArgs {
         }
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                 "--bind", workspace.toString(), "/workspace",
-                "--ro-bind", initBinary.toString(), INIT_PATH,
-                "--chdir", "/workspace",
-                "--", INIT_PATH, "serve", READY_FD));
+                "--ro-bind", initBinary.toString(), INIT_PATH));
+        if (egress != null) {
+            a.addAll(List.of("--ro-bind", egress.socketDir().toString(), EGRESS_DIR,
+                    "--ro-bind", egress.caBundle().toString(), CA_BUNDLE));
+            if (egress.overSystemBundle()) a.addAll(List.of("--ro-bind", egress.caBundle().toString(), SYSTEM_BUNDLE));
+        }
+        a.addAll(List.of("--chdir", "/workspace", "--", INIT_PATH, "serve", READY_FD));
+        if (egress != null) a.addAll(List.of("--egress", EGRESS_DIR + "/" + egress.socketName()));
         return a;
+    }
+
+    /** Standard tools find the proxy and the CA bundle through these; localhost stays direct. */
+    static Map<String, String> proxyEnvironment() {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        for (String k : List.of("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")) {
+            env.put(k, PROXY_URL);
+            env.put(k.toLowerCase(java.util.Locale.ROOT), PROXY_URL);
+        }
+        env.put("NO_PROXY", "localhost,127.0.0.1");
+        env.put("no_proxy", "localhost,127.0.0.1");
+        for (String k : List.of("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT")) env.put(k, CA_BUNDLE);
+        return env;
     }
 
     static void checkEnv(String k, String v) {

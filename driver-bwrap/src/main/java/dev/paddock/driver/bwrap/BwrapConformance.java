@@ -25,12 +25,12 @@ final class BwrapConformance {
             new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
             new WorkspaceFacts(List.of(WorkspaceStrategy.DURABLE_MOUNT), Durability.DURABLE),
             new Outputs("host_directory"),
-            new CredentialEgress(Enforcement.UNSUPPORTED, List.of()),
+            new CredentialEgress(Enforcement.ENFORCED, List.of("http", "https")),
             List.of("workspace_tar"),
             new PortFacts(
                     List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",
-                            "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart"),
-                    List.of("process_memory_checkpoint", "network_egress")));
+                            "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network"),
+                    List.of("process_memory_checkpoint")));
 
     private BwrapConformance() {}
 }

@@ -112,9 +112,11 @@ public final class BwrapDriver implements SandboxDriver {
     public Sandbox create(SandboxSpec spec, Fence fence) {
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), spec.sandboxId());
         if (fence == null) throw PaddockException.invalid("fence_required", "creating a sandbox needs the fence of its owner");
-        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+        boolean egress = spec.network().mode() != NetworkPolicy.Mode.NONE;
+        if (egress && spec.egress() == null) {
+            // fail closed: without the proxy's socket there is no enforced way out, so no network at all
             throw new UnsupportedCapabilityException(ID, "network mode " + spec.network().mode().name().toLowerCase()
-                    + " (bwrap sandboxes have loopback only; use network mode none)");
+                    + " without the egress proxy (the runtime host opens it); use network mode none");
         }
         BwrapArgs.Root root = resolveRoot(spec);
         spec.env().forEach(BwrapArgs::checkEnv);
@@ -132,7 +134,8 @@ public final class BwrapDriver implements SandboxDriver {
                 makeWorkspace(paths, uid);
                 if (root instanceof BwrapArgs.Root.Host) SandboxEtc.writeOwn(paths.etc(), uid, hostname);
             }, PREPARE);
-            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env());
+            BwrapArgs.Egress way = egress ? SandboxEgress.prepare(spec.egress(), paths, uid, hasSystemBundle(root)) : null;
+            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
             try {
                 launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), args);
             } finally {
@@ -181,6 +184,15 @@ public final class BwrapDriver implements SandboxDriver {
             throw new PaddockException(ErrorType.API, "sandbox_start_failed", e.getMessage()
                     + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400), e);
         }
+    }
+
+    /** Whether the root has a system CA bundle to mount the egress bundle over (a mount needs an existing file). */
+    private static boolean hasSystemBundle(BwrapArgs.Root root) {
+        return switch (root) {
+            case BwrapArgs.Root.Host h -> Files.isRegularFile(h.etcBase().resolve("ssl/certs/ca-certificates.crt"), LinkOption.NOFOLLOW_LINKS);
+            // inside an image only a regular file (no symlink that bwrap would resolve elsewhere) is replaced
+            case BwrapArgs.Root.Image i -> Files.isRegularFile(i.rootfs().resolve("etc/ssl/certs/ca-certificates.crt"), LinkOption.NOFOLLOW_LINKS);
+        };
     }
 
     private BwrapArgs.Root resolveRoot(SandboxSpec spec) {
@@ -290,6 +302,7 @@ public final class BwrapDriver implements SandboxDriver {
         cgroup.killAll();
         cgroup.remove();
         SandboxEtc.delete(paths.etc());
+        SandboxEgress.delete(paths);
         deleteRunDir(paths);
         uids.release(meta.uid(), meta.sandboxId());
     }

@@ -33,4 +33,6 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
     Path workspace() { return sandboxDir.resolve("workspace"); }
     /** The generated part of the sandbox's /etc; outside the workspace so the sandbox cannot change it. */
     Path etc() { return sandboxDir.resolve("etc"); }
+    /** The CA bundle of a sandbox with egress; readable by its uid (bwrap opens it), outside its workspace. */
+    Path egressFiles() { return sandboxDir.resolve("egress"); }
 }

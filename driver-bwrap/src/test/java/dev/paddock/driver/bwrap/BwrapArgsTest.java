@@ -45,6 +45,28 @@ class BwrapArgsTest {
         assertThat(c.driver()).isEqualTo("bwrap");
         assertThat(c.supportsSuspendResume()).isTrue();
         assertThat(c.supportsCheckpoint("workspace_tar")).isTrue();
-        assertThat(c.portFacts().unavailable()).contains("network_egress", "process_memory_checkpoint");
+        assertThat(c.portFacts().unavailable()).contains("process_memory_checkpoint").doesNotContain("network_egress");
+        assertThat(c.credentialEgress().enforcement()).isEqualTo(dev.paddock.core.conformance.Conformance.Enforcement.ENFORCED);
+        assertThat(c.credentialEgress().interceptedProtocols()).containsExactly("http", "https");
+    }
+
+    @Test
+    void egressBindsTheSocketDirectoryAndBundleReadOnlyAndSetsTheProxyEnvironment() {
+        var egress = new BwrapArgs.Egress(Path.of("/data/egress/x"), "proxy.sock", Path.of("/data/sandboxes/x/egress/ca-certificates.crt"), true,
+                Map.of("API_KEY", "paddock-secret-00"));
+        var a = BwrapArgs.build(Path.of("/usr/bin/bwrap"), Path.of("/data/bin/init"), Path.of("/data/sandboxes/x/workspace"), "x",
+                new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("API_KEY", "mine", "HTTP_PROXY", "x"), egress);
+        String line = String.join(" ", a);
+        assertThat(line).contains("--unshare-all").doesNotContain("--share-net")
+                .contains("--ro-bind /data/egress/x " + BwrapArgs.EGRESS_DIR)
+                .contains("--ro-bind /data/sandboxes/x/egress/ca-certificates.crt " + BwrapArgs.CA_BUNDLE)
+                .contains("--ro-bind /data/sandboxes/x/egress/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt")
+                .endsWith("serve 4 --egress " + BwrapArgs.EGRESS_DIR + "/proxy.sock")
+                .contains("--setenv https_proxy http://127.0.0.1:3128").contains("--setenv NO_PROXY localhost,127.0.0.1")
+                .contains("--setenv PIP_CERT " + BwrapArgs.CA_BUNDLE).contains("--setenv NODE_EXTRA_CA_CERTS " + BwrapArgs.CA_BUNDLE);
+        // the placeholder comes after the request's own variable of the same name, so it wins
+        assertThat(line.lastIndexOf("--setenv API_KEY paddock-secret-00")).isGreaterThan(line.indexOf("--setenv API_KEY mine"));
+        // the init's binary bind precedes everything under /dev/.paddock, and /dev itself precedes both
+        assertThat(a.indexOf("--dev")).isLessThan(a.indexOf(BwrapArgs.EGRESS_DIR));
     }
 }

@@ -1,0 +1,164 @@
+package dev.paddock.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.paddock.core.Ids;
+import dev.paddock.core.spi.CredentialBinding;
+import dev.paddock.core.spi.EgressAttachment;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.egress.CertificateAuthority;
+import dev.paddock.egress.EgressConfig;
+import dev.paddock.egress.EgressDecision;
+import dev.paddock.egress.EgressProxy;
+import dev.paddock.egress.InMemoryEgressAuditSink;
+import dev.paddock.egress.InMemorySecretRepository;
+import dev.paddock.egress.ProxyEgressPort;
+import dev.paddock.egress.SecretValue;
+import dev.paddock.egress.Vault;
+import dev.paddock.egress.VaultKey;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The proof for drivers that give a sandbox the egress proxy as its only way out ({@code spec.egress()}): the real
+ * proxy with a credential rule for {@code localhost}, a real upstream on the host's loopback, and a sandbox of the
+ * driver under test. Tools inside use the proxy through the variables the driver sets.
+ */
+final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
+    private static final String TENANT = "tenant_conformance";
+
+    @Override
+    public void prove(SandboxDriver driver, Path dataDir) throws Exception {
+        byte[] raw = new byte[12];
+        new SecureRandom().nextBytes(raw);
+        String secret = "conformance-secret-" + HexFormat.of().formatHex(raw);
+        AtomicReference<String> seenKey = new AtomicReference<>();
+        HttpServer upstream = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        upstream.createContext("/", ex -> {
+            seenKey.set(ex.getRequestHeaders().getFirst("x-api-key"));
+            byte[] body = "upstream ok\n".getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        upstream.start();
+        int port = upstream.getAddress().getPort();
+        InMemoryEgressAuditSink audit = new InMemoryEgressAuditSink();
+        Vault vault = new Vault(new InMemorySecretRepository(), VaultKey.fromDataDir(dataDir));
+        String secretId = vault.create(TENANT, "proof", SecretValue.of(secret)).id();
+        try (ServerSocket hostService = new ServerSocket(0, 16, InetAddress.getByName("0.0.0.0"));
+             EgressProxy proxy = new EgressProxy(EgressConfig.defaults().allowLoopbackUpstreamPorts(Set.of(port)), audit,
+                     CertificateAuthority.ephemeral("Paddock conformance CA"));
+             ProxyEgressPort egress = new ProxyEgressPort(proxy, vault, dataDir)) {
+            String id = Ids.newId("sbx");
+            NetworkPolicy policy = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("localhost:" + port, "127.0.0.1:" + port), false);
+            List<CredentialBinding> credentials = List.of(new CredentialBinding(secretId, List.of("localhost"), null, null, "API_KEY"));
+            EgressAttachment attachment = egress.open(TENANT, id, policy, credentials);
+            String placeholder = attachment.env().get("API_KEY");
+            Sandbox sandbox = driver.create(new SandboxSpec(id, TENANT, null, false, null, Map.of(), policy, credentials, attachment),
+                    new Fence("host-conformance", 1));
+            try {
+                String curl = "env -u NO_PROXY -u no_proxy curl -sS --max-time 20 -H \"x-api-key: $API_KEY\" ";
+                Runs ruleHost = Runs.shell(sandbox, curl + "http://localhost:" + port + "/rule-host");
+                assertThat(ruleHost.exit()).as("through the proxy to the rule's host: %s", ruleHost.stderr()).isZero();
+                assertThat(ruleHost.stdout()).isEqualTo("upstream ok\n");
+                assertThat(seenKey.get()).as("the placeholder is replaced for the rule's host").isEqualTo(secret);
+
+                Runs otherHost = Runs.shell(sandbox, curl + "http://127.0.0.1:" + port + "/other-host");
+                assertThat(otherHost.exit()).as(otherHost.stderr()).isZero();
+                assertThat(seenKey.get()).as("another host gets the placeholder, not the value").isEqualTo(placeholder);
+                assertThat(audit.forSandbox(id)).anyMatch(r -> r.decision() == EgressDecision.PLACEHOLDER_TO_UNLISTED_HOST);
+
+                assertDirectConnectionsFail(sandbox, hostService.getLocalPort(), port);
+                assertSecretNotInside(sandbox, secret, placeholder);
+            } finally {
+                sandbox.terminate(TerminationReason.USER_REQUEST);
+                egress.close(id);
+            }
+        } finally {
+            upstream.stop(0);
+        }
+    }
+
+    /** bash /dev/tcp and Python sockets, to a public address, the host's own address and the upstream's port. */
+    private static void assertDirectConnectionsFail(Sandbox sandbox, int hostServicePort, int upstreamPort) throws InterruptedException {
+        List<String> targets = new java.util.ArrayList<>(List.of("1.1.1.1/80", "93.184.216.34/443", "127.0.0.1/" + upstreamPort));
+        hostAddress().ifPresent(a -> targets.add(a + "/" + hostServicePort));
+        for (String target : targets) {
+            Runs bash = Runs.shell(sandbox, "timeout 10 bash -c 'exec 3<>/dev/tcp/" + target + "' && echo CONNECTED");
+            assertThat(bash.stdout()).as("bash /dev/tcp/%s must not connect around the proxy", target).doesNotContain("CONNECTED");
+            String[] hp = target.split("/");
+            Runs py = Runs.run(sandbox, ExecRequest.of("python3", "-c",
+                    "import socket,sys\ntry:\n socket.create_connection(('" + hp[0] + "'," + hp[1] + "),5)\n print('CONNECTED')\nexcept OSError as e:\n print('refused',e)"));
+            assertThat(py.stdout()).as("python to %s must not connect around the proxy", target).doesNotContain("CONNECTED").contains("refused");
+        }
+    }
+
+    /** The value is searched for from halves, so no command line or environment inside ever holds it whole. */
+    private static void assertSecretNotInside(Sandbox sandbox, String secret, String placeholder) throws InterruptedException {
+        int half = secret.length() / 2;
+        String script = """
+                import os, sys
+                needle = (os.environ['H1'] + os.environ['H2']).encode()
+                hits = []
+                for pid in os.listdir('/proc'):
+                    if not pid.isdigit(): continue
+                    for part in ('environ', 'cmdline'):
+                        try:
+                            with open('/proc/%s/%s' % (pid, part), 'rb') as f:
+                                if needle in f.read(): hits.append('/proc/%s/%s' % (pid, part))
+                        except OSError: pass
+                for top in ('/workspace', '/tmp', '/dev', '/etc/ssl', '/run'):
+                    for root, dirs, files in os.walk(top):
+                        for name in files:
+                            p = os.path.join(root, name)
+                            try:
+                                if os.path.isfile(p) and not os.path.islink(p):
+                                    with open(p, 'rb') as f:
+                                        if needle in f.read(1 << 22): hits.append(p)
+                            except OSError: pass
+                print('API_KEY=' + os.environ.get('API_KEY', ''))
+                print('HITS=' + ','.join(hits))
+                """;
+        Runs scan = Runs.run(sandbox, new ExecRequest(List.of("python3", "-c", script),
+                Map.of("H1", secret.substring(0, half), "H2", secret.substring(half)), null, Duration.ofSeconds(60), null));
+        assertThat(scan.exit()).as(scan.stderr()).isZero();
+        assertThat(scan.stdout()).contains("API_KEY=" + placeholder + "\n").contains("HITS=\n");
+        Runs ps = Runs.shell(sandbox, "ps -eo args 2>/dev/null; env");
+        assertThat(ps.stdout()).doesNotContain(secret);
+    }
+
+    private static Optional<String> hostAddress() {
+        try {
+            for (NetworkInterface nif : java.util.Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nif.isUp() || nif.isLoopback()) continue;
+                for (InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+                    if (a instanceof Inet4Address) return Optional.of(a.getHostAddress());
+                }
+            }
+        } catch (java.net.SocketException ignored) {
+            // no interfaces: nothing to try
+        }
+        return Optional.empty();
+    }
+}
