@@ -9,7 +9,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,7 +20,7 @@ import java.util.regex.Pattern;
 /**
  * Whole-process benchmark: starts a real Paddock server (the built jar) on a temp data dir and measures, through
  * its REST API, what a user experiences — next to raw {@code bwrap … true} measured in the same run as the baseline.
- * Writes docs/BENCHMARKS.md. Run with {@code scripts/bench}.
+ * Writes its section of docs/BENCHMARKS.md. Run with {@code scripts/bench}.
  */
 public final class SandboxBench {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -39,7 +38,7 @@ public final class SandboxBench {
 
     public static void main(String[] args) throws Exception {
         Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
-        int density = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        int density = Integer.parseInt(System.getenv().getOrDefault("PADDOCK_BENCH_DENSITY", "500"));
         Path dataDir = Files.createTempDirectory("paddock-bench");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -55,9 +54,9 @@ public final class SandboxBench {
             SandboxBench bench = new SandboxBench("http://127.0.0.1:" + port, key);
             bench.awaitHealthy(server);
             bench.run(density);
-            Path out = repo.resolve("docs/BENCHMARKS.md");
-            Files.writeString(out, bench.report(density));
-            System.out.println(Files.readString(out));
+            String report = bench.report(density);
+            BenchReport.writeSection(repo, "sandboxes", report);
+            System.out.println(report);
         } finally {
             server.destroy();
             server.waitFor(10, TimeUnit.SECONDS);
@@ -222,36 +221,22 @@ public final class SandboxBench {
     }
 
     private String report(int density) throws IOException {
-        String cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("unknown CPU");
         return """
-                # Benchmarks
+                ## Sandboxes: lifecycle through the REST API (bwrap driver)
 
-                Measured by `scripts/bench` (bench/src/main/java/dev/paddock/bench/SandboxBench.java): a real Paddock server
-                started from the built jar on a temp data dir, driven over its REST API on loopback, next to raw
-                `bwrap … true` measured in the same run. Medians and 90th percentiles; nothing here is a unit test.
-
-                - date: %s
-                - machine: %s, %d cores, %s, kernel %s
-                - driver: bwrap (default settings), store: SQLite
+                Measured by `bench/…/SandboxBench.java`: a real Paddock server started from the built jar on a temp data
+                dir, driven over its REST API on loopback, next to raw `bwrap … true` measured in the same run. Medians
+                and 90th percentiles. Machine: %s; store SQLite.
 
                 | what | median | p90 | vs baseline |
                 |---|---|---|---|
                 %s
 
-                Targets (issue: runtime host): create → first exec within 2× raw bwrap; exec round trip ≤ 3 ms; suspend +
-                resume ≤ 10 ms; ≥ 500 idle sandboxes on a 24 GiB machine (density run: %d sandboxes).
-                A create with default settings is served from the warm pool (`warm_pool_size`, default 2); a create with
-                any other setting starts a sandbox ("cold start"): both are measured.
-                """.formatted(LocalDate.now(), cpu, Runtime.getRuntime().availableProcessors(),
-                String.format(Locale.ROOT, "%.0f GiB RAM", totalMemGiB()), System.getProperty("os.version"),
-                String.join("\n", rows), density);
+                Targets: create → first exec within 2× raw bwrap; exec round trip ≤ 3 ms; suspend + resume ≤ 10 ms;
+                ≥ 500 idle sandboxes on a 24 GiB machine (density run: %d sandboxes). A create with default settings is
+                served from the warm pool (`warm_pool_size`, default 2); a create with any other setting starts a sandbox
+                ("cold start"): both are measured.
+                """.formatted(BenchReport.machine(), String.join("\n", rows), density);
     }
 
-    private static double totalMemGiB() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-            if (line.startsWith("MemTotal:")) return Long.parseLong(line.replaceAll("\\D", "")) / 1024.0 / 1024.0;
-        }
-        return 0;
-    }
 }
