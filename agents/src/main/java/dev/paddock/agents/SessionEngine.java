@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -30,6 +31,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class SessionEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SessionEngine.class);
+    /** How long close() waits for running loops to record their interruption before the store goes away. */
+    private static final Duration SETTLE_ON_CLOSE = Duration.ofSeconds(10);
 
     private final ResourceStore store;
     private final EventLog events;
@@ -38,6 +41,7 @@ public final class SessionEngine implements AutoCloseable {
     private final AgentsConfig config;
     private final Clock clock;
     private final Map<String, Run> runs = new ConcurrentHashMap<>();
+    private final Set<Thread> loops = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public SessionEngine(ResourceStore store, EventLog events, SandboxTools sandboxes, Supplier<ModelGateway> model, AgentsConfig config, Clock clock) {
@@ -71,7 +75,9 @@ public final class SessionEngine implements AutoCloseable {
             if (run.running) return;
             run.running = true;
         }
-        Thread.ofVirtual().name("paddock-session-" + sessionId).start(() -> drive(run));
+        Thread loop = Thread.ofVirtual().name("paddock-session-" + sessionId).unstarted(() -> drive(run));
+        loops.add(loop);
+        loop.start();
     }
 
     /** Stops the current turn at the next step; outstanding tool calls are answered as interrupted. */
@@ -99,13 +105,18 @@ public final class SessionEngine implements AutoCloseable {
                     turn(run);
                 } catch (RuntimeException e) {
                     log.warn("agent loop of session {} failed: {}", run.sessionId, e.toString());
+                    if (closed) return; // shutting down: the store may already be gone
                     fail(run, "unknown_error", "the agent loop stopped: " + e.getMessage());
                 }
             }
+        } catch (RuntimeException e) {
+            // nowhere left to record it; never let it escape the thread
+            log.warn("agent loop of session {} could not record its failure: {}", run.sessionId, e.toString());
         } finally {
             synchronized (run) {
                 run.running = false;
             }
+            loops.remove(Thread.currentThread());
         }
     }
 
@@ -339,5 +350,17 @@ public final class SessionEngine implements AutoCloseable {
     public void close() {
         closed = true;
         runs.values().forEach(r -> r.interrupted.set(true));
+        // the loops answer their open tool calls as interrupted; let them finish while the store is still open
+        long deadline = System.nanoTime() + SETTLE_ON_CLOSE.toNanos();
+        try {
+            for (Thread loop : loops) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !loop.join(Duration.ofNanos(left))) {
+                    log.warn("agent loop {} still running at shutdown", loop.getName());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
