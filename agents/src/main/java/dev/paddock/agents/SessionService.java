@@ -108,8 +108,21 @@ public final class SessionService {
     }
 
     public Map<String, Object> get(Principal p, String id) {
-        return find(p, id).body();
+        return view(find(p, id));
     }
+
+    /**
+     * The session as the SDKs know it plus one Paddock extension: {@code paddock_sandbox_id}, the sandbox its tools
+     * run in (null until the first tool call). Its files and {@code /mnt/session/outputs} are read through
+     * {@code /v1/sandboxes/{id}/files} and {@code /outputs}, also after the session ended.
+     */
+    static Map<String, Object> view(Resource r) {
+        Map<String, Object> out = new LinkedHashMap<>(r.body());
+        out.put(SANDBOX_FIELD, r.aux());
+        return out;
+    }
+
+    static final String SANDBOX_FIELD = "paddock_sandbox_id";
 
     public ListResult list(Principal p, PageRequest page, Map<String, Object> filters) {
         Callers.requireApiKey(p, "list sessions");
@@ -123,7 +136,7 @@ public final class SessionService {
         boolean newestFirst = !"asc".equals(filters.get("order"));
         Page<Resource> rows = store.list(Resource.SESSION, p.tenantId(),
                 new ResourceFilter(includeArchived, null, agentId, statuses, newestFirst), page);
-        return ListResult.of(rows.map(Resource::body), page);
+        return ListResult.of(rows.map(SessionService::view), page);
     }
 
     public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
@@ -138,7 +151,7 @@ public final class SessionService {
         if (body.containsKey("metadata")) s.put("metadata", Fields.patchMetadata(AgentSpec.map(r.body().get("metadata")), body.get("metadata"), "metadata"));
         Instant now = clock.instant();
         s.put("updated_at", Times.iso(now));
-        Map<String, Object> out = store.update(r.withBody(s, now)).body();
+        Map<String, Object> out = view(store.update(r.withBody(s, now)));
         Map<String, Object> ev = new LinkedHashMap<>();
         ev.put("title", s.get("title"));
         ev.put("metadata", s.get("metadata"));
@@ -150,12 +163,12 @@ public final class SessionService {
     public Map<String, Object> archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive sessions");
         Resource r = find(p, id);
-        if (r.archivedAt() != null) return r.body();
+        if (r.archivedAt() != null) return view(r);
         Resource ended = terminate(r);
         Instant now = clock.instant();
         Map<String, Object> s = new LinkedHashMap<>(ended.body());
         s.put("archived_at", Times.iso(now));
-        return store.update(ended.archived(now).withBody(s, now)).body();
+        return view(store.update(ended.archived(now).withBody(s, now)));
     }
 
     public Map<String, Object> delete(Principal p, String id) {

@@ -226,6 +226,24 @@ class DriverConformanceTest {
     }
 
     @Test
+    void outputsBehaveAsClaimed() throws Exception {
+        String collection = claims.outputs() == null ? null : claims.outputs().collection();
+        Assumptions.assumeTrue("host_directory".equals(collection), "the driver does not claim outputs: host_directory");
+        // the subprocess driver's host processes find the directory in $PADDOCK_OUTPUTS; isolating drivers mount it
+        Runs run = Runs.shell(sandbox, "cd \"${PADDOCK_OUTPUTS:-" + Workspace.OUTPUTS + "}\" && mkdir -p charts && echo result > charts/report.txt");
+        assertThat(run.exit()).as("writing to " + Workspace.OUTPUTS + ": " + run.stderr()).isZero();
+
+        assertThat(read(sandbox.outputs(), Workspace.OUTPUTS + "/charts/report.txt")).isEqualTo("result\n");
+        assertThat(sandbox.outputs().list("charts")).extracting(FileEntry::path).containsExactly(Workspace.OUTPUTS + "/charts/report.txt");
+        assertThat(sandbox.workspace().list("/workspace")).as("outputs are not part of the workspace").isEmpty();
+
+        sandbox.terminate(TerminationReason.USER_REQUEST);
+        Optional<Workspace> after = driver.outputs(sandbox.ref());
+        assertThat(after).as("outputs stay readable after the sandbox ended").isPresent();
+        assertThat(read(after.get(), "charts/report.txt")).isEqualTo("result\n");
+    }
+
+    @Test
     void everyClaimedCheckpointKindHasAProof() {
         Set<String> proven = Set.of("workspace_tar");
         assertThat(claims.runtimeCheckpoints())

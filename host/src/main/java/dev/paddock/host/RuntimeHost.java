@@ -257,6 +257,18 @@ public final class RuntimeHost implements AutoCloseable {
                 "sandbox " + r.id() + " is " + r.state().wireName() + " and its driver keeps no workspace after the end"));
     }
 
+    /**
+     * The sandbox's {@code /mnt/session/outputs}, for reading; also after the sandbox ended where the driver keeps
+     * it on the host. Reading it is not activity: collecting results does not keep a sandbox alive.
+     */
+    public Workspace outputs(Principal caller, String id) {
+        SandboxRecord r = find(caller, id);
+        Sandbox s = live.get(r.id());
+        if (s != null && !r.state().isTerminal()) return s.outputs();
+        return driver(r).outputs(ref(r)).orElseThrow(() -> new PaddockException(ErrorType.CONFLICT, "outputs_gone",
+                "sandbox " + r.id() + " is " + r.state().wireName() + " and its driver keeps no outputs after the end"));
+    }
+
     // ---------------------------------------------------------------- checkpoints
 
     public CheckpointRecord checkpoint(Principal caller, String id) {

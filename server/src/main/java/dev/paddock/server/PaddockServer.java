@@ -12,6 +12,7 @@ import dev.paddock.server.http.JsonErrorPages;
 import dev.paddock.server.routes.ApiKeyRoutes;
 import dev.paddock.server.routes.CheckpointRoutes;
 import dev.paddock.server.routes.ExecRoutes;
+import dev.paddock.server.routes.OutputRoutes;
 import dev.paddock.server.routes.FileRoutes;
 import dev.paddock.server.routes.ImageRoutes;
 import dev.paddock.server.routes.ProcessRoutes;
@@ -155,7 +156,9 @@ public final class PaddockServer implements AutoCloseable {
         new ExecRoutes(host, bodies, json, errors).register(r);
         new ProcessRoutes(host, bodies).register(r);
         new FileRoutes(host, bodies).register(r);
+        new OutputRoutes(host).register(r);
         new CheckpointRoutes(host).register(r);
+        new dev.paddock.server.routes.browser.BrowserRoutes(new dev.paddock.browser.BrowserService(host), bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
         if (vault != null) new dev.paddock.server.routes.egress.SecretRoutes(vault, bodies).register(r);
         if (egressAudit != null) new dev.paddock.server.routes.egress.EgressRoutes(host, egressAudit, json).register(r);

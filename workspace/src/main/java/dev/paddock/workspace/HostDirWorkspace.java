@@ -35,13 +35,28 @@ public final class HostDirWorkspace implements Workspace {
     }
 
     public HostDirWorkspace(Path root, int ownerUid, int ownerGid, TarLimits tarLimits) {
+        this(root, ROOT, ownerUid, ownerGid, tarLimits);
+    }
+
+    /**
+     * A host directory that appears inside the sandbox at {@code virtualRoot} (e.g. {@code /mnt/session/outputs}):
+     * paths are taken and shown relative to it, and absolute symlink targets are read as sandbox paths under it.
+     */
+    public HostDirWorkspace(Path root, String virtualRoot, int ownerUid, int ownerGid) {
+        this(root, virtualRoot, ownerUid, ownerGid, TarLimits.DEFAULT);
+    }
+
+    public HostDirWorkspace(Path root, String virtualRoot, int ownerUid, int ownerGid, TarLimits tarLimits) {
+        if (virtualRoot == null || !virtualRoot.startsWith("/") || virtualRoot.endsWith("/") || virtualRoot.contains("//")) {
+            throw new IllegalArgumentException("virtual root must be an absolute path without a trailing slash: " + virtualRoot);
+        }
         this.root = root.toAbsolutePath().normalize();
         this.owner = new Ownership(ownerUid, ownerGid);
-        this.resolver = new Resolver(owner);
+        this.resolver = new Resolver(owner, virtualRoot);
         this.importer = new TarImporter(resolver, owner, tarLimits);
     }
 
-    /** The host directory that backs /workspace. */
+    /** The host directory that backs the virtual root (normally /workspace). */
     public Path root() { return root; }
 
     private Fd openRoot() {
@@ -151,7 +166,7 @@ public final class HostDirWorkspace implements Workspace {
     public void delete(String path, boolean recursive) {
         try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
             if (place.isRoot()) {
-                throw PaddockException.invalid("cannot_delete_workspace_root", "/workspace itself cannot be deleted; delete its entries instead");
+                throw PaddockException.invalid("cannot_delete_workspace_root", resolver.virtualRoot() + " itself cannot be deleted; delete its entries instead");
             }
             if (!place.exists()) throw WorkspaceErrors.notFound(path);
             if (!place.stat().isDirectory()) Posix.unlinkat(place.dir().fd(), place.name(), 0);
@@ -180,9 +195,9 @@ public final class HostDirWorkspace implements Workspace {
     @Override
     public void clear() {
         try (Fd r = openRoot()) {
-            for (String name : Fd.names(r.fd())) Trees.delete(r.fd(), name, ROOT + "/" + name);
+            for (String name : Fd.names(r.fd())) Trees.delete(r.fd(), name, resolver.virtualRoot() + "/" + name);
         } catch (Errno e) {
-            throw WorkspaceErrors.of(e, ROOT);
+            throw WorkspaceErrors.of(e, resolver.virtualRoot());
         }
     }
 

@@ -9,7 +9,7 @@ import java.util.List;
  * {@code name} is null), the final name, the canonical components (no symlinks) and the final entry's
  * lstat, null when it does not exist.
  */
-record Resolved(Fd dir, String name, List<String> parentComponents, Stat stat) implements AutoCloseable {
+record Resolved(Fd dir, String name, List<String> parentComponents, Stat stat, String virtualRoot) implements AutoCloseable {
     boolean isRoot() { return name == null; }
 
     boolean exists() { return stat != null; }
@@ -22,11 +22,15 @@ record Resolved(Fd dir, String name, List<String> parentComponents, Stat stat) i
 
     /** The canonical path as seen inside the sandbox. */
     String sandboxPath() {
-        return toSandboxPath(components());
+        return toSandboxPath(virtualRoot, components());
     }
 
     static String toSandboxPath(List<String> components) {
-        return components.isEmpty() ? Workspace.ROOT : Workspace.ROOT + "/" + String.join("/", components);
+        return toSandboxPath(Workspace.ROOT, components);
+    }
+
+    static String toSandboxPath(String root, List<String> components) {
+        return components.isEmpty() ? root : root + "/" + String.join("/", components);
     }
 
     @Override

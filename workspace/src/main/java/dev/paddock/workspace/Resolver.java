@@ -16,17 +16,26 @@ final class Resolver {
     private static final int DIR_MODE = 0755;
 
     private final Ownership owner;
+    private final String virtualRoot;
 
     Resolver(Ownership owner) {
-        this.owner = owner;
+        this(owner, dev.paddock.core.spi.Workspace.ROOT);
     }
+
+    /** {@code virtualRoot}: where the tree appears inside the sandbox, e.g. /workspace or /mnt/session/outputs. */
+    Resolver(Ownership owner, String virtualRoot) {
+        this.owner = owner;
+        this.virtualRoot = virtualRoot;
+    }
+
+    String virtualRoot() { return virtualRoot; }
 
     /**
      * @param followFinal follow a symlink in the last component (read/write/list) or not (stat/delete)
      * @param createParents create missing intermediate directories (owned by the workspace owner)
      */
     Resolved resolve(Fd root, String path, boolean followFinal, boolean createParents) {
-        Deque<String> pending = new ArrayDeque<>(SandboxPath.parse(path));
+        Deque<String> pending = new ArrayDeque<>(SandboxPath.parse(path, virtualRoot));
         List<Fd> held = new ArrayList<>();
         List<String> names = new ArrayList<>();
         int hops = 0;
@@ -35,7 +44,7 @@ final class Resolver {
                 String name = pending.removeFirst();
                 int dir = held.isEmpty() ? root.fd() : held.getLast().fd();
                 if (name.equals("..")) {
-                    if (held.isEmpty()) throw WorkspaceErrors.outside(path);
+                    if (held.isEmpty()) throw WorkspaceErrors.outside(path, virtualRoot);
                     held.removeLast().close();
                     names.removeLast();
                     continue;
@@ -62,7 +71,7 @@ final class Resolver {
                         pending.addFirst(name); // replaced since the stat: look again
                         continue;
                     }
-                    SandboxPath.Parsed parsed = SandboxPath.parseLinkTarget(target, path);
+                    SandboxPath.Parsed parsed = SandboxPath.parseLinkTarget(target, path, virtualRoot);
                     if (parsed.fromRoot()) {
                         held.forEach(Fd::close);
                         held.clear();
@@ -87,7 +96,7 @@ final class Resolver {
             }
             int dir = held.isEmpty() ? root.fd() : held.getLast().fd();
             // the path names a directory itself (the root, or ends in "..")
-            if (names.isEmpty()) return new Resolved(Fd.openDirectory(dir, "."), null, List.of(), Posix.stat(dir, ""));
+            if (names.isEmpty()) return new Resolved(Fd.openDirectory(dir, "."), null, List.of(), Posix.stat(dir, ""), virtualRoot);
             String name = names.removeLast();
             held.removeLast().close();
             int parent = held.isEmpty() ? root.fd() : held.getLast().fd();
@@ -99,8 +108,8 @@ final class Resolver {
         }
     }
 
-    private static Resolved result(int dir, String name, List<String> names, Stat stat) {
-        return new Resolved(Fd.openDirectory(dir, "."), name, List.copyOf(names), stat);
+    private Resolved result(int dir, String name, List<String> names, Stat stat) {
+        return new Resolved(Fd.openDirectory(dir, "."), name, List.copyOf(names), stat, virtualRoot);
     }
 
     /** mkdirat + chown; losing a race to a concurrent creator is fine, the caller looks again. */

@@ -21,16 +21,21 @@ final class SandboxPath {
 
     /** A path given by a caller: "/workspace/a", "a/b" (relative to /workspace) or "/workspace". */
     static List<String> parse(String path) {
-        return parse(path, path, true).components();
+        return parse(path, Workspace.ROOT);
+    }
+
+    /** The same under another virtual root, e.g. /mnt/session/outputs. */
+    static List<String> parse(String path, String root) {
+        return parse(path, path, true, root).components();
     }
 
     /** A symlink target read inside the workspace; {@code original} is the caller's path, for messages. */
-    static Parsed parseLinkTarget(String target, String original) {
+    static Parsed parseLinkTarget(String target, String original, String root) {
         if (target.isEmpty()) throw WorkspaceErrors.invalidPath(original, "it goes through an empty symbolic link");
-        return parse(target, original, false);
+        return parse(target, original, false, root);
     }
 
-    private static Parsed parse(String path, String original, boolean checkClimb) {
+    private static Parsed parse(String path, String original, boolean checkClimb, String root) {
         if (path == null) throw WorkspaceErrors.invalidPath("null", "a path is required");
         if (path.indexOf('\0') >= 0) throw WorkspaceErrors.invalidPath(original, "it contains a NUL byte");
         if (path.getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
@@ -39,9 +44,9 @@ final class SandboxPath {
         boolean fromRoot = path.startsWith("/");
         String rest = path;
         if (fromRoot) {
-            if (path.equals(Workspace.ROOT)) rest = "";
-            else if (path.startsWith(Workspace.ROOT + "/")) rest = path.substring(Workspace.ROOT.length() + 1);
-            else throw WorkspaceErrors.outside(original);
+            if (path.equals(root)) rest = "";
+            else if (path.startsWith(root + "/")) rest = path.substring(root.length() + 1);
+            else throw WorkspaceErrors.outside(original, root);
         }
         List<String> components = new ArrayList<>();
         int depth = 0;
@@ -51,7 +56,7 @@ final class SandboxPath {
                 throw WorkspaceErrors.invalidPath(original, "a component is longer than " + MAX_NAME_BYTES + " bytes");
             }
             if (part.equals("..")) {
-                if (--depth < 0 && checkClimb) throw WorkspaceErrors.outside(original);
+                if (--depth < 0 && checkClimb) throw WorkspaceErrors.outside(original, root);
             } else {
                 depth++;
             }

@@ -45,7 +45,7 @@ final class TarImporter {
                 }
                 List<String> relative = entryComponents(entry.getName());
                 if (relative.isEmpty()) continue;
-                String target = Resolved.toSandboxPath(concat(base, relative));
+                String target = Resolved.toSandboxPath(resolver.virtualRoot(), concat(base, relative));
                 if (entry.isDirectory()) {
                     directory(root, base, entry, target);
                     directories.add(new DirectoryTimes(target, entry.getMode(), entry.getLastModifiedTime().toInstant()));
@@ -113,7 +113,7 @@ final class TarImporter {
 
     private void hardLink(Fd root, List<String> base, TarArchiveEntry entry, String target) {
         List<String> source = entryComponents(entry.getLinkName());
-        String sourcePath = Resolved.toSandboxPath(concat(base, source));
+        String sourcePath = Resolved.toSandboxPath(resolver.virtualRoot(), concat(base, source));
         try (Resolved from = place(root, base, entry, sourcePath); Resolved place = place(root, base, entry, target)) {
             if (source.isEmpty() || !from.exists() || !from.stat().isRegular()) {
                 throw PaddockException.invalid("tar_entry_invalid", "hard link entry '" + Text.clip(entry.getName(), 200)

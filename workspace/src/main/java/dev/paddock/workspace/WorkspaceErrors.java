@@ -13,8 +13,12 @@ final class WorkspaceErrors {
     }
 
     static PaddockException outside(String path) {
+        return outside(path, dev.paddock.core.spi.Workspace.ROOT);
+    }
+
+    static PaddockException outside(String path, String root) {
         return new PaddockException(ErrorType.INVALID_REQUEST, "path_outside_workspace",
-                "path " + show(path) + " resolves outside /workspace; use a path under /workspace (symlinks may only point inside it)");
+                "path " + show(path) + " resolves outside " + root + "; use a path under " + root + " (symlinks may only point inside it)");
     }
 
     static PaddockException invalidPath(String path, String why) {

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 @Command(name = "paddock", mixinStandardHelpOptions = true, scope = picocli.CommandLine.ScopeType.INHERIT,
         versionProvider = VersionProvider.class,
         description = "Paddock: a self-hostable runtime for AI-agent sandboxes.",
-        subcommands = {ServeCommand.class, SandboxCommand.class, ImageCommand.class, DriversCommand.class, KeysCommand.class, SecretCommand.class, McpCommand.class, WorkerCommand.class,
+        subcommands = {ServeCommand.class, SandboxCommand.class, ImageCommand.class, DriversCommand.class, KeysCommand.class, SecretCommand.class, McpCommand.class, WorkerCommand.class, BrowserCommand.class,
                 picocli.CommandLine.HelpCommand.class},
         footer = {"", "Client commands find the server and the key in --url/--api-key, then",
                 "PADDOCK_URL/PADDOCK_API_KEY, then the local data directory (PADDOCK_DATA_DIR",

@@ -56,6 +56,12 @@ public final class SandboxCreateCommand extends ClientCommand {
                     + "placeholder in ENV. With HEADER the proxy sets that header (TEMPLATE, default {secret}, e.g. 'Bearer {secret}') (repeatable)")
     java.util.List<String> credentials = new java.util.ArrayList<>();
 
+    @Option(names = "--browser", description = "a browser sandbox (Chromium + playwright-core inside; see `paddock browser`)")
+    boolean browser;
+
+    @Option(names = "--browser-evaluate", description = "with --browser: allow the step-mode \"evaluate\" action")
+    boolean browserEvaluate;
+
     @Override
     public Integer call() {
         if (pids != null && pids <= 0) throw CliException.usage("--pids must be a positive number, got " + pids);
@@ -75,6 +81,7 @@ public final class SandboxCreateCommand extends ClientCommand {
             env.forEach(e::put);
         }
         NetworkOptions.apply(body, network, allowHosts, allowPackageManagers, credentials);
+        if (browser || browserEvaluate) body.put("template", "browser").putObject("browser").put("allow_evaluate", browserEvaluate);
         if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
         if (idleSuspend != null || idleTerminate != null) {
             ObjectNode idle = body.putObject("idle");

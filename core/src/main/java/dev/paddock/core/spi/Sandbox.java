@@ -26,6 +26,14 @@ public interface Sandbox {
 
     Workspace workspace();
 
+    /**
+     * The sandbox's {@code /mnt/session/outputs} as a workspace rooted there (paths read as
+     * {@code /mnt/session/outputs/...}); drivers without it throw {@link UnsupportedCapabilityException}.
+     */
+    default Workspace outputs() {
+        throw new UnsupportedCapabilityException(ref().driver(), "session outputs");
+    }
+
     void suspend();
 
     void resume();

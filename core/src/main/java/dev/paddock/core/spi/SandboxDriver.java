@@ -27,6 +27,11 @@ public interface SandboxDriver extends AutoCloseable {
     /** The durable workspace of a sandbox, also after it ended; empty where the driver keeps none on the host. */
     Optional<Workspace> workspace(SandboxRef ref);
 
+    /** The sandbox's {@code /mnt/session/outputs}, also after it ended; empty where the driver keeps none on the host. */
+    default Optional<Workspace> outputs(SandboxRef ref) {
+        return Optional.empty();
+    }
+
     @Override
     default void close() {}
 }

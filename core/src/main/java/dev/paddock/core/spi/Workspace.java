@@ -13,6 +13,9 @@ import java.util.List;
 public interface Workspace {
     String ROOT = "/workspace";
 
+    /** Where a sandbox writes files meant for the caller; read by the host through {@link Sandbox#outputs()}. */
+    String OUTPUTS = "/mnt/session/outputs";
+
     FileEntry stat(String path);
 
     List<FileEntry> list(String path);

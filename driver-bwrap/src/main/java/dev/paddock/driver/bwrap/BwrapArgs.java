@@ -41,6 +41,8 @@ final class BwrapArgs {
     /** The forwarder init runs on the sandbox's own loopback (see paddock-init.c). */
     static final String PROXY_URL = "http://127.0.0.1:3128";
 
+    static final String OUTPUTS_PATH = dev.paddock.core.spi.Workspace.OUTPUTS;
+
     private BwrapArgs() {}
 
     static List<String> build(Path bwrap, Path initBinary, Path workspace, String hostname, Root root, Map<String, String> env) {
@@ -77,6 +79,7 @@ final class BwrapArgs {
         a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
                 "--bind", workspace.toString(), "/workspace",
                 "--ro-bind", initBinary.toString(), INIT_PATH));
+        a.addAll(outputsMount(root, workspace.resolveSibling("outputs")));
         if (egress != null) {
             a.addAll(List.of("--ro-bind", egress.socketDir().toString(), EGRESS_DIR,
                     "--ro-bind", egress.caBundle().toString(), CA_BUNDLE));
@@ -85,6 +88,22 @@ final class BwrapArgs {
         a.addAll(List.of("--chdir", "/workspace", "--", INIT_PATH, "serve", READY_FD));
         if (egress != null) a.addAll(List.of("--egress", EGRESS_DIR + "/" + egress.socketName()));
         return a;
+    }
+
+    /**
+     * The per-sandbox outputs directory (next to the workspace, see SandboxPaths) at /mnt/session/outputs. bwrap
+     * makes the mount point itself on the host root (a tmpfs) and on a writable image; a read-only image gets a
+     * tmpfs over its /mnt first, and one without /mnt has no outputs mount (nothing to mount on).
+     */
+    static List<String> outputsMount(Root root, Path outputs) {
+        List<String> bind = List.of("--bind", outputs.toString(), OUTPUTS_PATH);
+        if (root instanceof Root.Image i && !i.writable()) {
+            if (!java.nio.file.Files.isDirectory(i.rootfs().resolve("mnt"))) return List.of();
+            List<String> a = new ArrayList<>(List.of("--tmpfs", "/mnt"));
+            a.addAll(bind);
+            return a;
+        }
+        return bind;
     }
 
     /** Standard tools find the proxy and the CA bundle through these; localhost stays direct. */

@@ -284,6 +284,24 @@ public final class BwrapDriver implements SandboxDriver {
         return new HostDirWorkspace(dir, uid, gid);
     }
 
+    @Override
+    public Optional<Workspace> outputs(SandboxRef ref) {
+        if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
+        Path dir = SandboxPaths.of(config.dataDir(), ref.sandboxId()).outputs();
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
+        try {
+            int uid = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            int gid = (Integer) Files.getAttribute(dir, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(openOutputs(dir, uid, gid));
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot read the owner of " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    Workspace openOutputs(Path dir, int uid, int gid) {
+        return new HostDirWorkspace(dir, Workspace.OUTPUTS, uid, gid);
+    }
+
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */
     void release(SandboxPaths paths, SandboxMeta meta) {
         cleanUp(paths, cgroupOf(meta), meta);
@@ -341,8 +359,17 @@ public final class BwrapDriver implements SandboxDriver {
         try {
             Files.createDirectories(paths.sandboxDir());
             Files.setPosixFilePermissions(paths.sandboxDir(), PosixFilePermissions.fromString("rwx--x--x"));
-            Path ws = paths.workspace();
-            if (Files.isSymbolicLink(ws)) throw PaddockException.internal("workspace " + ws + " is a symlink; refusing to use it", null);
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot prepare the directory of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
+        }
+        makeOwnedDir(paths, paths.workspace(), uid);
+        makeOwnedDir(paths, paths.outputs(), uid);
+    }
+
+    /** A directory only the sandbox's uid can reach; a kept one (earlier run) is handed to the new uid. */
+    private static void makeOwnedDir(SandboxPaths paths, Path ws, int uid) {
+        try {
+            if (Files.isSymbolicLink(ws)) throw PaddockException.internal(ws + " is a symlink; refusing to use it", null);
             if (Files.exists(ws, LinkOption.NOFOLLOW_LINKS)) {
                 // a kept workspace may belong to an earlier uid: hand the whole tree to the new one (not following links)
                 try (Stream<Path> tree = Files.walk(ws)) {
@@ -355,7 +382,7 @@ public final class BwrapDriver implements SandboxDriver {
                 chown(ws, uid);
             }
         } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the workspace of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
+            throw PaddockException.internal("cannot prepare " + ws.getFileName() + " of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
         }
     }
 

@@ -96,6 +96,11 @@ final class BwrapSandbox implements Sandbox {
     }
 
     @Override
+    public Workspace outputs() {
+        return driver.openOutputs(paths.outputs(), meta.uid(), meta.gid());
+    }
+
+    @Override
     public void suspend() {
         requireAlive();
         cgroup.freeze();

@@ -31,6 +31,8 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
     Path pidFile() { return runDir.resolve("bwrap.pid"); }
     Path meta() { return runDir.resolve("sandbox.properties"); }
     Path workspace() { return sandboxDir.resolve("workspace"); }
+    /** Bound read-write at /mnt/session/outputs; kept after the sandbox ends, like the workspace. */
+    Path outputs() { return sandboxDir.resolve("outputs"); }
     /** The generated part of the sandbox's /etc; outside the workspace so the sandbox cannot change it. */
     Path etc() { return sandboxDir.resolve("etc"); }
     /** The CA bundle of a sandbox with egress; readable by its uid (bwrap opens it), outside its workspace. */

@@ -33,6 +33,18 @@ class BwrapArgsTest {
     }
 
     @Test
+    void bindsTheOutputsDirectoryReadWriteAtMntSessionOutputs(@org.junit.jupiter.api.io.TempDir Path tmp) throws java.io.IOException {
+        var host = String.join(" ", args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of()));
+        assertThat(host).contains("--bind /data/sandboxes/x/outputs /mnt/session/outputs");
+        // a read-only image needs a tmpfs on its /mnt to hold the mount point; without /mnt there is nothing to mount on
+        Path withMnt = java.nio.file.Files.createDirectories(tmp.resolve("img/mnt")).getParent();
+        assertThat(String.join(" ", args(new BwrapArgs.Root.Image(withMnt, false), Map.of())))
+                .contains("--tmpfs /mnt --bind /data/sandboxes/x/outputs /mnt/session/outputs");
+        assertThat(String.join(" ", args(new BwrapArgs.Root.Image(tmp.resolve("bare"), false), Map.of())))
+                .doesNotContain("/mnt/session/outputs");
+    }
+
+    @Test
     void refusesBadEnvironmentNames() {
         assertThat(String.join(" ", args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("A", "1")))).contains("--setenv A 1");
         assertThatThrownBy(() -> args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("A=B", "1"))).isInstanceOf(PaddockException.class);

@@ -77,11 +77,12 @@ public final class SubprocessDriver implements SandboxDriver {
         Path dir = workspaceDir(spec.sandboxId());
         try {
             Files.createDirectories(dir);
+            Files.createDirectories(outputsDir(spec.sandboxId()));
         } catch (IOException e) {
             throw new UncheckedIOException("could not create the workspace of " + spec.sandboxId(), e);
         }
         SandboxRef ref = new SandboxRef(spec.sandboxId(), ID, spec.sandboxId());
-        SubprocessSandbox sandbox = new SubprocessSandbox(ref, spec, dir);
+        SubprocessSandbox sandbox = new SubprocessSandbox(ref, spec, dir, outputsDir(spec.sandboxId()));
         live.put(spec.sandboxId(), sandbox);
         return sandbox;
     }
@@ -110,6 +111,12 @@ public final class SubprocessDriver implements SandboxDriver {
     }
 
     @Override
+    public Optional<Workspace> outputs(SandboxRef ref) {
+        Path dir = outputsDir(ref.sandboxId());
+        return Files.isDirectory(dir) ? Optional.of(new HostDirWorkspace(dir, Workspace.OUTPUTS, -1, -1)) : Optional.empty();
+    }
+
+    @Override
     public void close() {
         live.values().forEach(s -> s.terminate(TerminationReason.HOST_SHUTDOWN));
         live.clear();
@@ -120,5 +127,10 @@ public final class SubprocessDriver implements SandboxDriver {
             throw PaddockException.invalid("invalid_sandbox_id", "sandbox id must be 1-128 letters, digits, '_' or '-'");
         }
         return dataDir.resolve("sandboxes").resolve(sandboxId).resolve("workspace");
+    }
+
+    /** Host processes cannot see /mnt/session/outputs: commands find this directory in $PADDOCK_OUTPUTS instead. */
+    private Path outputsDir(String sandboxId) {
+        return workspaceDir(sandboxId).resolveSibling("outputs");
     }
 }

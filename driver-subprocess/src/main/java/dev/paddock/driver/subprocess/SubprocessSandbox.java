@@ -25,21 +25,27 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** A "sandbox" that is just a host directory and the host processes started in it. No isolation. */
 final class SubprocessSandbox implements Sandbox {
+    /** Where a command finds the host directory that stands for /mnt/session/outputs. */
+    static final String OUTPUTS_ENV = "PADDOCK_OUTPUTS";
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     private final SandboxRef ref;
     private final SandboxSpec spec;
     private final Path workspaceDir;
     private final HostDirWorkspace workspace;
+    private final Path outputsDir;
+    private final HostDirWorkspace outputs;
     private final Set<RunningCommand> running = ConcurrentHashMap.newKeySet();
     private final Map<Long, BackgroundProcess> background = new ConcurrentHashMap<>();
     private volatile boolean terminated;
 
-    SubprocessSandbox(SandboxRef ref, SandboxSpec spec, Path workspaceDir) {
+    SubprocessSandbox(SandboxRef ref, SandboxSpec spec, Path workspaceDir, Path outputsDir) {
         this.ref = ref;
         this.spec = spec;
         this.workspaceDir = workspaceDir;
         this.workspace = new HostDirWorkspace(workspaceDir, -1, -1);
+        this.outputsDir = outputsDir;
+        this.outputs = new HostDirWorkspace(outputsDir, Workspace.OUTPUTS, -1, -1);
     }
 
     @Override
@@ -68,6 +74,7 @@ final class SubprocessSandbox implements Sandbox {
         env.put("PATH", PATH);
         env.put("HOME", workspaceDir.toString());
         env.put("LANG", "C.UTF-8");
+        env.put(OUTPUTS_ENV, outputsDir.toString());
         env.putAll(spec.env());
         env.putAll(request.env());
         Process process;
@@ -129,6 +136,9 @@ final class SubprocessSandbox implements Sandbox {
 
     @Override
     public Workspace workspace() { return workspace; }
+
+    @Override
+    public Workspace outputs() { return outputs; }
 
     @Override
     public void suspend() {

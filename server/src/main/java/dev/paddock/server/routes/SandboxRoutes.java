@@ -46,9 +46,12 @@ public final class SandboxRoutes {
     }
 
     private void create(Context ctx) {
-        var request = SandboxBodies.toRequest(bodies.json(ctx, CreateSandboxBody.class));
+        CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
+        var request = dev.paddock.server.routes.browser.BrowserRoutes.applyTemplate(body, SandboxBodies.toRequest(body));
         if (request.image() != null && images != null) images.get(request.image());
-        ctx.status(201).json(SandboxView.of(host.create(Auth.principal(ctx), request)));
+        var created = host.create(Auth.principal(ctx), request);
+        ctx.attribute(dev.paddock.server.routes.browser.BrowserRoutes.CREATED, created.id());
+        ctx.status(201).json(SandboxView.of(created));
     }
 
     private void list(Context ctx) {

@@ -14,7 +14,12 @@ public record CreateSandboxBody(
         NetworkBody network,
         Long timeoutSeconds,
         IdleBody idle,
-        List<CredentialBody> credentials) {
+        List<CredentialBody> credentials,
+        String template,
+        BrowserBody browser) {
+
+    /** {@code template: "browser"} or a {@code browser} object makes a browser sandbox. */
+    public record BrowserBody(Boolean allowEvaluate) {}
 
     /** {@code memory} is bytes or a size string such as {@code "512m"}, hence a raw node. */
     public record LimitsBody(JsonNode memory, Integer pids, Double cpus) {}

@@ -1,0 +1,76 @@
+package dev.paddock.app.cli;
+
+import dev.paddock.app.client.PaddockClient;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/** {@code paddock browser script|act}: drive the browser of a sandbox created with {@code --browser}. */
+@Command(name = "browser", description = "Run Playwright scripts or single actions in a browser sandbox.",
+        subcommands = {BrowserCommand.Script.class, BrowserCommand.Act.class})
+public final class BrowserCommand {
+
+    /** Runs a local ES-module script in the sandbox; exits with the script's exit code. */
+    @Command(name = "script", description = "Run a Playwright script (ES module; import from 'playwright') inside the sandbox.")
+    public static final class Script extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "ID") String id;
+        @Parameters(index = "1", paramLabel = "FILE") Path file;
+        @Option(names = "--timeout", paramLabel = "DURATION", converter = Units.DurationConverter.class, description = "kill the script after this long (default 2m)")
+        Duration timeout;
+
+        @Override
+        public Integer call() {
+            String sbx = sandboxId(id);
+            String script;
+            try {
+                script = Files.readString(file, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw CliException.usage("cannot read " + file + ": " + e.getMessage());
+            }
+            ObjectNode body = PaddockClient.JSON.createObjectNode().put("script", script);
+            if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
+            JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "script"), Map.of(), body);
+            if (json()) {
+                printJson(r);
+            } else {
+                ctx.out().print(r.path("stdout").asString());
+                ctx.out().flush();
+                ctx.err().print(r.path("stderr").asString());
+                for (JsonNode f : r.path("files")) ctx.err().println("file: " + f.asString());
+                String shot = text(r, "failure_screenshot");
+                if (shot != null) ctx.err().println("failure screenshot: " + shot + " (paddock sandbox cp " + sbx + ":" + shot + " .)");
+                ctx.err().flush();
+            }
+            return r.path("exit_code").asInt(1);
+        }
+    }
+
+    /** One step-mode action given as JSON, e.g. {@code '{"action":"navigate","url":"https://example.com"}'}. */
+    @Command(name = "act", description = "Run one browser action given as JSON and print the answer (url, title, snapshot, ...).")
+    public static final class Act extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "ID") String id;
+        @Parameters(index = "1", paramLabel = "ACTION_JSON") String action;
+
+        @Override
+        public Integer call() {
+            String sbx = sandboxId(id);
+            JsonNode body;
+            try {
+                body = PaddockClient.JSON.readTree(action);
+            } catch (RuntimeException e) {
+                throw CliException.usage("ACTION_JSON is not JSON, e.g. '{\"action\":\"snapshot\"}'");
+            }
+            JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "actions"), Map.of(), body);
+            printJson(r);
+            return r.path("ok").asBoolean(false) ? 0 : 1;
+        }
+    }
+}

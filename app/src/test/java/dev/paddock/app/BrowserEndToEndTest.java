@@ -1,0 +1,294 @@
+package dev.paddock.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.app.serve.PaddockApp;
+import dev.paddock.app.serve.ServeSettings;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Browser sandboxes with real parts: Chromium and playwright-core inside real bwrap sandboxes whose only way out is
+ * the egress proxy, driven over the REST API; pages are served by this test on the host's loopback (reachable only
+ * through the test switch {@code egress_test_loopback_ports}). Needs Debian chromium + nodejs and
+ * {@code scripts/install-browser}.
+ */
+@Tag("bwrap")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BrowserEndToEndTest {
+    static final String FORM = "<html><head><title>Form</title></head><body><h1>Order</h1>"
+            + "<label>Name <input id=name aria-label=Name oninput=\"document.getElementById('echo').textContent='Hello '+this.value\"></label>"
+            + "<button onclick=\"document.title='clicked'\">Go</button><p id=echo></p>"
+            + "<a id=csv href=/report.csv download=report.csv>Export</a></body></html>";
+    final CountDownLatch never = new CountDownLatch(1);
+    HttpServer pages;
+    Path dataDir;
+    PaddockApp app;
+    PaddockClient api;
+    ServeSettings settings;
+    String key;
+    int port;
+
+    @BeforeAll
+    void start() throws Exception {
+        pages = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        pages.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        pages.createContext("/form", x -> reply(x, "text/html", FORM, Map.of()));
+        pages.createContext("/report.csv", x -> reply(x, "text/csv", "id,total\n1,42\n", Map.of("Content-Disposition", "attachment; filename=report.csv")));
+        pages.createContext("/setcookie", x -> reply(x, "text/html", "<title>set</title>", Map.of("Set-Cookie", "session=alpha; Path=/")));
+        pages.createContext("/showcookie", x -> {
+            String c = x.getRequestHeaders().getFirst("Cookie");
+            reply(x, "text/html", "<title>cookie:" + (c == null ? "none" : c) + "</title>", Map.of());
+        });
+        pages.createContext("/never", x -> { try { never.await(); } catch (InterruptedException ignored) { } });
+        pages.start();
+        port = pages.getAddress().getPort();
+        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pb");
+        settings = ServeSettings.resolve(Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap",
+                "egress_test_loopback_ports", Integer.toString(port), "sweep_interval", "1s"), Map.of(), null, dataDir);
+        app = PaddockApp.start(settings);
+        key = app.createdAdminKey().orElseThrow();
+        api = new PaddockClient(app.url(), key);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        try {
+            for (var s : api.get("/v1/sandboxes", Map.of("limit", 1000)).path("data")) {
+                api.call("DELETE", "/v1/sandboxes/" + s.path("id").asString(), Map.of(), null);
+            }
+        } finally {
+            never.countDown();
+            app.close();
+            pages.stop(0);
+            new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+        }
+    }
+
+    @Test
+    void scriptFillsAFormScreenshotsAndDownloadsACsvReadBackThroughTheFilesApi() {
+        String id = browserSandbox();
+        String script = """
+                import { chromium } from 'playwright';
+                const browser = await chromium.launch();
+                const page = await browser.newPage({ acceptDownloads: true });
+                await page.goto('http://127.0.0.1:%d/form');
+                await page.fill('#name', 'Ada');
+                await page.screenshot({ path: 'form.png' });
+                const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
+                await dl.saveAs('out/report.csv');
+                console.log(await page.textContent('#echo'));
+                await browser.close();
+                """.formatted(port);
+        JsonNode r = api.json("POST", "/v1/sandboxes/" + id + "/browser/script", Map.of(), obj().put("script", script).put("timeout_seconds", 120));
+        assertThat(r.path("exit_code").asInt()).as(r.toString()).isZero();
+        assertThat(r.path("stdout").asString()).isEqualTo("Hello Ada\n");
+        assertThat(StreamSupport.stream(r.path("files").spliterator(), false).map(JsonNode::asString)).contains("form.png", "out/report.csv");
+        byte[] csv = api.call("GET", "/v1/sandboxes/" + id + "/files/content", Map.of("path", "out/report.csv"), null);
+        assertThat(new String(csv, StandardCharsets.UTF_8)).isEqualTo("id,total\n1,42\n");
+        byte[] png = api.call("GET", "/v1/sandboxes/" + id + "/files/content", Map.of("path", "form.png"), null);
+        assertThat(png).startsWith(0x89, 'P', 'N', 'G');
+
+        // a failing script returns the error and the last page's screenshot
+        String broken = "import { chromium } from 'playwright';\nconst b = await chromium.launch();\nconst p = await b.newPage();\n"
+                + "await p.goto('http://127.0.0.1:" + port + "/form');\nawait p.click('#missing', { timeout: 1000 });\n";
+        JsonNode f = api.json("POST", "/v1/sandboxes/" + id + "/browser/script", Map.of(), obj().put("script", broken));
+        assertThat(f.path("exit_code").asInt()).as(f.toString()).isNotZero();
+        assertThat(f.path("error").asString()).contains("#missing");
+        assertThat(api.call("GET", "/v1/sandboxes/" + id + "/files/content", Map.of("path", f.path("failure_screenshot").asString()), null)).startsWith(0x89, 'P', 'N', 'G');
+    }
+
+    @Test
+    void cliCreatesABrowserSandboxAndRunsAScriptFileWithItsExitCode() throws Exception {
+        Cli cli = new Cli(Map.of("PADDOCK_URL", app.url(), "PADDOCK_API_KEY", key), dataDir);
+        Cli.Result created = cli.run("sandbox", "create", "--json", "--browser", "--network", "limited", "--allow-host", "127.0.0.1:" + port);
+        assertThat(created.code()).as(created.toString()).isZero();
+        String id = PaddockClient.parse(created.rawOut()).path("id").asString();
+        Path task = Files.createTempFile(dataDir, "task", ".mjs");
+        Files.writeString(task, "import { chromium } from 'playwright';\nconst b = await chromium.launch();\nconst p = await b.newPage();\n"
+                + "await p.goto('http://127.0.0.1:" + port + "/form');\nconsole.log(await p.title());\nawait b.close();\nprocess.exitCode = 4;\n");
+        Cli.Result run = cli.run("browser", "script", id, task.toString(), "--timeout", "2m");
+        assertThat(run.out()).as(run.toString()).isEqualTo("Form\n");
+        assertThat(run.code()).as(run.toString()).isEqualTo(4);
+    }
+
+    @Test
+    void stepModeSnapshotClickByRefTypeAndScreenshot() {
+        long t0 = System.nanoTime();
+        String id = browserSandbox();
+        long createdMs = (System.nanoTime() - t0) / 1_000_000;
+        JsonNode nav = act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form").put("include_screenshot", true));
+        System.out.printf("browser: create %d ms; create -> first screenshot %d ms%n", createdMs, (System.nanoTime() - t0) / 1_000_000);
+        assertThat(nav.path("ok").asBoolean()).as(nav.toString()).isTrue();
+        assertThat(nav.path("title").asString()).isEqualTo("Form");
+        assertThat(Base64.getDecoder().decode(nav.path("screenshot").asString())).startsWith(0x89, 'P', 'N', 'G');
+        String snap = act(id, obj().put("action", "snapshot")).path("snapshot").asString();
+        String button = ref(snap, "button \"Go\"");
+        String box = ref(snap, "textbox \"Name\"");
+        long s0 = System.nanoTime();
+        JsonNode click = act(id, obj().put("action", "click").put("ref", button).put("include_snapshot", true));
+        System.out.printf("browser: click + snapshot %d ms%n", (System.nanoTime() - s0) / 1_000_000);
+        assertThat(click.path("title").asString()).isEqualTo("clicked");
+        JsonNode typed = act(id, obj().put("action", "type").put("ref", box).put("text", "Grace").put("include_snapshot", true));
+        assertThat(typed.path("snapshot").asString()).contains("Hello Grace");
+        JsonNode shot = act(id, obj().put("action", "screenshot").put("full_page", true));
+        assertThat(Base64.getDecoder().decode(shot.path("screenshot").asString())).startsWith(0x89, 'P', 'N', 'G');
+        // evaluate is refused unless the sandbox allows it
+        assertThatThrownBy(() -> act(id, obj().put("action", "evaluate").put("expression", "1"))).hasMessageContaining("allow_evaluate");
+
+        // suspend between steps keeps the page state
+        api.json("POST", "/v1/sandboxes/" + id + "/suspend", Map.of(), null);
+        assertThat(api.get("/v1/sandboxes/" + id).path("state").asString()).isEqualTo("suspended");
+        api.json("POST", "/v1/sandboxes/" + id + "/resume", Map.of(), null);
+        JsonNode after = act(id, obj().put("action", "snapshot"));
+        assertThat(after.path("snapshot").asString()).contains("Hello Grace");
+        assertThat(after.path("title").asString()).isEqualTo("clicked");
+        System.out.printf("browser: idle sandbox memory %s%n", memoryOf(id));
+    }
+
+    @Test
+    void anIdleBrowserSandboxIsFrozenAndTheNextActionResumesItWhereItWas() {
+        ObjectNode body = obj().put("template", "browser");
+        body.putObject("idle").put("suspend_after_seconds", 2);
+        body.putObject("network").put("type", "limited").putArray("allowed_hosts").add("127.0.0.1:" + port);
+        String id = api.json("POST", "/v1/sandboxes", Map.of(), body).path("id").asString();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        act(id, obj().put("action", "type").put("selector", "#name").put("text", "Idle"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> api.get("/v1/sandboxes/" + id).path("state").asString().equals("suspended"));
+        JsonNode after = act(id, obj().put("action", "snapshot"));
+        assertThat(after.path("snapshot").asString()).contains("Hello Idle");
+        assertThat(api.get("/v1/sandboxes/" + id).path("state").asString()).isEqualTo("running");
+
+        // a script that runs longer than the idle time is not frozen under its own feet
+        JsonNode slow = api.json("POST", "/v1/sandboxes/" + id + "/browser/script", Map.of(),
+                obj().put("script", "await new Promise(r => setTimeout(r, 6000));\nconsole.log('done');\n").put("timeout_seconds", 40));
+        assertThat(slow.path("stdout").asString()).as(slow.toString()).isEqualTo("done\n");
+        assertThat(slow.path("timed_out").asBoolean()).isFalse();
+    }
+
+    @Test
+    void aRestartedHostAdoptsTheRunningBrowserAndItsPage() {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        act(id, obj().put("action", "type").put("selector", "#name").put("text", "Again"));
+        app.close();
+        app = PaddockApp.start(settings);
+        api = new PaddockClient(app.url(), key);
+        assertThat(act(id, obj().put("action", "snapshot")).path("snapshot").asString()).contains("Hello Again");
+    }
+
+    @Test
+    void blockedHostAndPrivateAddressFailAndAreAudited() {
+        String id = browserSandbox();
+        for (String url : new String[] {"http://10.0.0.1/x", "http://127.0.0.2:" + port + "/form", "http://169.254.169.254/latest/meta-data/"}) {
+            JsonNode r = act(id, obj().put("action", "navigate").put("url", url).put("timeout_ms", 15000));
+            assertThat(r.path("title").asString()).as(url + " " + r).isNotEqualTo("Form");
+            assertThat(r.toString()).as(url).doesNotContain("ami-id");
+        }
+        JsonNode log = api.get("/v1/sandboxes/" + id + "/egress", Map.of("limit", 1000));
+        assertThat(StreamSupport.stream(log.path("data").spliterator(), false).map(e -> e.path("host").asString() + " " + e.path("decision").asString()))
+                .contains("10.0.0.1 denied", "127.0.0.2 denied", "169.254.169.254 denied");
+    }
+
+    @Test
+    void aPageThatNeverLoadsHitsTheTimeoutAndTheSandboxStaysUsable() throws Exception {
+        String id = browserSandbox();
+        Thread.sleep(4000); // the model thinks; the browser starts in the background meanwhile
+        long t0 = System.nanoTime();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form").put("include_screenshot", true));
+        System.out.printf("browser: first navigate + screenshot of a prewarmed browser %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+        JsonNode r = act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/never").put("timeout_ms", 2000));
+        assertThat(r.path("ok").asBoolean()).isFalse();
+        assertThat(r.path("error").asString()).containsIgnoringCase("timeout");
+        JsonNode ok = act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        assertThat(ok.path("title").asString()).isEqualTo("Form");
+    }
+
+    @Test
+    void twoBrowserSandboxesDoNotShareCookies() throws Exception {
+        String a = browserSandbox();
+        ObjectNode withEvaluate = obj().put("template", "browser");
+        withEvaluate.putObject("browser").put("allow_evaluate", true);
+        withEvaluate.putObject("network").put("type", "limited").putArray("allowed_hosts").add("127.0.0.1:" + port);
+        String b = api.json("POST", "/v1/sandboxes", Map.of(), withEvaluate).path("id").asString();
+        act(a, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/setcookie"));
+        assertThat(act(a, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/showcookie")).path("title").asString()).isEqualTo("cookie:session=alpha");
+        assertThat(act(b, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/showcookie")).path("title").asString()).isEqualTo("cookie:none");
+        try (var files = Files.walk(dataDir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("the profile lives in the sandbox's tmpfs, not on the host")
+                    .doesNotContain("Cookies", "Local State");
+        }
+        // a short-lived cookie for one task goes into this sandbox's profile only
+        ObjectNode upload = obj().put("action", "set_cookies");
+        upload.putArray("cookies").addObject().put("name", "task").put("value", "t1").put("url", "http://127.0.0.1:" + port);
+        act(b, upload);
+        assertThat(act(b, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/showcookie")).path("title").asString()).isEqualTo("cookie:task=t1");
+        assertThat(act(a, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/showcookie")).path("title").asString()).isEqualTo("cookie:session=alpha");
+        JsonNode cookies = act(b, obj().put("action", "evaluate").put("expression", "document.cookie + '|' + location.pathname"));
+        assertThat(cookies.path("value").asString()).isEqualTo("\"task=t1|/showcookie\"");
+    }
+
+    private String browserSandbox() {
+        ObjectNode body = obj().put("template", "browser");
+        body.putObject("network").put("type", "limited").putArray("allowed_hosts").add("127.0.0.1:" + port);
+        return api.json("POST", "/v1/sandboxes", Map.of(), body).path("id").asString();
+    }
+
+    private JsonNode act(String id, ObjectNode action) {
+        return api.json("POST", "/v1/sandboxes/" + id + "/browser/actions", Map.of(), action);
+    }
+
+    private static String ref(String snapshot, String element) {
+        for (String line : snapshot.split("\n")) {
+            int at = line.indexOf("[ref=");
+            if (line.contains(element) && at >= 0) return line.substring(at + 5, line.indexOf(']', at));
+        }
+        throw new AssertionError(element + " not in snapshot:\n" + snapshot);
+    }
+
+    private String memoryOf(String id) {
+        try (var s = Files.find(Path.of("/sys/fs/cgroup/memory"), 4, (p, a) -> p.getFileName().toString().contains(id))) {
+            Path dir = s.findFirst().orElse(null);
+            if (dir == null) return "unknown";
+            Map<String, Long> stat = new java.util.HashMap<>();
+            for (String line : Files.readAllLines(dir.resolve("memory.stat"))) {
+                String[] kv = line.split(" ");
+                stat.put(kv[0], Long.parseLong(kv[1]));
+            }
+            return "usage " + (Long.parseLong(Files.readString(dir.resolve("memory.usage_in_bytes")).trim()) >> 20) + " MiB (rss "
+                    + (stat.getOrDefault("total_rss", 0L) >> 20) + " MiB, cache incl. tmpfs " + (stat.getOrDefault("total_cache", 0L) >> 20) + " MiB)";
+        } catch (Exception e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    private static void reply(com.sun.net.httpserver.HttpExchange x, String type, String body, Map<String, String> headers) throws java.io.IOException {
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        x.getResponseHeaders().set("Content-Type", type);
+        headers.forEach((k, v) -> x.getResponseHeaders().set(k, v));
+        x.sendResponseHeaders(200, b.length);
+        try (var o = x.getResponseBody()) { o.write(b); }
+    }
+
+    private static ObjectNode obj() {
+        return PaddockClient.JSON.createObjectNode();
+    }
+}

@@ -1,0 +1,250 @@
+package dev.paddock.browser;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.host.Principal;
+import dev.paddock.host.RuntimeHost;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Script mode and step mode for browser sandboxes. Chromium runs inside the sandbox, launched by playwright-core
+ * over a pipe (CDP never listens on a TCP port); the step-mode agent listens on a unix socket in the sandbox's
+ * private /tmp and the host reaches it only by exec of a small client through the driver's host-only channel.
+ * Everything coming back is parsed as hostile JSON and only known fields are passed on.
+ */
+public final class BrowserService {
+    /** stdout and stderr of a script are each cut after this many bytes, with a marker saying how much was dropped. */
+    public static final int OUTPUT_LIMIT = 64 * 1024;
+    public static final Duration DEFAULT_SCRIPT_TIMEOUT = Duration.ofMinutes(2);
+    public static final Duration DEFAULT_ACTION_TIMEOUT = Duration.ofSeconds(30);
+    static final Duration MAX_TIMEOUT = Duration.ofMinutes(30);
+    static final int MAX_SCRIPT = 1 << 20;
+    private static final int MAX_ANSWER = 64 << 20;
+    private static final Pattern REF = Pattern.compile("e[0-9]{1,7}");
+    static final Set<String> ACTIONS = Set.of("navigate", "click", "type", "press", "scroll", "select", "hover",
+            "wait_for", "back", "forward", "tabs", "screenshot", "snapshot", "evaluate", "set_cookies");
+    private static final List<String> ANSWER_FIELDS = List.of("url", "title", "snapshot", "screenshot", "tabs", "value", "error");
+
+    private static final List<String> AGENT_ARGV = List.of("node", BrowserAssets.DIR + "/agent.mjs");
+
+    private final RuntimeHost host;
+    private final ObjectMapper json = JsonMapper.builder().build();
+    private final Map<String, Long> agents = new ConcurrentHashMap<>();
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    private final AtomicLong runs = new AtomicLong();
+
+    public BrowserService(RuntimeHost host) {
+        this.host = host;
+    }
+
+    // ---------------------------------------------------------------- script mode
+
+    /** Writes {@code script} into the sandbox and runs it with node; {@code timeout} null takes the default. */
+    public ScriptResult runScript(Principal p, String id, String script, Duration timeout) {
+        if (script == null || script.isBlank()) throw PaddockException.invalid("script_required", "send the Playwright script (an ES module) as \"script\"");
+        byte[] code = script.getBytes(StandardCharsets.UTF_8);
+        if (code.length > MAX_SCRIPT) throw PaddockException.invalid("script_too_large", "a script may be at most " + MAX_SCRIPT + " bytes");
+        Duration t = timeout(timeout, DEFAULT_SCRIPT_TIMEOUT);
+        requireBrowser(p, id);
+        BrowserAssets.install(host, p, id);
+        long n = runs.incrementAndGet();
+        String task = BrowserAssets.DIR + "/task/task-" + n + ".mjs";
+        String stamp = BrowserAssets.DIR + "/task/stamp-" + n;
+        String shot = "/workspace/.paddock/failure-" + n + ".png";
+        sh(p, id, "mkdir -p /workspace/.paddock && cat > " + task + " && touch " + stamp, code);
+        OutputCap out = new OutputCap(OUTPUT_LIMIT);
+        OutputCap err = new OutputCap(OUTPUT_LIMIT);
+        ExecResult r;
+        try (Heartbeat ignored = new Heartbeat(host, p, id)) {
+            r = host.run(p, id, new ExecRequest(List.of("node", BrowserAssets.DIR + "/runner.mjs", task, shot), Map.of(), "/workspace", t, null),
+                    new ExecOutput() {
+                        @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
+                        @Override public void stderr(byte[] d, int o, int l) { err.add(d, o, l); }
+                    });
+        }
+        String listing = sh(p, id, "find /workspace -newer " + stamp + " -type f ! -path '/workspace/.paddock/*' | head -1000; test -f " + shot + " && echo FAILSHOT", null);
+        List<String> files = new ArrayList<>();
+        boolean failShot = false;
+        for (String line : listing.split("\n")) {
+            if (line.equals("FAILSHOT")) failShot = true;
+            else if (line.startsWith("/workspace/")) files.add(line.substring("/workspace/".length()));
+        }
+        boolean failed = r.exitCode() != 0 || r.timedOut();
+        String error = !failed ? null : r.timedOut() ? "the script did not finish within " + t.toSeconds() + " s and was killed" : lastLines(err.text(), 20);
+        return new ScriptResult(r.exitCode(), r.timedOut(), out.text(), err.text(), out.truncated(), err.truncated(), files, error,
+                failed && failShot ? shot.substring("/workspace/".length()) : null, r.duration().toMillis());
+    }
+
+    // ---------------------------------------------------------------- step mode
+
+    /**
+     * Runs one step-mode action (see {@link #ACTIONS}) and returns the page state: {@code ok}, {@code url},
+     * {@code title}, and on request {@code snapshot} / {@code screenshot} (base64 PNG); {@code error} when the
+     * action failed in the page (the sandbox and its browser stay usable).
+     */
+    public ObjectNode act(Principal p, String id, JsonNode action) {
+        ObjectNode req = validate(action);
+        SandboxRecord rec = requireBrowser(p, id);
+        if ("evaluate".equals(req.path("action").asString()) && !BrowserTemplate.allowsEvaluate(rec.spec().env())) {
+            throw new PaddockException(ErrorType.PERMISSION, "evaluate_not_allowed",
+                    "this browser sandbox was created without \"allow_evaluate\"; create it with browser {\"allow_evaluate\": true}");
+        }
+        Duration t = Duration.ofMillis(req.path("timeout_ms").asLong());
+        synchronized (locks.computeIfAbsent(id, k -> new Object())) {
+            boolean fresh = ensureAgent(p, id);
+            ObjectNode answer = send(p, id, req, t, fresh ? Duration.ofSeconds(60) : Duration.ofSeconds(5));
+            if (answer == null && !fresh) {
+                agents.remove(id);
+                ensureAgent(p, id);
+                answer = send(p, id, req, t, Duration.ofSeconds(60));
+            }
+            if (answer == null) {
+                agents.remove(id);
+                throw new PaddockException(ErrorType.UNAVAILABLE, "browser_unavailable", "the browser in sandbox " + id + " did not start; see its process logs");
+            }
+            return answer;
+        }
+    }
+
+    /**
+     * Starts the browser of a new browser sandbox in the background so that the first action does not pay for
+     * Chromium's start; failures are left for that first action to report.
+     */
+    public void prewarm(Principal p, String id) {
+        Thread.ofVirtual().name("browser-prewarm-" + id).start(() -> {
+            try {
+                synchronized (locks.computeIfAbsent(id, k -> new Object())) {
+                    ensureAgent(p, id);
+                }
+            } catch (RuntimeException e) {
+                agents.remove(id);
+            }
+        });
+    }
+
+    /** Whether the sandbox was created with the browser template. */
+    public boolean isBrowser(Principal p, String id) {
+        return BrowserTemplate.isBrowser(host.get(p, id).spec().env());
+    }
+
+    /** Forgets the agent of a sandbox (call when it is deleted). */
+    public void forget(String id) {
+        agents.remove(id);
+        locks.remove(id);
+    }
+
+    private boolean ensureAgent(Principal p, String id) {
+        Long pid = agents.get(id);
+        List<ProcessInfo> running = host.processes(p, id).stream().filter(ProcessInfo::running).toList();
+        if (pid != null && running.stream().anyMatch(i -> i.pid() == pid)) return false;
+        // after a host restart the map is empty but the sandbox's agent (and its page) may still run: adopt it
+        var adopted = running.stream().filter(i -> i.argv().equals(AGENT_ARGV)).findFirst();
+        if (adopted.isPresent()) {
+            agents.put(id, adopted.get().pid());
+            return false;
+        }
+        BrowserAssets.install(host, p, id);
+        ProcessInfo info = host.startProcess(p, id, new ExecRequest(AGENT_ARGV, Map.of(), "/workspace", Duration.ofDays(1), null));
+        agents.put(id, info.pid());
+        return true;
+    }
+
+    private ObjectNode send(Principal p, String id, ObjectNode req, Duration t, Duration connect) {
+        OutputCap out = new OutputCap(MAX_ANSWER);
+        ExecRequest exec = new ExecRequest(List.of("node", BrowserAssets.DIR + "/client.mjs", Long.toString(connect.toMillis())), Map.of(), "/",
+                t.plus(connect).plusSeconds(10), json.writeValueAsBytes(req));
+        ExecResult r;
+        try (Heartbeat ignored = new Heartbeat(host, p, id)) {
+            r = host.run(p, id, exec, new ExecOutput() {
+                @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
+                @Override public void stderr(byte[] d, int o, int l) {}
+            });
+        }
+        if (r.exitCode() == 3) return null;
+        if (r.timedOut()) {
+            Long pid = agents.remove(id);
+            if (pid != null) host.signalProcess(p, id, pid, 9);
+            throw new PaddockException(ErrorType.TIMEOUT, "browser_timeout", "the browser did not answer within " + t.toMillis()
+                    + " ms; it was restarted (page state is lost), the sandbox stays usable");
+        }
+        JsonNode raw;
+        try {
+            raw = out.truncated() ? null : json.readTree(out.text());
+        } catch (RuntimeException e) {
+            raw = null;
+        }
+        if (raw == null || !raw.isObject()) {
+            throw new PaddockException(ErrorType.API, "browser_bad_answer", "the browser agent in sandbox " + id + " sent an unreadable answer");
+        }
+        ObjectNode answer = json.createObjectNode();
+        answer.put("ok", raw.path("ok").asBoolean(false));
+        for (String f : ANSWER_FIELDS) if (raw.has(f)) answer.set(f, raw.get(f));
+        return answer;
+    }
+
+    private ObjectNode validate(JsonNode action) {
+        if (action == null || !action.isObject()) throw PaddockException.invalid("action_required", "send one action as a JSON object with \"action\"");
+        String name = action.path("action").asString("");
+        if (!ACTIONS.contains(name)) throw PaddockException.invalid("unknown_action", "\"action\" must be one of " + new java.util.TreeSet<>(ACTIONS));
+        ObjectNode req = ((ObjectNode) action).deepCopy();
+        String ref = action.path("ref").asString(null);
+        if (ref != null && !REF.matcher(ref).matches()) throw PaddockException.invalid("invalid_ref", "\"ref\" must be a reference from a snapshot, like e12");
+        if (name.equals("navigate")) {
+            String url = action.path("url").asString("");
+            if (!url.startsWith("http://") && !url.startsWith("https://")) throw PaddockException.invalid("invalid_url", "\"url\" must be an http:// or https:// URL");
+        }
+        Duration t = action.has("timeout_ms") ? Duration.ofMillis(action.path("timeout_ms").asLong(-1)) : DEFAULT_ACTION_TIMEOUT;
+        req.put("timeout_ms", timeout(t, DEFAULT_ACTION_TIMEOUT).toMillis());
+        return req;
+    }
+
+    // ---------------------------------------------------------------- shared
+
+    private SandboxRecord requireBrowser(Principal p, String id) {
+        SandboxRecord r = host.get(p, id);
+        if (!BrowserTemplate.isBrowser(r.spec().env())) {
+            throw PaddockException.conflict("not_a_browser_sandbox", "sandbox " + id + " was not created as a browser sandbox; create one with \"template\": \"browser\"");
+        }
+        return r;
+    }
+
+    private String sh(Principal p, String id, String line, byte[] stdin) {
+        OutputCap out = new OutputCap(1 << 20);
+        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), new ExecOutput() {
+            @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
+            @Override public void stderr(byte[] d, int o, int l) {}
+        });
+        if (r.timedOut()) throw new PaddockException(ErrorType.TIMEOUT, "browser_setup_timeout", "preparing the browser run in sandbox " + id + " timed out");
+        return out.text();
+    }
+
+    private static Duration timeout(Duration asked, Duration fallback) {
+        if (asked == null) return fallback;
+        if (asked.isNegative() || asked.isZero() || asked.compareTo(MAX_TIMEOUT) > 0) {
+            throw PaddockException.invalid("invalid_timeout", "a timeout must be between 1 ms and " + MAX_TIMEOUT.toMinutes() + " minutes");
+        }
+        return asked;
+    }
+
+    private static String lastLines(String s, int n) {
+        String[] lines = s.strip().split("\n");
+        return String.join("\n", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
+    }
+}

@@ -1,0 +1,87 @@
+// Step-mode agent: one JSON request per line on a unix socket in the sandbox's private /tmp, one JSON response
+// line back; the host reaches it only through exec of client.mjs (paddock-init's host-only channel). It owns one persistent
+// Chromium context whose profile lives in the sandbox's private /tmp and dies with the sandbox.
+import { createInterface } from 'node:readline';
+import { createServer } from 'node:net';
+import { rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { basename } from 'node:path';
+import { chromium, PROFILE_DIR } from '/tmp/paddock-browser/launch.mjs';
+
+const DOWNLOADS = '/workspace/downloads';
+const allowEvaluate = process.env.PADDOCK_BROWSER_EVALUATE === '1';
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+mkdirSync(PROFILE_DIR, { recursive: true });
+const context = await chromium.launchPersistentContext(PROFILE_DIR, { acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+let page = context.pages()[0] || await context.newPage();
+const watch = (p) => p.on('download', async d => {
+  mkdirSync(DOWNLOADS, { recursive: true });
+  await d.saveAs(DOWNLOADS + '/' + basename(d.suggestedFilename()).replace(/^\.+/, '_'));
+});
+context.pages().forEach(watch);
+context.on('page', p => { watch(p); page = p; });
+
+function target(r) {
+  if (r.ref) return page.locator('aria-ref=' + r.ref);
+  if (r.selector) return page.locator(r.selector);
+  if (r.text) return page.getByText(r.text).first();
+  throw new Error('this action needs "ref", "selector" or "text"');
+}
+
+const actions = {
+  navigate: r => page.goto(r.url, { waitUntil: r.wait_until || 'load' }),
+  click: r => target(r).click(),
+  type: async r => { await target(r).fill(r.text ?? ''); if (r.submit) await target(r).press('Enter'); },
+  press: r => (r.ref || r.selector ? target(r).press(r.key) : page.keyboard.press(r.key)),
+  scroll: r => page.mouse.wheel(r.dx || 0, r.dy ?? 600),
+  select: r => target(r).selectOption(r.values || r.value),
+  hover: r => target(r).hover(),
+  wait_for: r => (r.ref || r.selector || r.text ? target(r).waitFor({ state: r.state || 'visible' }) : page.waitForLoadState(r.state || 'load')),
+  back: () => page.goBack(),
+  forward: () => page.goForward(),
+  tabs: async r => {
+    const all = context.pages();
+    if (r.op === 'switch' || r.op === 'close') {
+      const p = all[r.index];
+      if (!p) throw new Error('no tab at index ' + r.index);
+      if (r.op === 'close') { await p.close(); page = context.pages().at(-1) || await context.newPage(); } else { page = p; await p.bringToFront(); }
+    } else if (r.op === 'new') { page = await context.newPage(); }
+    const now = context.pages();
+    return { tabs: await Promise.all(now.map(async (p, i) => ({ index: i, url: p.url(), title: await p.title(), active: p === page }))) };
+  },
+  set_cookies: async r => { await context.addCookies(r.cookies || []); return {}; },
+  screenshot: async r => ({ screenshot: (await page.screenshot({ fullPage: !!r.full_page })).toString('base64') }),
+  snapshot: async () => ({ snapshot: await page.ariaSnapshot({ mode: 'ai' }) }),
+  evaluate: async r => {
+    if (!allowEvaluate) throw new Error('evaluate is not allowed for this sandbox');
+    return { value: JSON.stringify(await page.evaluate(r.expression)) ?? null };
+  },
+};
+
+async function handle(line) {
+  let r;
+  try { r = JSON.parse(line); } catch { return { id: null, ok: false, error: 'request is not JSON' }; }
+  try {
+    const fn = actions[r.action];
+    if (!fn) throw new Error('unknown action ' + r.action);
+    page.setDefaultTimeout(r.timeout_ms || 30000);
+    page.setDefaultNavigationTimeout(r.timeout_ms || 30000);
+    const extra = (await fn(r)) || {};
+    const res = { id: r.id, ok: true, url: page.url(), title: await page.title().catch(() => ''), ...(extra.url ? {} : extra) };
+    if (r.include_snapshot && !res.snapshot) res.snapshot = await page.ariaSnapshot({ mode: 'ai' });
+    if (r.include_screenshot && !res.screenshot) res.screenshot = (await page.screenshot()).toString('base64');
+    return res;
+  } catch (e) {
+    return { id: r.id, ok: false, error: String(e && e.message || e).slice(0, 4000), url: page.url(), title: await page.title().catch(() => '') };
+  }
+}
+
+// One request at a time: actions on one page must not interleave.
+let queue = Promise.resolve();
+const SOCKET = '/tmp/paddock-browser/agent.sock';
+rmSync(SOCKET, { force: true });
+process.umask(0o077);
+createServer(conn => {
+  const rl = createInterface({ input: conn });
+  rl.once('line', line => { queue = queue.then(async () => { conn.end(JSON.stringify(await handle(line)) + '\n'); }); });
+}).listen(SOCKET, () => process.stderr.write('paddock browser agent ready\n'));
