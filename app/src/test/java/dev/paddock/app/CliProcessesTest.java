@@ -81,8 +81,8 @@ class CliProcessesTest {
         assertThat(cli.run("sandbox", "kill", id, String.valueOf(pid)).code()).isZero();
         Cli.Result logs = cli.run("sandbox", "logs", id, String.valueOf(pid), "--follow");
         assertThat(logs.code()).as(logs.toString()).isZero();
-        // the shell may also report its killed sleep child
-        assertThat(logs.out()).startsWith("ready\ngot-term\n");
+        // the signal goes to the whole group: the shell may report its killed sleep child before its trap runs
+        assertThat(logs.out()).startsWith("ready\n").contains("got-term\n");
         assertThat(cli.run("sandbox", "ps", id).out()).containsPattern(pid + "\\s+exited\\s+7");
     }
 

@@ -100,7 +100,7 @@ public final class RuntimeHost implements AutoCloseable {
         this.clock = clock;
         Map<String, SandboxDriver> byId = new LinkedHashMap<>();
         for (SandboxDriver d : drivers) byId.put(d.id(), d);
-        this.drivers = Map.copyOf(byId);
+        this.drivers = java.util.Collections.unmodifiableMap(byId); // keeps the order given: the default driver first
         if (!byId.containsKey(config.defaultDriver())) {
             throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
         }
