@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Session events: appended to the store, then handed to every live subscriber of the session. A subscriber that
@@ -23,9 +24,12 @@ public final class EventLog {
 
     private final SessionEventStore store;
     private final Map<String, Set<Subscription>> subscribers = new ConcurrentHashMap<>();
+    /** Appends of one session share a stripe, so subscribers get its events in append order (a stream drops older ones). */
+    private final ReentrantLock[] appendLocks = new ReentrantLock[64];
 
     public EventLog(SessionEventStore store) {
         this.store = store;
+        for (int i = 0; i < appendLocks.length; i++) appendLocks[i] = new ReentrantLock();
     }
 
     /** A live feed of one session's events; close it when done. */
@@ -60,10 +64,16 @@ public final class EventLog {
     }
 
     public SessionEvent append(String sessionId, String tenantId, String type, Map<String, Object> body) {
-        SessionEvent e = store.append(sessionId, tenantId, type, body);
-        Set<Subscription> set = subscribers.get(sessionId);
-        if (set != null) set.forEach(s -> s.offer(e));
-        return e;
+        ReentrantLock lock = appendLocks[Math.floorMod(sessionId.hashCode(), appendLocks.length)];
+        lock.lock();
+        try {
+            SessionEvent e = store.append(sessionId, tenantId, type, body);
+            Set<Subscription> set = subscribers.get(sessionId);
+            if (set != null) set.forEach(s -> s.offer(e));
+            return e;
+        } finally {
+            lock.unlock();
+        }
     }
 
     public Subscription subscribe(String sessionId) {

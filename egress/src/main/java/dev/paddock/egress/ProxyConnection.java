@@ -8,6 +8,8 @@ import javax.net.ssl.SSLParameters;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
@@ -21,6 +23,12 @@ import java.nio.charset.StandardCharsets;
 final class ProxyConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ProxyConnection.class);
     private static final int TUNNEL_BUFFER = 256 * 1024;
+    /**
+     * Send buffer asked for on the sandbox side of a tunnel. Unix-domain sockets default to ~208 KiB, less than one
+     * {@link #TUNNEL_BUFFER} copy, so the downstream pump blocked mid-write on every chunk and the two cores spent
+     * the transfer switching between it and the reader. The kernel caps this at net.core.wmem_max.
+     */
+    private static final int TUNNEL_CLIENT_SEND_BUFFER = 2 * 1024 * 1024;
 
     private final ProxyContext ctx;
     private final SandboxEgress sandbox;
@@ -270,6 +278,7 @@ final class ProxyConnection implements Runnable {
                 audit.meter.addUp(early.length);
             }
             SocketChannel up = upstream.channel;
+            widenSendBuffer(client);
             Thread downstream = Thread.ofVirtual().name("egress-tunnel-down").start(() -> pump(up, client, audit.meter, false));
             pump(client, up, audit.meter, true);
             try {
@@ -299,6 +308,22 @@ final class ProxyConnection implements Runnable {
         } catch (IOException e) {
             // one side failed: tear down both so the other direction stops too
             activity.closeAll();
+        }
+    }
+
+    /**
+     * Best effort: a larger queue towards the sandbox lets the pump run ahead of the reader. Only unix-domain
+     * clients are touched: on TCP sockets (the upstream, or a TCP listener) a fixed buffer would switch off the
+     * kernel's autotuning, which usually grows further on its own.
+     */
+    private static void widenSendBuffer(SocketChannel ch) {
+        try {
+            if (ch.getLocalAddress() instanceof UnixDomainSocketAddress
+                    && ch.getOption(StandardSocketOptions.SO_SNDBUF) < TUNNEL_CLIENT_SEND_BUFFER) {
+                ch.setOption(StandardSocketOptions.SO_SNDBUF, TUNNEL_CLIENT_SEND_BUFFER);
+            }
+        } catch (IOException | UnsupportedOperationException e) {
+            // the default buffer still works, only slower
         }
     }
 

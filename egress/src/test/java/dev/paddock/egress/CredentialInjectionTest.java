@@ -121,7 +121,8 @@ class CredentialInjectionTest {
             vault.delete("tenant_a", rotating.id());
             var resp = Fixture.get(client, f.httpUrl("api.test", "/3"));
             assertThat(resp.statusCode()).isEqualTo(502); // fail closed: never send without the credential
-            assertThat(f.audit.records().getLast().rule()).isEqualTo("credential_missing");
+            // the record is written after the answer reaches the client
+            await().untilAsserted(() -> assertThat(f.audit.records().getLast().rule()).isEqualTo("credential_missing"));
         }
     }
 

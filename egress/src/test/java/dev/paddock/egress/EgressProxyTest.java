@@ -197,6 +197,31 @@ class EgressProxyTest {
     }
 
     @Test
+    void unixTunnelDeliversMegabytesAndAuditsExactByteCounts(@TempDir Path dir) throws Exception {
+        int port = f.upstreams.httpPort();
+        try (var l = f.proxy.listen("sbx_tunnel_bulk", dir.resolve("bulk.sock"), Fixture.limited("api.test:" + port));
+             SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(l.socketPath()))) {
+            String connect = "CONNECT api.test:" + port + " HTTP/1.1\r\nHost: api.test:" + port + "\r\n\r\n";
+            String established = "HTTP/1.1 200 Connection established\r\n\r\n";
+            ch.write(ByteBuffer.wrap(connect.getBytes(StandardCharsets.US_ASCII)));
+            InputStream in = Channels.newInputStream(ch);
+            assertThat(new String(in.readNBytes(established.length()), StandardCharsets.US_ASCII)).isEqualTo(established);
+            // well past the tunnel's socket buffers, so the pumps block and resume many times
+            String get = "GET /bytes/" + (24 << 20) + " HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n";
+            ch.write(ByteBuffer.wrap(get.getBytes(StandardCharsets.US_ASCII)));
+            byte[] reply = in.readAllBytes();
+            ch.shutdownOutput(); // ends the upward direction, so the tunnel finishes and is audited
+            assertThat(new String(reply, 0, 15, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200 OK");
+            assertThat(reply.length).isGreaterThan(24 << 20);
+            await().until(() -> !f.audit.records().isEmpty());
+            EgressAuditRecord r = f.audit.records().getFirst();
+            assertThat(r.mode()).isEqualTo("connect_tunnel");
+            assertThat(r.bytesUp()).isEqualTo(get.length());
+            assertThat(r.bytesDown()).isEqualTo(reply.length);
+        }
+    }
+
+    @Test
     void keepAliveCarriesSeveralRequestsEachAudited() throws Exception {
         try (var l = f.proxy.listenTcp("sbx_keep", Fixture.limited("api.test:" + f.upstreams.httpPort()), null)) {
             HttpClient client = Fixture.client(l, null);

@@ -2,7 +2,6 @@ package dev.paddock.app.cli;
 
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;
-import dev.paddock.app.serve.StartupException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -36,17 +35,9 @@ public final class ServeCommand implements Callable<Integer>, ContextAware {
 
     @Override
     public Integer call() throws InterruptedException {
-        PaddockApp app;
-        try {
-            app = PaddockApp.start(settings());
-        } catch (ServeSettings.SettingsException e) {
-            ctx.err().println("error: " + e.getMessage());
-            return 2;
-        } catch (StartupException e) {
-            ctx.err().println("error: " + e.getMessage());
-            e.problems().forEach(p -> ctx.err().println("  - " + p));
-            return 1;
-        }
+        int[] exit = {0};
+        PaddockApp app = StartupFailures.start(ctx, () -> PaddockApp.start(settings()), exit);
+        if (app == null) return exit[0];
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             app.close();
@@ -63,11 +54,7 @@ public final class ServeCommand implements Callable<Integer>, ContextAware {
         if (bind != null) flags.put("bind", bind);
         if (dataDir != null) flags.put("data_dir", dataDir.toString());
         if (driver != null) flags.put("driver", driver);
-        return ServeSettings.resolve(flags, ctx.envMap(), config, homeOf(ctx));
-    }
-
-    private static Path homeOf(CliContext ctx) {
-        return ctx.home();
+        return ServeSettings.resolve(flags, ctx.envMap(), config, ctx.home());
     }
 
     /** The keys reference shown under {@code paddock serve --help}. */

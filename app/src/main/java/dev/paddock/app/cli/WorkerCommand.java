@@ -1,7 +1,6 @@
 package dev.paddock.app.cli;
 
 import dev.paddock.app.serve.ServeSettings;
-import dev.paddock.app.serve.StartupException;
 import dev.paddock.app.serve.WorkerRuntime;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -56,17 +55,11 @@ public final class WorkerCommand implements Callable<Integer>, ContextAware {
         Map<String, String> flags = new LinkedHashMap<>();
         if (dataDir != null) flags.put("data_dir", dataDir.toString());
         if (driver != null) flags.put("driver", driver);
-        WorkerRuntime runtime;
-        try {
-            runtime = WorkerRuntime.start(ServeSettings.resolve(flags, ctx.envMap(), null, ctx.home()), url, environment, key, workerId);
-        } catch (ServeSettings.SettingsException e) {
-            ctx.err().println("error: " + e.getMessage());
-            return 2;
-        } catch (StartupException e) {
-            ctx.err().println("error: " + e.getMessage());
-            e.problems().forEach(p -> ctx.err().println("  - " + p));
-            return 1;
-        }
+        int[] exit = {0};
+        String serveUrl = url;
+        WorkerRuntime runtime = StartupFailures.start(ctx,
+                () -> WorkerRuntime.start(ServeSettings.resolve(flags, ctx.envMap(), null, ctx.home()), serveUrl, environment, key, workerId), exit);
+        if (runtime == null) return exit[0];
         Thread shutdown = new Thread(runtime::close, "paddock-worker-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdown);
         ctx.out().println("Paddock worker serving " + environment + " from " + url);
