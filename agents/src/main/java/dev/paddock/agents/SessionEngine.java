@@ -131,7 +131,11 @@ public final class SessionEngine implements AutoCloseable {
         }
         Map<String, Object> envConfig = AgentSpec.map(env.body().get("config"));
         boolean selfHosted = EnvironmentConfigs.SELF_HOSTED.equals(envConfig.get("type"));
-        History h = History.of(events.all(run.sessionId));
+        List<SessionEvent> all = events.all(run.sessionId);
+        if (!all.isEmpty() && "session.status_idle".equals(all.getLast().type())) {
+            return; // the session stopped after its last input (e.g. at the turn limit): only new input moves it
+        }
+        History h = History.of(all);
         if (h.pending().isEmpty() && !h.modelToMove()) {
             run.interrupted.set(false);
             return;

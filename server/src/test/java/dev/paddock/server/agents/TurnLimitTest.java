@@ -1,0 +1,66 @@
+package dev.paddock.server.agents;
+
+import static dev.paddock.server.agents.ScriptedModel.toolUse;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.worker.PaddockWorker;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A model that never stops calling tools is stopped at the turn limit, and the session stays stopped — also when
+ * the worker's last tool result woke the session while it was hitting the limit.
+ */
+class TurnLimitTest {
+    private static final int MAX_TURNS = 3;
+
+    static ScriptedModel model;
+    static AgentsStack stack;
+    static Rest api;
+
+    @BeforeAll
+    static void start() throws IOException {
+        model = new ScriptedModel(results -> List.of(toolUse("toolu_" + results, "bash", Map.of("command", "true"))));
+        stack = new AgentsStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null));
+        api = new Rest(stack.baseUrl, stack.apiKey);
+    }
+
+    @AfterAll
+    static void stop() {
+        stack.close();
+        model.close();
+    }
+
+    @Test
+    void theTurnLimitEndsTheTurnForGood() throws Exception {
+        String agent = api.post("/v1/agents", Map.of("name", "looper", "model", "m", "tools", List.of(Map.of("type", "agent_toolset_20260401"))))
+                .body().get("id").asString();
+        String env = api.post("/v1/environments", Map.of("name", "turn-limit", "config", Map.of("type", "self_hosted"))).body().get("id").asString();
+        String key = api.post("/v1/environments/" + env + "/keys", Map.of()).body().get("key").asString();
+        String session = api.post("/v1/sessions", Map.of("agent", agent, "environment_id", env)).body().get("id").asString();
+        PaddockWorker worker = new PaddockWorker(new PaddockWorker.Settings(stack.baseUrl, env, key, "turn-limit", Duration.ofSeconds(30),
+                Duration.ofSeconds(2), null), stack.host);
+        Thread t = Thread.ofVirtual().start(worker::run);
+        try {
+            api.post("/v1/sessions/" + session + "/events", Map.of("events",
+                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "loop"))))));
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("session.error").endsWith("session.status_idle"));
+            int calls = model.requests.size();
+            Thread.sleep(2000); // a stale wake-up must not start the model again
+            assertThat(model.requests).as("model requests after the turn limit").hasSize(calls);
+            assertThat(calls).as("one model request per turn").isEqualTo(MAX_TURNS);
+            assertThat(SelfHostedWorkerTest.typesOf(api, session)).endsWith("session.status_idle");
+        } finally {
+            worker.close();
+            t.join(Duration.ofSeconds(40));
+        }
+    }
+}
