@@ -70,12 +70,15 @@ public final class SandboxBench {
         row("raw `bwrap … true` (baseline)", raw, null);
 
         // cold: a non-default setting (an env var) bypasses the warm pool, so the sandbox really starts
-        sample(5, () -> createExecDelete(COLD));
+        sample(20, () -> createExecDelete(COLD));
         double[] cold = sampleTimedPart(50, () -> createExecDelete(COLD));
         row("create → first exec `true` finished, cold start (REST)", cold, raw);
 
         // warm: default settings are served from the warm pool; a pause between rounds (not timed) lets it refill
-        sample(3, () -> createExecDelete(WARM));
+        sample(10, () -> {
+            createExecDelete(WARM);
+            pauseUntimed();
+        });
         double[] warm = sampleTimedPart(50, () -> {
             createExecDelete(WARM);
             pauseUntimed();
@@ -83,10 +86,14 @@ public final class SandboxBench {
         row("create → first exec `true` finished, from the warm pool (REST)", warm, raw);
 
         String sbx = create(WARM);
-        sample(50, () -> execTrue(sbx));
+        sample(500, () -> execTrue(sbx)); // warm-up: steady state, after the JIT compiled the request path
         double[] exec = sample(500, () -> execTrue(sbx));
         row("exec round trip `true` (REST)", exec, null);
 
+        sample(20, () -> {
+            post("/v1/sandboxes/" + sbx + "/suspend", "{}");
+            post("/v1/sandboxes/" + sbx + "/resume", "{}");
+        });
         double[] suspendResume = sample(100, () -> {
             post("/v1/sandboxes/" + sbx + "/suspend", "{}");
             post("/v1/sandboxes/" + sbx + "/resume", "{}");
@@ -129,7 +136,7 @@ public final class SandboxBench {
     private double lastMs;
 
     private static void pauseUntimed() throws InterruptedException {
-        Thread.sleep(150);
+        Thread.sleep(300);
     }
 
     private String create(String request) throws Exception {

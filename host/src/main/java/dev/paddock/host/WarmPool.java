@@ -8,6 +8,7 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
 final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
     private static final String NO_TENANT = "warm-pool";
+    private static final Duration REFILL_DELAY_AFTER_CLAIM = Duration.ofMillis(100);
 
     record Entry(SandboxSpec spec, Sandbox sandbox) {}
 
@@ -51,7 +53,7 @@ final class WarmPool implements AutoCloseable {
     /** A started sandbox, or empty when the pool is drained; each entry is handed out once. */
     Optional<Entry> claim() {
         Entry e = ready.poll();
-        refillAsync();
+        refillAsync(REFILL_DELAY_AFTER_CLAIM);
         return Optional.ofNullable(e);
     }
 
@@ -65,13 +67,24 @@ final class WarmPool implements AutoCloseable {
     }
 
     void refillAsync() {
+        refillAsync(Duration.ZERO);
+    }
+
+    /**
+     * Refills in the background. After a claim it waits a moment first: the caller's first commands usually follow
+     * at once, and starting a sandbox beside them would take the CPU they need.
+     */
+    private void refillAsync(Duration delay) {
         if (size == 0 || closed || !refilling.compareAndSet(false, true)) return;
         Thread.ofVirtual().name("paddock-warm-pool").start(() -> {
             try {
+                Thread.sleep(delay);
                 while (!closed && ready.size() < size) {
                     SandboxSpec spec = SandboxSpec.defaults(Ids.newId("sbx"), NO_TENANT);
                     ready.add(new Entry(spec, driver.create(spec, fence)));
                 }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
                 log.warn("warm pool refill on {} failed; creates start sandboxes directly: {}", driver.id(), e.getMessage());
             } finally {
