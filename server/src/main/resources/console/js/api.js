@@ -74,6 +74,7 @@ export const api = {
   mkdir: (id, path) => json('POST', `${sbx(id)}/files/mkdir`, { query: { path } }),
   removeFile: (id, path, recursive) => json('DELETE', `${sbx(id)}/files`, { query: { path, recursive } }),
   execStream: (id, command, timeoutSeconds, onOutput, signal) => execStream(id, command, timeoutSeconds, onOutput, signal),
+  browserAction: (id, action) => json('POST', `${sbx(id)}/browser/actions`, { json: action }),
   drivers: () => json('GET', '/v1/drivers'),
   runtimes: () => json('GET', '/v1/runtimes'),
   pairRuntime: () => json('POST', '/v1/runtimes/pairing_codes', { json: { kind: 'browser-vm' } }),

@@ -1,10 +1,11 @@
-// Entry point: a tiny hash router over four views. Views render into <main> and return a cleanup function.
+// Entry point: a tiny hash router over a few views. Views render into <main> and return a cleanup function.
 import { api, session } from './api.js';
 import { hideToast } from './ui.js';
 import { h, replace } from './dom.js';
 import { renderSignIn } from './signin.js';
 import { renderSandboxes } from './sandboxes.js';
 import { renderSandbox } from './sandbox.js';
+import { renderLive } from './live.js';
 import { renderDrivers } from './drivers.js';
 import { renderRuntimes } from './runtimes.js';
 
@@ -33,7 +34,8 @@ function route() {
   const parts = hash.replace(/^#\/?/, '').split('/');
   for (const link of nav.querySelectorAll('a')) link.classList.toggle('active', link.dataset.view === parts[0]);
   let view;
-  if (parts[0] === 'sandboxes' && parts[1]) view = renderSandbox(main, decodeURIComponent(parts[1]));
+  if (parts[0] === 'sandboxes' && parts[1] && parts[2] === 'live') view = renderLive(main, decodeURIComponent(parts[1]));
+  else if (parts[0] === 'sandboxes' && parts[1]) view = renderSandbox(main, decodeURIComponent(parts[1]));
   else if (parts[0] === 'drivers') view = renderDrivers(main);
   else if (parts[0] === 'runtimes') view = renderRuntimes(main);
   else if (parts[0] === 'sandboxes' || parts[0] === '') view = renderSandboxes(main);

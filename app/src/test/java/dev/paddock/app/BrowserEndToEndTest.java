@@ -164,6 +164,43 @@ class BrowserEndToEndTest {
     }
 
     @Test
+    void theConsoleLiveViewShowsTheSandboxPageWithItsTitle() throws Exception {
+        String id = browserSandbox();
+        JsonNode nav = act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        assertThat(nav.path("title").asString()).as(nav.toString()).isEqualTo("Form");
+        JsonNode frame = act(id, obj().put("action", "frame").put("quality", 50));
+        assertThat(Base64.getDecoder().decode(frame.path("frame").asString())).startsWith(0xFF, 0xD8, 0xFF);
+
+        try (var playwright = com.microsoft.playwright.Playwright.create();
+             var chromium = playwright.chromium().launch(new com.microsoft.playwright.BrowserType.LaunchOptions()
+                     .setExecutablePath(Path.of("/usr/bin/chromium")).setHeadless(true)
+                     .setArgs(java.util.List.of("--no-sandbox", "--disable-gpu", "--no-first-run")))) {
+            var page = chromium.newPage();
+            page.setDefaultTimeout(30_000);
+            java.util.List<String> problems = new java.util.concurrent.CopyOnWriteArrayList<>();
+            page.onConsoleMessage(m -> { if (m.type().equals("error")) problems.add(m.text()); });
+            page.onPageError(problems::add);
+            page.navigate(app.url() + "/");
+            page.locator("#api-key").fill(key);
+            page.locator("form.signin-form button[type=submit]").click();
+            page.locator("#sandboxes-table").waitFor();
+            page.navigate(app.url() + "/#/sandboxes/" + id);
+            page.locator("#open-live-view").click();
+            var title = page.locator("#live-title");
+            com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat(title).hasText("Form");
+            com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat(page.locator("#live-url")).hasText("http://127.0.0.1:" + port + "/form");
+            page.waitForFunction("() => { const i = document.getElementById('live-frame'); return i.complete && i.naturalWidth > 0; }");
+            Object size = page.evaluate("() => { const i = document.getElementById('live-frame'); return [i.naturalWidth, i.naturalHeight, i.src.slice(0, 5)]; }");
+            assertThat(size).asString().isEqualTo("[1280, 800, blob:]");
+            // the view follows the page: a click in the sandbox shows up as the new title
+            act(id, obj().put("action", "click").put("text", "Go"));
+            com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat(title).hasText("clicked");
+            page.screenshot(new com.microsoft.playwright.Page.ScreenshotOptions().setPath(Path.of("target/console-live.png")));
+            assertThat(problems).as("browser console errors (CSP violations show up here)").isEmpty();
+        }
+    }
+
+    @Test
     void anIdleBrowserSandboxIsFrozenAndTheNextActionResumesItWhereItWas() {
         ObjectNode body = obj().put("template", "browser");
         body.putObject("idle").put("suspend_after_seconds", 2);

@@ -39,8 +39,8 @@ public final class BrowserService {
     private static final int MAX_ANSWER = 64 << 20;
     private static final Pattern REF = Pattern.compile("e[0-9]{1,7}");
     static final Set<String> ACTIONS = Set.of("navigate", "click", "type", "press", "scroll", "select", "hover",
-            "wait_for", "back", "forward", "tabs", "screenshot", "snapshot", "evaluate", "set_cookies");
-    private static final List<String> ANSWER_FIELDS = List.of("url", "title", "snapshot", "screenshot", "tabs", "value", "error");
+            "wait_for", "back", "forward", "tabs", "screenshot", "frame", "snapshot", "evaluate", "set_cookies");
+    private static final List<String> ANSWER_FIELDS = List.of("url", "title", "snapshot", "screenshot", "frame", "tabs", "value", "error");
 
     private static final List<String> AGENT_ARGV = List.of("node", BrowserAssets.DIR + "/agent.mjs");
 
@@ -96,7 +96,8 @@ public final class BrowserService {
 
     /**
      * Runs one step-mode action (see {@link #ACTIONS}) and returns the page state: {@code ok}, {@code url},
-     * {@code title}, and on request {@code snapshot} / {@code screenshot} (base64 PNG); {@code error} when the
+     * {@code title}, and on request {@code snapshot} / {@code screenshot} (base64 PNG); {@code frame} answers the
+     * visible viewport as a base64 JPEG ({@code quality} 10–90, default 60) for the console's live view; {@code error} when the
      * action failed in the page (the sandbox and its browser stay usable).
      */
     public ObjectNode act(Principal p, String id, JsonNode action) {
@@ -209,6 +210,10 @@ public final class BrowserService {
         if (name.equals("navigate")) {
             String url = action.path("url").asString("");
             if (!url.startsWith("http://") && !url.startsWith("https://")) throw PaddockException.invalid("invalid_url", "\"url\" must be an http:// or https:// URL");
+        }
+        if (name.equals("frame") && action.has("quality")) {
+            JsonNode q = action.get("quality");
+            if (!q.isIntegralNumber() || q.asInt() < 10 || q.asInt() > 90) throw PaddockException.invalid("invalid_quality", "\"quality\" must be a whole number from 10 to 90");
         }
         Duration t = action.has("timeout_ms") ? Duration.ofMillis(action.path("timeout_ms").asLong(-1)) : DEFAULT_ACTION_TIMEOUT;
         req.put("timeout_ms", timeout(t, DEFAULT_ACTION_TIMEOUT).toMillis());

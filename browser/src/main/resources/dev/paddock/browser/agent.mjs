@@ -51,6 +51,8 @@ const actions = {
   },
   set_cookies: async r => { await context.addCookies(r.cookies || []); return {}; },
   screenshot: async r => ({ screenshot: (await page.screenshot({ fullPage: !!r.full_page })).toString('base64') }),
+  // live view: the visible viewport as a small JPEG, cheap enough to poll a few times a second
+  frame: async r => ({ frame: (await page.screenshot({ type: 'jpeg', quality: Math.min(90, Math.max(10, r.quality | 0 || 60)), animations: 'allow', caret: 'initial' })).toString('base64') }),
   snapshot: async () => ({ snapshot: await page.ariaSnapshot({ mode: 'ai' }) }),
   evaluate: async r => {
     if (!allowEvaluate) throw new Error('evaluate is not allowed for this sandbox');

@@ -34,6 +34,12 @@ class ActionValidationTest {
     }
 
     @Test
+    void frameQualityIsBounded() {
+        refused("{\"action\":\"frame\",\"quality\":100}", "invalid_quality");
+        refused("{\"action\":\"frame\",\"quality\":\"high\"}", "invalid_quality");
+    }
+
+    @Test
     void timeoutsAreBounded() {
         refused("{\"action\":\"snapshot\",\"timeout_ms\":0}", "invalid_timeout");
         refused("{\"action\":\"snapshot\",\"timeout_ms\":99999999}", "invalid_timeout");

@@ -10,7 +10,7 @@ import java.util.Map;
  */
 public final class ConsoleFiles {
     public static final Map<String, String> SECURITY_HEADERS = Map.of(
-            "Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            "Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
             "X-Content-Type-Options", "nosniff",
             "X-Frame-Options", "DENY",
             "Referrer-Policy", "no-referrer");
