@@ -50,6 +50,8 @@ class HostRestartTest {
     @AfterEach
     void tearDown() throws Exception {
         store.close();
+        BwrapDriver bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
+        bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a host by design; a test leaves none behind
         new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
     }
 

@@ -18,8 +18,10 @@ final class TestHost implements AutoCloseable {
 
     final Store store;
     final RuntimeHost host;
+    private final SandboxDriver driver;
 
     TestHost(Path dataDir, SandboxDriver driver) {
+        this.driver = driver;
         store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver(driver.id()), store, List.of(driver), Clock.systemUTC());
         host.start();
@@ -33,5 +35,7 @@ final class TestHost implements AutoCloseable {
     public void close() {
         host.close();
         store.close();
+        // sandboxes outlive a host by design (a restart re-attaches them); a test leaves none behind
+        driver.list().forEach(driver::destroy);
     }
 }
