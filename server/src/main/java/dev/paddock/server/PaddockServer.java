@@ -141,6 +141,7 @@ public final class PaddockServer implements AutoCloseable {
         r.beforeMatched(ctx -> {
             if (needsKey(ctx)) auth.authenticate(ctx);
         });
+        r.after(dev.paddock.server.http.Bodies::drainUnread);
         r.exception(Exception.class, errors::handle);
         r.error(404, errors::statusPage);
         r.error(405, errors::statusPage);

@@ -48,4 +48,25 @@ public final class Bodies {
             throw new UncheckedIOException("cannot read the request body", e);
         }
     }
+
+    private static final long DRAIN_LIMIT = 1L << 20;
+
+    /**
+     * Reads what a handler left unread of a small request body (an endpoint that ignores its body, or one that
+     * failed early). Jetty closes a connection whose request content was not consumed, without saying so in the
+     * response, so a client reusing that kept-alive connection for its next request would get no answer at all.
+     * Bodies above 1 MiB are not drained: there closing the connection is the cheaper answer.
+     */
+    public static void drainUnread(Context ctx) {
+        long length = ctx.req().getContentLengthLong();
+        if (length <= 0 || length > DRAIN_LIMIT) return;
+        try {
+            InputStream in = ctx.req().getInputStream();
+            byte[] buffer = new byte[8192];
+            long left = DRAIN_LIMIT;
+            for (int n; left > 0 && (n = in.read(buffer)) >= 0; ) left -= n;
+        } catch (IOException | IllegalStateException e) {
+            // the body was taken as a reader, or the client went away: nothing left to keep the connection for
+        }
+    }
 }
