@@ -48,7 +48,7 @@ class EgressProxyTest {
             assertThat(resp.body()).isEqualTo("ok GET /hello body=0\n");
             assertThat(f.upstreams.last().query()).isEqualTo("token=abc");
 
-            var r = f.audit.records().getFirst();
+            var r = f.records().getFirst();
             assertThat(r.sandboxId()).isEqualTo("sbx_http");
             assertThat(r.host()).isEqualTo("api.test");
             assertThat(r.resolvedAddress()).isEqualTo("127.0.0.1");
@@ -120,7 +120,7 @@ class EgressProxyTest {
             assertThat(resp.headers().firstValue("content-type")).hasValue("text/plain; charset=utf-8");
             assertThat(resp.body()).contains("other.test").contains("host_not_allowed");
             assertThat(f.upstreams.seen).isEmpty();
-            var r = f.audit.records().getFirst();
+            var r = f.records().getFirst();
             assertThat(r.decision()).isEqualTo(EgressDecision.DENIED);
             assertThat(r.rule()).isEqualTo("host_not_allowed");
             assertThat(r.bytesUp()).isZero();
@@ -132,7 +132,7 @@ class EgressProxyTest {
         try (var l = f.proxy.listenTcp("sbx_cdeny", Fixture.limited("api.test"), null)) {
             String reply = rawExchange(l, "CONNECT other.test:443 HTTP/1.1\r\nHost: other.test:443\r\n\r\n");
             assertThat(reply).startsWith("HTTP/1.1 403 ").contains("other.test:443");
-            assertThat(f.audit.records().getFirst().decision()).isEqualTo(EgressDecision.DENIED);
+            assertThat(f.records().getFirst().decision()).isEqualTo(EgressDecision.DENIED);
         }
     }
 
@@ -151,11 +151,11 @@ class EgressProxyTest {
                 assertThat(connect).as("CONNECT %s in %s", target, mode).startsWith("HTTP/1.1 403 ");
             }
         }
-        assertThat(f.audit.records()).allSatisfy(r -> assertThat(r.decision()).isEqualTo(EgressDecision.DENIED));
+        assertThat(f.records()).allSatisfy(r -> assertThat(r.decision()).isEqualTo(EgressDecision.DENIED));
         if (mode != NetworkPolicy.Mode.NONE) {
-            assertThat(f.audit.records()).extracting(EgressAuditRecord::rule)
+            assertThat(f.records()).extracting(EgressAuditRecord::rule)
                     .contains("blocked_address_private", "blocked_address_metadata", "blocked_address_loopback", "blocked_address_unspecified");
-            var viaName = f.audit.records().stream().filter(r -> r.host().equals("metadata.test")).findFirst().orElseThrow();
+            var viaName = f.records().stream().filter(r -> r.host().equals("metadata.test")).findFirst().orElseThrow();
             assertThat(viaName.rule()).isEqualTo("blocked_address_metadata");
         }
         assertThat(f.upstreams.seen).isEmpty();
@@ -167,7 +167,7 @@ class EgressProxyTest {
             var resp = Fixture.get(Fixture.client(l, null), "http://internal.test/");
             assertThat(resp.statusCode()).isEqualTo(403);
             assertThat(resp.body()).contains("internal.test:80").contains("10.0.0.1").contains("blocked_address_private");
-            assertThat(f.audit.records().getFirst().resolvedAddress()).isNull();
+            assertThat(f.records().getFirst().resolvedAddress()).isNull();
         }
     }
 
@@ -191,7 +191,7 @@ class EgressProxyTest {
                 String reply = new String(Channels.newInputStream(ch).readAllBytes(), StandardCharsets.ISO_8859_1);
                 assertThat(reply).startsWith("HTTP/1.1 200 ").endsWith("ok GET /via-unix body=0\n");
             }
-            assertThat(f.audit.records().getFirst().sandboxId()).isEqualTo("sbx_unix");
+            assertThat(f.records().getFirst().sandboxId()).isEqualTo("sbx_unix");
         }
         assertThat(socket).doesNotExist();
     }
@@ -214,7 +214,7 @@ class EgressProxyTest {
             assertThat(new String(reply, 0, 15, StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200 OK");
             assertThat(reply.length).isGreaterThan(24 << 20);
             await().until(() -> !f.audit.records().isEmpty());
-            EgressAuditRecord r = f.audit.records().getFirst();
+            EgressAuditRecord r = f.records().getFirst();
             assertThat(r.mode()).isEqualTo("connect_tunnel");
             assertThat(r.bytesUp()).isEqualTo(get.length());
             assertThat(r.bytesDown()).isEqualTo(reply.length);
@@ -226,7 +226,7 @@ class EgressProxyTest {
         try (var l = f.proxy.listenTcp("sbx_keep", Fixture.limited("api.test:" + f.upstreams.httpPort()), null)) {
             HttpClient client = Fixture.client(l, null);
             for (int i = 0; i < 3; i++) assertThat(Fixture.get(client, f.httpUrl("api.test", "/k" + i)).statusCode()).isEqualTo(200);
-            assertThat(f.audit.records()).hasSize(3).extracting(EgressAuditRecord::url)
+            assertThat(f.records()).hasSize(3).extracting(EgressAuditRecord::url)
                     .containsExactly(f.httpUrl("api.test", "/k0"), f.httpUrl("api.test", "/k1"), f.httpUrl("api.test", "/k2"));
         }
     }
@@ -248,7 +248,7 @@ class EgressProxyTest {
         try (var l = f.proxy.listenTcp("sbx_userinfo", Fixture.limited("api.test:" + f.upstreams.httpPort()), null)) {
             String reply = rawExchange(l, "GET http://user:hunter2@api.test:" + f.upstreams.httpPort() + "/ HTTP/1.1\r\nHost: api.test\r\n\r\n");
             assertThat(reply).startsWith("HTTP/1.1 400 ");
-            assertThat(f.audit.records().toString()).doesNotContain("hunter2");
+            assertThat(f.records().toString()).doesNotContain("hunter2");
         }
     }
 

@@ -99,4 +99,20 @@ final class Fixture implements AutoCloseable {
         proxy.close();
         upstreams.close();
     }
+
+    /**
+     * The audit records once they have settled: the proxy writes a request's record just after the answer reached
+     * the client, so a test that reads them right after a response waits until none is added for a moment.
+     */
+    java.util.List<EgressAuditRecord> records() throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        int last = -1;
+        while (System.nanoTime() < deadline) {
+            int now = audit.records().size();
+            if (now == last && now > 0) break;
+            last = now;
+            Thread.sleep(60);
+        }
+        return audit.records();
+    }
 }
