@@ -15,7 +15,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -50,8 +49,6 @@ public final class SandboxExecCommand extends ClientCommand {
     @Override
     public Integer call() throws IOException {
         String sbx = sandboxId(id);
-        if (shell == null && argv.isEmpty()) throw CliException.usage("give the command after --, e.g. `paddock sandbox exec ID -- ls -la`, or use --shell \"LINE\"");
-        if (shell != null && !argv.isEmpty()) throw CliException.usage("give either --shell or a command after --, not both");
         ObjectNode body = request();
         String path = path("sandboxes", sbx, "exec");
         if (json()) {
@@ -66,18 +63,7 @@ public final class SandboxExecCommand extends ClientCommand {
     }
 
     private ObjectNode request() throws IOException {
-        ObjectNode body = PaddockClient.JSON.createObjectNode();
-        if (shell != null) {
-            body.put("command", shell);
-        } else {
-            ArrayNode a = body.putArray("argv");
-            argv.forEach(a::add);
-        }
-        if (!env.isEmpty()) {
-            ObjectNode e = body.putObject("env");
-            env.forEach(e::put);
-        }
-        if (cwd != null) body.put("cwd", cwd);
+        ObjectNode body = CommandBody.of(shell, argv, env, cwd, "paddock sandbox exec ID -- ls -la");
         if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
         if (stdin) body.put("stdin_base64", Base64.getEncoder().encodeToString(ctx.stdin().readAllBytes()));
         return body;

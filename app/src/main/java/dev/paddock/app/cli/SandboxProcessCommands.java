@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** {@code paddock sandbox start|ps|logs|kill}: background processes. */
@@ -45,20 +44,7 @@ final class SandboxProcessCommands {
         @Override
         public Integer call() {
             String sbx = sandboxId(id);
-            if (shell == null && argv.isEmpty()) throw CliException.usage("give the command after --, e.g. `paddock sandbox start ID -- sleep 60`, or use --shell \"LINE\"");
-            if (shell != null && !argv.isEmpty()) throw CliException.usage("give either --shell or a command after --, not both");
-            ObjectNode body = PaddockClient.JSON.createObjectNode();
-            if (shell != null) {
-                body.put("command", shell);
-            } else {
-                ArrayNode a = body.putArray("argv");
-                argv.forEach(a::add);
-            }
-            if (!env.isEmpty()) {
-                ObjectNode e = body.putObject("env");
-                env.forEach(e::put);
-            }
-            if (cwd != null) body.put("cwd", cwd);
+            ObjectNode body = CommandBody.of(shell, argv, env, cwd, "paddock sandbox start ID -- sleep 60");
             byte[] raw = client().call("POST", processes(sbx), Map.of(), body);
             if (json()) printJson(raw);
             else ctx.out().println(PaddockClient.parse(raw).path("pid").asLong());

@@ -33,16 +33,8 @@ class AgentsBadInputTest {
         model.close();
     }
 
-    record SelfHosted(String env, String key, String session) {}
-
-    static SelfHosted selfHosted() {
-        String agent = api.post("/v1/agents", Map.of("name", "a", "model", "m", "tools", List.of(Map.of("type", "agent_toolset_20260401"))))
-                .body().get("id").asString();
-        String env = api.post("/v1/environments", Map.of("name", "sh-" + System.nanoTime(), "config", Map.of("type", "self_hosted")))
-                .body().get("id").asString();
-        String key = api.post("/v1/environments/" + env + "/keys", Map.of()).body().get("key").asString();
-        String session = api.post("/v1/sessions", Map.of("agent", agent, "environment_id", env)).body().get("id").asString();
-        return new SelfHosted(env, key, session);
+    static SelfHostedSession selfHosted() {
+        return SelfHostedSession.open(api);
     }
 
     static void assertError(Rest.Answer a, int status, String code) {
@@ -54,7 +46,7 @@ class AgentsBadInputTest {
 
     @Test
     void unknownEventTypesAndUnknownToolUseIdsAreRefusedAndNothingIsWritten() {
-        SelfHosted s = selfHosted();
+        SelfHostedSession s = selfHosted();
         assertError(api.post("/v1/sessions/" + s.session() + "/events", Map.of("events", List.of(Map.of("type", "agent.message",
                 "content", List.of())))), 400, "unknown_event_type");
         assertError(api.post("/v1/sessions/" + s.session() + "/events", Map.of("events", List.of(
@@ -66,7 +58,7 @@ class AgentsBadInputTest {
 
     @Test
     void workOwnedByAnotherWorkerAndStaleHeartbeatsAreRefused() {
-        SelfHosted s = selfHosted();
+        SelfHostedSession s = selfHosted();
         Rest worker = new Rest(stack.baseUrl, s.key());
         Rest.Answer polled = worker.get("/v1/environments/" + s.env() + "/work/poll?block_ms=500", Map.of("anthropic-worker-id", "worker-a"));
         assertThat(polled.status()).isEqualTo(200);
@@ -101,7 +93,7 @@ class AgentsBadInputTest {
 
     @Test
     void aLapsedLeaseIsReclaimedAndTheStaleWorkerIsFencedOut() {
-        SelfHosted s = selfHosted();
+        SelfHostedSession s = selfHosted();
         Rest worker = new Rest(stack.baseUrl, s.key());
         String work = worker.get("/v1/environments/" + s.env() + "/work/poll", Map.of("anthropic-worker-id", "slow")).body().get("id").asString();
         String base = "/v1/environments/" + s.env() + "/work/" + work;
@@ -116,7 +108,7 @@ class AgentsBadInputTest {
 
     @Test
     void toolResultsNeedALiveLeaseAndAnswerEachCallOnce() {
-        SelfHosted s = selfHosted();
+        SelfHostedSession s = selfHosted();
         Rest worker = new Rest(stack.baseUrl, s.key());
         api.post("/v1/sessions/" + s.session() + "/events", Map.of("events",
                 List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));

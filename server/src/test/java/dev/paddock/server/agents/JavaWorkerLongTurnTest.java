@@ -57,11 +57,8 @@ class JavaWorkerLongTurnTest {
 
     @Test
     void everyToolCallOfALongTurnIsAnsweredAndStreamedInOrder() throws Exception {
-        String agent = api.post("/v1/agents", Map.of("name", "long", "model", "m", "tools", List.of(Map.of("type", "agent_toolset_20260401"))))
-                .body().get("id").asString();
-        String env = api.post("/v1/environments", Map.of("name", "long-turn", "config", Map.of("type", "self_hosted"))).body().get("id").asString();
-        String key = api.post("/v1/environments/" + env + "/keys", Map.of()).body().get("key").asString();
-        String session = api.post("/v1/sessions", Map.of("agent", agent, "environment_id", env)).body().get("id").asString();
+        SelfHostedSession sh = SelfHostedSession.open(api);
+        String env = sh.env(), key = sh.key(), session = sh.session();
 
         List<String> streamed = new CopyOnWriteArrayList<>();
         CountDownLatch connected = new CountDownLatch(1);

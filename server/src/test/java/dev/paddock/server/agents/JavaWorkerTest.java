@@ -44,11 +44,8 @@ class JavaWorkerTest {
 
     @Test
     void javaWorkerServesASelfHostedSession() throws Exception {
-        String agent = api.post("/v1/agents", Map.of("name", "remote", "model", "m", "tools", List.of(Map.of("type", "agent_toolset_20260401"))))
-                .body().get("id").asString();
-        String env = api.post("/v1/environments", Map.of("name", "java-worker", "config", Map.of("type", "self_hosted"))).body().get("id").asString();
-        String key = api.post("/v1/environments/" + env + "/keys", Map.of()).body().get("key").asString();
-        String session = api.post("/v1/sessions", Map.of("agent", agent, "environment_id", env)).body().get("id").asString();
+        SelfHostedSession sh = SelfHostedSession.open(api);
+        String env = sh.env(), key = sh.key(), session = sh.session();
 
         PaddockWorker worker = new PaddockWorker(new PaddockWorker.Settings(stack.baseUrl, env, key, "java-1", Duration.ofMillis(500),
                 Duration.ofSeconds(2), null), stack.host);

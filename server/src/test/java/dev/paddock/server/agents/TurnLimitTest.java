@@ -40,11 +40,8 @@ class TurnLimitTest {
 
     @Test
     void theTurnLimitEndsTheTurnForGood() throws Exception {
-        String agent = api.post("/v1/agents", Map.of("name", "looper", "model", "m", "tools", List.of(Map.of("type", "agent_toolset_20260401"))))
-                .body().get("id").asString();
-        String env = api.post("/v1/environments", Map.of("name", "turn-limit", "config", Map.of("type", "self_hosted"))).body().get("id").asString();
-        String key = api.post("/v1/environments/" + env + "/keys", Map.of()).body().get("key").asString();
-        String session = api.post("/v1/sessions", Map.of("agent", agent, "environment_id", env)).body().get("id").asString();
+        SelfHostedSession sh = SelfHostedSession.open(api);
+        String env = sh.env(), key = sh.key(), session = sh.session();
         PaddockWorker worker = new PaddockWorker(new PaddockWorker.Settings(stack.baseUrl, env, key, "turn-limit", Duration.ofSeconds(30),
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
