@@ -1,5 +1,5 @@
 /*
- * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, two modes.
+ * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, three modes.
  *
  *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... -- BWRAP ARGS...
  *     Runs as root on the host. Binds and listens on SOCKET, joins the sandbox's cgroups (writes "0" to
@@ -9,6 +9,10 @@
  *     listening socket as fd 3 and the write end of a readiness pipe as fd 4. Exit status 0 once init
  *     reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
  *     pings or polls: when the launcher is done, the sandbox answers.
+ *
+ *   paddock-init connect SOCKET WAIT_MS
+ *     Runs inside the sandbox as an ordinary command: relays stdin to a unix socket there and its answer to
+ *     stdout (how the host reaches in-sandbox services such as the browser agent; see connect_relay).
  *
  *   paddock-init serve [4] [--egress SOCKET]
  *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Writes '+' to fd 4
@@ -573,6 +577,56 @@ static void egress_forwarder(int lfd, const char *socket_path) {
     }
 }
 
+/* ---------- connect ----------
+ * paddock-init connect SOCKET WAIT_MS: relays stdin to a unix socket inside the sandbox and the socket's answer
+ * to stdout, waiting up to WAIT_MS for something to listen there. The host reaches in-sandbox services (the
+ * browser agent) this way, through init's host-only channel, without starting an interpreter per call. Exit
+ * status 0 once the socket ended its answer, 3 when nothing listened in time.
+ */
+static int connect_relay(const char *path, const char *wait_arg) {
+    char *end;
+    long wait = strtol(wait_arg, &end, 10);
+    if (*end || wait < 0 || wait > 600000) die("connect: WAIT_MS must be 0 to 600000");
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof sa.sun_path) die("connect: socket path too long");
+    strcpy(sa.sun_path, path);
+    signal(SIGPIPE, SIG_IGN);
+    long long deadline = now_ms(CLOCK_MONOTONIC) + wait;
+    int s;
+    for (;;) {
+        s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0) die("connect: socket: %s", strerror(errno));
+        if (connect(s, (struct sockaddr *)&sa, sizeof sa) == 0) break;
+        int e = errno;
+        close(s);
+        if ((e != ENOENT && e != ECONNREFUSED) || now_ms(CLOCK_MONOTONIC) >= deadline) {
+            fprintf(stderr, "paddock: nothing listens on %s: %s\n", path, strerror(e));
+            return 3;
+        }
+        usleep(20000);
+    }
+    static char buf[65536];
+    int in_open = 1;
+    for (;;) {
+        struct pollfd p[2] = {{0, (short)(in_open ? POLLIN : 0), 0}, {s, POLLIN, 0}};
+        if (poll(p, 2, -1) < 0) { if (errno == EINTR) continue; return 1; }
+        if (in_open && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            ssize_t n = read(0, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) { in_open = 0; shutdown(s, SHUT_WR); }
+            else if (fwd_write_all(s, buf, (size_t)n)) return 1;
+        }
+        if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = read(s, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return n == 0 ? 0 : 1; /* the answer is complete once the service ends it */
+            if (fwd_write_all(1, buf, (size_t)n)) return 1;
+        }
+    }
+}
+
 static int serve(int ready_fd, const char *egress_socket) {
     if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
     set_nonblock(LISTEN_FD);
@@ -804,6 +858,7 @@ int main(int argc, char **argv) {
         return serve(READY_FD, egress);
     }
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
-    fprintf(stderr, "usage: paddock-init serve [4] [--egress SOCKET] | paddock-init launch ...\n");
+    if (argc == 4 && !strcmp(argv[1], "connect")) return connect_relay(argv[2], argv[3]);
+    fprintf(stderr, "usage: paddock-init serve [4] [--egress SOCKET] | paddock-init launch ... | paddock-init connect SOCKET WAIT_MS\n");
     return 2;
 }

@@ -57,6 +57,7 @@ class BrowserEndToEndTest {
             String c = x.getRequestHeaders().getFirst("Cookie");
             reply(x, "text/html", "<title>cookie:" + (c == null ? "none" : c) + "</title>", Map.of());
         });
+        pages.createContext("/framed", x -> reply(x, "text/html", "<title>Outer</title><iframe src=/form width=800 height=400></iframe>", Map.of()));
         pages.createContext("/never", x -> { try { never.await(); } catch (InterruptedException ignored) { } });
         pages.start();
         port = pages.getAddress().getPort();
@@ -161,6 +162,67 @@ class BrowserEndToEndTest {
         assertThat(after.path("snapshot").asString()).contains("Hello Grace");
         assertThat(after.path("title").asString()).isEqualTo("clicked");
         System.out.printf("browser: idle sandbox memory %s%n", memoryOf(id));
+    }
+
+    @Test
+    void elementsInsideAFrameAreReachedByTheirSnapshotReference() {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/framed"));
+        String snap = act(id, obj().put("action", "snapshot")).path("snapshot").asString();
+        String box = ref(snap, "textbox \"Name\"");
+        assertThat(box).as(snap).matches("f[0-9]+e[0-9]+");
+        JsonNode typed = act(id, obj().put("action", "type").put("ref", box).put("text", "Framed").put("include_snapshot", true));
+        assertThat(typed.path("ok").asBoolean()).as(typed.toString()).isTrue();
+        assertThat(typed.path("snapshot").asString()).contains("Hello Framed");
+    }
+
+    @Test
+    void anMcpClientDrivesABrowserSandboxAndSeesItsPages() {
+        var transport = io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport.builder(app.url()).endpoint("/mcp")
+                .httpRequestCustomizer((b, method, uri, body, ctx) -> b.header("x-api-key", key)).build();
+        try (var client = io.modelcontextprotocol.client.McpClient.sync(transport).requestTimeout(java.time.Duration.ofSeconds(90)).build()) {
+            client.initialize();
+            var created = mcp(client, "create_browser_sandbox", Map.of("allowed_hosts", java.util.List.of("127.0.0.1:" + port)));
+            String id = PaddockClient.parse(mcpText(created).getBytes(StandardCharsets.UTF_8)).path("id").asString();
+
+            var nav = mcp(client, "browser_action", Map.of("sandbox_id", id, "action", "navigate", "url", "http://127.0.0.1:" + port + "/form",
+                    "include_screenshot", true));
+            assertThat(mcpText(nav)).contains("\"title\":\"Form\"").doesNotContain("screenshot");
+            var image = (io.modelcontextprotocol.spec.McpSchema.ImageContent) nav.content().get(1);
+            assertThat(image.mimeType()).isEqualTo("image/png");
+            assertThat(Base64.getDecoder().decode(image.data())).startsWith(0x89, 'P', 'N', 'G');
+
+            String snap = PaddockClient.parse(mcpText(mcp(client, "browser_action", Map.of("sandbox_id", id, "action", "snapshot")))
+                    .getBytes(StandardCharsets.UTF_8)).path("snapshot").asString();
+            var clicked = mcp(client, "browser_action", Map.of("sandbox_id", id, "action", "click", "ref", ref(snap, "button \"Go\"")));
+            assertThat(mcpText(clicked)).contains("\"title\":\"clicked\"");
+
+            // a failing script: the error as text and the page it failed on as an image, for the model to fix its selector
+            var failed = mcp(client, "browser_script", Map.of("sandbox_id", id, "script", "import { chromium } from 'playwright';\n"
+                    + "const b = await chromium.launch();\nconst p = await b.newPage();\nawait p.goto('http://127.0.0.1:" + port + "/form');\n"
+                    + "await p.click('#missing', { timeout: 1000 });\n"));
+            assertThat(mcpText(failed)).contains("#missing").contains("failure_screenshot");
+            assertThat(failed.content()).hasSize(2);
+
+            // bad input is a tool error that names the field
+            var bad = client.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest("browser_action",
+                    Map.of("sandbox_id", id, "action", "click", "ref", "e1'],xpath=//a")));
+            assertThat(bad.isError()).isTrue();
+            assertThat(mcpText(bad)).contains("\"ref\" must be a reference from a snapshot");
+            var unknown = client.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest("browser_action",
+                    Map.of("sandbox_id", id, "action", "navigate", "link", "x")));
+            assertThat(mcpText(unknown)).contains("unknown argument 'link'");
+        }
+    }
+
+    private static io.modelcontextprotocol.spec.McpSchema.CallToolResult mcp(io.modelcontextprotocol.client.McpSyncClient client, String tool, Map<String, Object> args) {
+        var r = client.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest(tool, args));
+        assertThat(r.isError()).as(mcpText(r)).isFalse();
+        return r;
+    }
+
+    private static String mcpText(io.modelcontextprotocol.spec.McpSchema.CallToolResult r) {
+        return ((io.modelcontextprotocol.spec.McpSchema.TextContent) r.content().getFirst()).text();
     }
 
     @Test

@@ -2,9 +2,11 @@ package dev.paddock.browser;
 
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.Sandbox;
 import dev.paddock.host.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.io.IOException;
@@ -18,7 +20,7 @@ import java.util.Map;
 
 /**
  * The small JavaScript files Paddock puts into a browser sandbox's private {@code /tmp/paddock-browser}: the launch
- * defaults, the step-mode agent and its client, the script runner, and a {@code playwright}/{@code playwright-core}
+ * defaults, the step-mode agent, the script runner, and a {@code playwright}/{@code playwright-core}
  * package that re-exports the read-only install under {@code /usr/local/lib/paddock-browser} (visible inside
  * because the host's {@code /usr} is bound read-only) with those defaults.
  */
@@ -29,11 +31,17 @@ final class BrowserAssets {
     /** The real binary: Debian's /usr/bin/chromium wrapper sources /etc/chromium.d, which the sandbox's reduced /etc lacks. */
     static final Path CHROMIUM = Path.of("/usr/lib/chromium/chromium");
     static final Path NODE = Path.of("/usr/bin/node");
+    /** The step-mode agent's socket, in the sandbox's private /tmp. */
+    static final String AGENT_SOCKET = DIR + "/agent.sock";
+    /**
+     * The bwrap driver's init binary, present in every bwrap sandbox: its {@code connect} mode relays one request
+     * to the agent's socket and the answer back, for about a millisecond instead of an interpreter start.
+     */
+    static final String RELAY = "/dev/.paddock/init";
 
     private static final Map<String, String> FILES = Map.of(
             "launch.mjs", DIR + "/launch.mjs",
             "agent.mjs", DIR + "/agent.mjs",
-            "client.mjs", DIR + "/client.mjs",
             "runner.mjs", DIR + "/runner.mjs",
             "shim-index.mjs", DIR + "/node_modules/playwright-core/index.mjs");
     private static final String SHIM_PACKAGE = "{\"name\":\"playwright-core\",\"type\":\"module\",\"exports\":{\".\":\"./index.mjs\"}}";
@@ -50,17 +58,45 @@ final class BrowserAssets {
         }
     }
 
-    /** Writes the files into the sandbox (idempotent). */
-    static void install(RuntimeHost host, Principal p, String id) {
-        checkInstalled();
-        run(host, p, id, "mkdir -p " + DIR + "/node_modules/playwright-core " + DIR + "/task && ln -sfn playwright-core "
-                + DIR + "/node_modules/playwright && cat > " + DIR + "/node_modules/playwright-core/package.json", SHIM_PACKAGE.getBytes());
-        for (var e : FILES.entrySet()) run(host, p, id, "cat > " + e.getValue(), resource(e.getKey()));
+    /** Runs one command to its end in one sandbox: through the host for a tenant's sandbox, directly for a pooled one. */
+    interface Commands {
+        ExecResult run(ExecRequest request, ExecOutput output);
+
+        static Commands of(RuntimeHost host, Principal p, String id) {
+            return (r, o) -> host.run(p, id, r, o);
+        }
+
+        static Commands of(Sandbox sandbox) {
+            return (r, o) -> {
+                try (ExecHandle h = sandbox.exec(r, o)) {
+                    return h.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "interrupted while running a browser command");
+                }
+            };
+        }
     }
 
-    private static void run(RuntimeHost host, Principal p, String id, String line, byte[] stdin) {
+    /** Writes the files into the sandbox (idempotent). */
+    static void install(Commands sandbox, String id) {
+        checkInstalled();
+        run(sandbox, id, "mkdir -p " + DIR + "/node_modules/playwright-core " + DIR + "/task && ln -sfn playwright-core "
+                + DIR + "/node_modules/playwright && cat > " + DIR + "/node_modules/playwright-core/package.json", SHIM_PACKAGE.getBytes());
+        for (var e : FILES.entrySet()) run(sandbox, id, "cat > " + e.getValue(), resource(e.getKey()));
+    }
+
+    /** One request to the step-mode agent through the relay, waiting up to {@code connect} for the agent to listen. */
+    static ExecRequest toAgent(byte[] request, Duration timeout, Duration connect) {
+        byte[] line = java.util.Arrays.copyOf(request, request.length + 1);
+        line[request.length] = '\n'; // the agent reads one line
+        return new ExecRequest(List.of(RELAY, "connect", AGENT_SOCKET, Long.toString(connect.toMillis())), Map.of(), "/",
+                timeout.plus(connect).plusSeconds(10), line);
+    }
+
+    private static void run(Commands sandbox, String id, String line, byte[] stdin) {
         ExecRequest r = new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/", Duration.ofSeconds(30), stdin);
-        ExecResult res = host.run(p, id, r, ExecOutput.DISCARD);
+        ExecResult res = sandbox.run(r, ExecOutput.DISCARD);
         if (res.exitCode() != 0) {
             throw new PaddockException(ErrorType.API, "browser_setup_failed", "could not prepare the browser files in sandbox " + id
                     + " (exit " + res.exitCode() + "); is /tmp writable and the sandbox running?");

@@ -6,6 +6,7 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.host.Principal;
 import dev.paddock.host.RuntimeHost;
@@ -26,7 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Script mode and step mode for browser sandboxes. Chromium runs inside the sandbox, launched by playwright-core
  * over a pipe (CDP never listens on a TCP port); the step-mode agent listens on a unix socket in the sandbox's
- * private /tmp and the host reaches it only by exec of a small client through the driver's host-only channel.
+ * private /tmp and the host reaches it only by exec of the init's relay ({@code connect} mode) through the
+ * driver's host-only channel.
  * Everything coming back is parsed as hostile JSON and only known fields are passed on.
  */
 public final class BrowserService {
@@ -37,12 +39,13 @@ public final class BrowserService {
     static final Duration MAX_TIMEOUT = Duration.ofMinutes(30);
     static final int MAX_SCRIPT = 1 << 20;
     private static final int MAX_ANSWER = 64 << 20;
-    private static final Pattern REF = Pattern.compile("e[0-9]{1,7}");
-    static final Set<String> ACTIONS = Set.of("navigate", "click", "type", "press", "scroll", "select", "hover",
+    /** Snapshot references: e12 in the page, f1e3 inside its first frame (Playwright's aria-ref form). */
+    private static final Pattern REF = Pattern.compile("(f[0-9]{1,4})?e[0-9]{1,7}");
+    public static final Set<String> ACTIONS = Set.of("navigate", "click", "type", "press", "scroll", "select", "hover",
             "wait_for", "back", "forward", "tabs", "screenshot", "frame", "snapshot", "evaluate", "set_cookies");
     private static final List<String> ANSWER_FIELDS = List.of("url", "title", "snapshot", "screenshot", "frame", "tabs", "value", "error");
 
-    private static final List<String> AGENT_ARGV = List.of("node", BrowserAssets.DIR + "/agent.mjs");
+    static final List<String> AGENT_ARGV = List.of("node", BrowserAssets.DIR + "/agent.mjs");
 
     private final RuntimeHost host;
     private final ObjectMapper json = JsonMapper.builder().build();
@@ -63,7 +66,7 @@ public final class BrowserService {
         if (code.length > MAX_SCRIPT) throw PaddockException.invalid("script_too_large", "a script may be at most " + MAX_SCRIPT + " bytes");
         Duration t = timeout(timeout, DEFAULT_SCRIPT_TIMEOUT);
         requireBrowser(p, id);
-        BrowserAssets.install(host, p, id);
+        BrowserAssets.install(BrowserAssets.Commands.of(host, p, id), id);
         long n = runs.incrementAndGet();
         String task = BrowserAssets.DIR + "/task/task-" + n + ".mjs";
         String stamp = BrowserAssets.DIR + "/task/stamp-" + n;
@@ -140,6 +143,44 @@ public final class BrowserService {
         });
     }
 
+    /**
+     * Readies a pooled browser sandbox (see {@link BrowserTemplate#warmProfile}): the files, the step-mode agent,
+     * and Chromium up with a blank page, so a claimed sandbox's first action pays for neither. The agent is adopted
+     * by {@link #act} like one left by a host restart.
+     */
+    static void startPooled(Sandbox sandbox) {
+        String id = sandbox.ref().sandboxId();
+        BrowserAssets.Commands commands = BrowserAssets.Commands.of(sandbox);
+        BrowserAssets.install(commands, id);
+        sandbox.startProcess(new ExecRequest(AGENT_ARGV, Map.of(), "/workspace", Duration.ofDays(1), null));
+        // a page's first snapshot, click and screenshot are slow (code paths not yet compiled, caches empty): take
+        // them here, in a tab of their own that is closed again, so the claimer's page starts with a clean history
+        Duration connect = Duration.ofSeconds(60);
+        for (String step : WARM_UP) {
+            OutputCap out = new OutputCap(4 << 20);
+            ExecResult r = commands.run(BrowserAssets.toAgent(step.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30), connect), out.stdout());
+            if (r.exitCode() != 0 || !answeredOk(out.text())) {
+                throw new PaddockException(ErrorType.UNAVAILABLE, "browser_unavailable", "the browser of pooled sandbox " + id + " did not start (exit " + r.exitCode() + ")");
+            }
+            connect = Duration.ofSeconds(5);
+        }
+    }
+
+    private static final List<String> WARM_UP = List.of(
+            "{\"action\":\"tabs\",\"op\":\"new\",\"timeout_ms\":30000}",
+            "{\"action\":\"navigate\",\"url\":\"data:text/html,<title>warm-up</title><input aria-label=x><button>Go</button>\",\"timeout_ms\":30000}",
+            "{\"action\":\"type\",\"selector\":\"input\",\"text\":\"x\",\"timeout_ms\":30000}",
+            "{\"action\":\"click\",\"text\":\"Go\",\"include_snapshot\":true,\"include_screenshot\":true,\"timeout_ms\":30000}",
+            "{\"action\":\"tabs\",\"op\":\"close\",\"index\":1,\"timeout_ms\":30000}");
+
+    private static boolean answeredOk(String answer) {
+        try {
+            return JsonMapper.builder().build().readTree(answer).path("ok").asBoolean(false);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Whether the sandbox was created with the browser template. */
     public boolean isBrowser(Principal p, String id) {
         return BrowserTemplate.isBrowser(host.get(p, id).spec().env());
@@ -161,7 +202,7 @@ public final class BrowserService {
             agents.put(id, adopted.get().pid());
             return false;
         }
-        BrowserAssets.install(host, p, id);
+        BrowserAssets.install(BrowserAssets.Commands.of(host, p, id), id);
         ProcessInfo info = host.startProcess(p, id, new ExecRequest(AGENT_ARGV, Map.of(), "/workspace", Duration.ofDays(1), null));
         agents.put(id, info.pid());
         return true;
@@ -169,16 +210,16 @@ public final class BrowserService {
 
     private ObjectNode send(Principal p, String id, ObjectNode req, Duration t, Duration connect) {
         OutputCap out = new OutputCap(MAX_ANSWER);
-        ExecRequest exec = new ExecRequest(List.of("node", BrowserAssets.DIR + "/client.mjs", Long.toString(connect.toMillis())), Map.of(), "/",
-                t.plus(connect).plusSeconds(10), json.writeValueAsBytes(req));
+        ExecRequest exec = BrowserAssets.toAgent(json.writeValueAsBytes(req), t, connect);
         ExecResult r;
         try (Heartbeat ignored = new Heartbeat(host, p, id)) {
-            r = host.run(p, id, exec, new ExecOutput() {
-                @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
-                @Override public void stderr(byte[] d, int o, int l) {}
-            });
+            r = host.run(p, id, exec, out.stdout());
         }
         if (r.exitCode() == 3) return null;
+        if (r.exitCode() == 127) {
+            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "browser_needs_bwrap", "browser sandboxes run on the bwrap driver; sandbox "
+                    + id + " runs on another driver, which lacks the relay to the in-sandbox browser agent");
+        }
         if (r.timedOut()) {
             Long pid = agents.remove(id);
             if (pid != null) host.signalProcess(p, id, pid, 9);
@@ -232,10 +273,7 @@ public final class BrowserService {
 
     private String sh(Principal p, String id, String line, byte[] stdin) {
         OutputCap out = new OutputCap(1 << 20);
-        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), new ExecOutput() {
-            @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
-            @Override public void stderr(byte[] d, int o, int l) {}
-        });
+        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), out.stdout());
         if (r.timedOut()) throw new PaddockException(ErrorType.TIMEOUT, "browser_setup_timeout", "preparing the browser run in sandbox " + id + " timed out");
         return out.text();
     }

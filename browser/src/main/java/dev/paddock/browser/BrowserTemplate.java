@@ -1,9 +1,12 @@
 package dev.paddock.browser;
 
 import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.host.SandboxRequest;
+import dev.paddock.host.WarmProfile;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,7 +21,7 @@ public final class BrowserTemplate {
     static final String EVALUATE = "PADDOCK_BROWSER_EVALUATE";
     static final long MIN_MEMORY = 1L << 30;
     static final int MIN_PIDS = 1024;
-    static final double MIN_CPUS = 1.0;
+    static final double MIN_CPUS = 2.0;
     /** A browser waits for the model most of the time: freeze it after this long without a call (resumed by the next). */
     public static final Duration IDLE_SUSPEND = Duration.ofSeconds(30);
 
@@ -34,6 +37,24 @@ public final class BrowserTemplate {
         Duration idle = r.idleSuspendAfter() == null ? IDLE_SUSPEND : r.idleSuspendAfter();
         return new SandboxRequest(r.driver(), r.image(), r.writableRootfs(), raised, env, r.network(), r.timeout(),
                 idle, r.idleTerminateAfter(), r.credentials());
+    }
+
+    /** A claimed browser takes a few busy seconds of actions; a Chromium starting beside it would slow each of them. */
+    static final Duration REFILL_DELAY = Duration.ofSeconds(5);
+    /** Pooled browser sandboxes wait with this network: a way out to nowhere, until a claim gives them the request's. */
+    static final NetworkPolicy WAITING = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of(), false);
+
+    /**
+     * The warm pool of browser sandboxes: started with the template's defaults, Chromium up on a blank page, then
+     * frozen. A create of a browser sandbox with those defaults (no image, limits or env of its own, no
+     * {@code allow_evaluate}, no credentials, a network other than none) takes one, thawed, with the request's
+     * network policy from then on.
+     */
+    public static WarmProfile warmProfile(int size) {
+        SandboxRequest template = apply(new SandboxRequest(null, null, false, null, null, WAITING, null, null, null), false);
+        return new WarmProfile(NAME, size, template,
+                r -> r.image() == null && !r.writableRootfs() && template.env().equals(r.env()) && template.limits().equals(r.limits()),
+                BrowserService::startPooled, true, REFILL_DELAY);
     }
 
     static boolean isBrowser(Map<String, String> env) {

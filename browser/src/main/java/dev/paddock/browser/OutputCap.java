@@ -1,5 +1,6 @@
 package dev.paddock.browser;
 
+import dev.paddock.core.spi.ExecOutput;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
@@ -19,6 +20,14 @@ final class OutputCap {
         int take = Math.min(room, length);
         kept.write(data, offset, take);
         dropped += length - take;
+    }
+
+    /** An exec output that keeps stdout here and drops stderr. */
+    ExecOutput stdout() {
+        return new ExecOutput() {
+            @Override public void stdout(byte[] d, int o, int l) { add(d, o, l); }
+            @Override public void stderr(byte[] d, int o, int l) {}
+        };
     }
 
     synchronized boolean truncated() {

@@ -1,5 +1,5 @@
 // Step-mode agent: one JSON request per line on a unix socket in the sandbox's private /tmp, one JSON response
-// line back; the host reaches it only through exec of client.mjs (paddock-init's host-only channel). It owns one persistent
+// line back; the host reaches it only through exec of paddock-init's connect relay (its host-only channel). It owns one persistent
 // Chromium context whose profile lives in the sandbox's private /tmp and dies with the sandbox.
 import { createInterface } from 'node:readline';
 import { createServer } from 'node:net';
@@ -83,7 +83,8 @@ let queue = Promise.resolve();
 const SOCKET = '/tmp/paddock-browser/agent.sock';
 rmSync(SOCKET, { force: true });
 process.umask(0o077);
-createServer(conn => {
+// allowHalfOpen: the relay ends its side once the request is sent, and the answer still has to go back
+createServer({ allowHalfOpen: true }, conn => {
   const rl = createInterface({ input: conn });
   rl.once('line', line => { queue = queue.then(async () => { conn.end(JSON.stringify(await handle(line)) + '\n'); }); });
 }).listen(SOCKET, () => process.stderr.write('paddock browser agent ready\n'));

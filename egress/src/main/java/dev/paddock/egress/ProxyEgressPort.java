@@ -102,6 +102,13 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
         return attachment;
     }
 
+    @Override
+    public synchronized EgressAttachment reopen(String tenantId, String sandboxId, NetworkPolicy policy) {
+        Open o = open.remove(requireId(sandboxId));
+        if (o != null) o.listener().close(); // the directory stays: the sandbox has it bound
+        return open(tenantId, sandboxId, policy, List.of());
+    }
+
     /** Closes the listener and removes the sandbox's socket directory; its audit records stay. */
     @Override
     public synchronized void close(String sandboxId) {

@@ -75,7 +75,9 @@ public final class RuntimeHost implements AutoCloseable {
     private final Map<String, SandboxDriver> drivers;
     private final Clock clock;
     private final EgressPort egress;
-    private final WarmPool warmPool;
+    private final SandboxDriver defaultDriver;
+    private final List<WarmPool> warmPools = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile boolean started;
     private final String ownerId = Ids.newId("host");
     private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
     private final Map<String, Instant> activity = new ConcurrentHashMap<>();
@@ -94,8 +96,7 @@ public final class RuntimeHost implements AutoCloseable {
         this.egress = egress;
         Map<String, SandboxDriver> found = new LinkedHashMap<>();
         for (SandboxDriver d : drivers) found.put(d.id(), d);
-        SandboxDriver defaultDriver = found.get(config.defaultDriver());
-        this.warmPool = new WarmPool(defaultDriver, defaultDriver == null ? 0 : config.warmPoolSize(), ownerId);
+        this.defaultDriver = found.get(config.defaultDriver());
         this.store = store;
         this.clock = clock;
         Map<String, SandboxDriver> byId = new LinkedHashMap<>();
@@ -109,12 +110,20 @@ public final class RuntimeHost implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + config.checkpointsDir(), e);
         }
+        if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
+    }
+
+    /** Keeps sandboxes of {@code profile} started on the default driver ahead of demand; call before {@link #start()}. */
+    public void addWarmPool(WarmProfile profile) {
+        if (started) throw new IllegalStateException("warm pools are added before the host starts");
+        warmPools.add(new WarmPool(defaultDriver, profile, ownerId, this::withEgress, this::closeEgress));
     }
 
     /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
     public void start() {
+        started = true;
         new OrphanReaper(this).reapAll();
-        warmPool.refillAsync(); // after reaping: the reaper destroys backend sandboxes no record owns
+        warmPools.forEach(WarmPool::refillAsync); // after reaping: the reaper destroys backend sandboxes no record owns
         long every = config.sweepInterval().toMillis();
         sweeper.scheduleWithFixedDelay(this::sweepSafely, every, every, TimeUnit.MILLISECONDS);
     }
@@ -129,22 +138,40 @@ public final class RuntimeHost implements AutoCloseable {
 
     public int liveCount() { return live.size(); }
 
-    /** Started sandboxes waiting in the warm pool. */
-    public int warmCount() { return warmPool.available(); }
+    /** Started sandboxes waiting in the warm pools. */
+    public int warmCount() { return warmPools.stream().mapToInt(WarmPool::available).sum(); }
+
+    /** The names of the warm pools' profiles. */
+    public List<String> warmPoolNames() { return warmPools.stream().map(WarmPool::name).toList(); }
+
+    /** Started sandboxes waiting in the warm pool of the profile named {@code name}. */
+    public int warmCount(String name) {
+        return warmPools.stream().filter(w -> w.name().equals(name)).mapToInt(WarmPool::available).sum();
+    }
 
     // ---------------------------------------------------------------- lifecycle
 
     public SandboxRecord create(Principal caller, SandboxRequest request) {
         SandboxDriver driver = driverFor(request.driver());
         Duration timeout = lifetime(request.timeout());
-        Optional<WarmPool.Entry> warm = warmPool.fits(driver, request) ? warmPool.claim() : Optional.empty();
+        NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
+        requireEgressFor(network, request.credentials() == null ? List.of() : request.credentials());
+        Optional<WarmPool.Entry> warm = Optional.empty();
+        Fence claimed = null;
+        for (WarmPool pool : warmPools) {
+            if (!pool.fits(driver, request)) continue;
+            warm = pool.claim(e -> claimEgress(e, caller.tenantId(), network));
+            if (warm.isPresent()) {
+                claimed = pool.fence();
+                break;
+            }
+        }
+        Fence fence = claimed != null ? claimed : new Fence(ownerId, 1);
         String id = warm.map(e -> e.spec().sandboxId()).orElseGet(() -> Ids.newId("sbx"));
         Instant now = clock.instant();
         SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
                 request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network(),
                 request.credentials(), null);
-        requireEgressFor(spec);
-        Fence fence = warm.isPresent() ? warmPool.fence() : new Fence(ownerId, 1);
         SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
                 null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),
                 orDefault(request.idleTerminateAfter(), config.defaultIdleTerminateAfter()), now, now, now, null);
@@ -518,14 +545,20 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     /** Fails closed: a sandbox that may reach the network needs the egress proxy; there is no unfenced way out. */
-    private void requireEgressFor(SandboxSpec spec) {
-        if (spec.network().mode() != NetworkPolicy.Mode.NONE && egress == null) {
+    private void requireEgressFor(NetworkPolicy network, List<dev.paddock.core.spi.CredentialBinding> credentials) {
+        if (network.mode() != NetworkPolicy.Mode.NONE && egress == null) {
             throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "egress_unavailable", "network mode '"
-                    + spec.network().mode().name().toLowerCase() + "' needs the egress proxy, which this server does not run; use network type none");
+                    + network.mode().name().toLowerCase() + "' needs the egress proxy, which this server does not run; use network type none");
         }
-        if (!spec.credentials().isEmpty() && spec.network().mode() == NetworkPolicy.Mode.NONE) {
+        if (!credentials.isEmpty() && network.mode() == NetworkPolicy.Mode.NONE) {
             throw PaddockException.invalid("credentials_need_network", "credentials are placed by the egress proxy: give the sandbox a network policy (limited or unrestricted) that reaches their hosts");
         }
+    }
+
+    /** A claimed pooled sandbox waited with the pool's network policy: from now on it has the request's. */
+    private void claimEgress(WarmPool.Entry e, String tenantId, NetworkPolicy wanted) {
+        if (e.spec().network().mode() == NetworkPolicy.Mode.NONE) return;
+        egress.reopen(tenantId, e.spec().sandboxId(), wanted);
     }
 
     /** Opens the sandbox's egress listener when its policy lets it out (again after a restart: it is idempotent). */
@@ -621,7 +654,7 @@ public final class RuntimeHost implements AutoCloseable {
     @Override
     public void close() {
         sweeper.shutdownNow();
-        warmPool.close(); // pooled sandboxes have no record: end them rather than leave them to the reaper
+        warmPools.forEach(WarmPool::close); // pooled sandboxes have no record: end them rather than leave them to the reaper
         operations.shutdownNow();
         // Sandboxes keep running: a restarted host re-attaches them. Only the in-memory handles go.
         live.clear();

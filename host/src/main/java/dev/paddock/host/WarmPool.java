@@ -12,54 +12,83 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sandboxes of the default driver started ahead of demand with the default settings (host root, default limits,
- * no network, no env). A create asking for exactly that takes one instead of starting a sandbox; a background
- * refill keeps the pool full. Pooled sandboxes belong to no tenant and have no record: a host that dies leaves them
- * to the next host's orphan reaper, which destroys backend sandboxes no record owns.
+ * Sandboxes of one {@link WarmProfile}, started on the default driver ahead of demand. A create the profile fits
+ * takes one instead of starting a sandbox; a background refill keeps the pool full. Pooled sandboxes belong to no
+ * tenant and have no record: a host that dies leaves them to the next host's orphan reaper, which destroys backend
+ * sandboxes no record owns.
  */
 final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
     private static final String NO_TENANT = "warm-pool";
-    private static final Duration REFILL_DELAY_AFTER_CLAIM = Duration.ofMillis(100);
 
     record Entry(SandboxSpec spec, Sandbox sandbox) {}
 
     private final SandboxDriver driver;
-    private final int size;
+    private final WarmProfile profile;
     private final Fence fence;
+    private final UnaryOperator<SandboxSpec> openEgress;
+    private final Consumer<String> closeEgress;
     private final ConcurrentLinkedQueue<Entry> ready = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
     private volatile boolean closed;
 
-    WarmPool(SandboxDriver driver, int size, String ownerId) {
+    /** {@code openEgress} wires a spec's network (the host's egress port); {@code closeEgress} undoes it by sandbox id. */
+    WarmPool(SandboxDriver driver, WarmProfile profile, String ownerId, UnaryOperator<SandboxSpec> openEgress, Consumer<String> closeEgress) {
         this.driver = driver;
-        this.size = size;
+        this.profile = profile;
         this.fence = new Fence(ownerId, 1);
+        this.openEgress = openEgress;
+        this.closeEgress = closeEgress;
+        if (profile.freezeWhileWaiting() && !driver.conformance().supportsSuspendResume()) {
+            throw new IllegalArgumentException("warm pool '" + profile.name() + "' freezes its sandboxes, which driver " + driver.id() + " cannot");
+        }
     }
 
     /** True when a sandbox for this request can come from the pool. */
     boolean fits(SandboxDriver wanted, SandboxRequest r) {
-        return size > 0 && wanted == driver && r.image() == null && !r.writableRootfs()
-                && (r.limits() == null || r.limits().equals(Limits.DEFAULT))
-                && (r.env() == null || r.env().isEmpty())
-                && (r.network() == null || r.network().mode() == NetworkPolicy.Mode.NONE)
-                && (r.credentials() == null || r.credentials().isEmpty());
+        // credentials need placeholders in the sandbox's environment, fixed at its start; a way out needs the
+        // forwarder, started with the sandbox (and a sandbox without one must not get it)
+        boolean wantsNetwork = r.network() != null && r.network().mode() != NetworkPolicy.Mode.NONE;
+        boolean hasNetwork = profile.template().network() != null && profile.template().network().mode() != NetworkPolicy.Mode.NONE;
+        return profile.size() > 0 && wanted == driver && wantsNetwork == hasNetwork
+                && (r.credentials() == null || r.credentials().isEmpty()) && profile.fits().test(r);
     }
 
-    /** A started sandbox, or empty when the pool is drained; each entry is handed out once. */
-    Optional<Entry> claim() {
-        Entry e = ready.poll();
-        refillAsync(REFILL_DELAY_AFTER_CLAIM);
-        return Optional.ofNullable(e);
+    /**
+     * A started sandbox, or empty when the pool is drained; each entry is handed out once. {@code activate} makes
+     * it the caller's (after the pool thawed it); an entry it fails on is discarded and the next one tried.
+     */
+    Optional<Entry> claim(Consumer<Entry> activate) {
+        try {
+            for (Entry e; (e = ready.poll()) != null; ) {
+                try {
+                    if (profile.freezeWhileWaiting()) e.sandbox().resume();
+                    activate.accept(e);
+                    return Optional.of(e);
+                } catch (RuntimeException ex) {
+                    log.warn("pooled sandbox {} ({}) could not be claimed, discarding it: {}", e.spec().sandboxId(), profile.name(), ex.getMessage());
+                    discard(e);
+                }
+            }
+            return Optional.empty();
+        } finally {
+            refillAsync(profile.refillDelay());
+        }
     }
 
     /** The fence pooled sandboxes were created with; a claimed one keeps it as its record's first fence. */
     Fence fence() {
         return fence;
+    }
+
+    String name() {
+        return profile.name();
     }
 
     int available() {
@@ -70,38 +99,60 @@ final class WarmPool implements AutoCloseable {
         refillAsync(Duration.ZERO);
     }
 
-    /**
-     * Refills in the background. After a claim it waits a moment first: the caller's first commands usually follow
-     * at once, and starting a sandbox beside them would take the CPU they need.
-     */
+    /** Refills in the background; after a claim it waits the profile's refill delay first. */
     private void refillAsync(Duration delay) {
-        if (size == 0 || closed || !refilling.compareAndSet(false, true)) return;
-        Thread.ofVirtual().name("paddock-warm-pool").start(() -> {
+        if (profile.size() == 0 || closed || !refilling.compareAndSet(false, true)) return;
+        Thread.ofVirtual().name("paddock-warm-pool-" + profile.name()).start(() -> {
             try {
                 Thread.sleep(delay);
-                while (!closed && ready.size() < size) {
-                    SandboxSpec spec = SandboxSpec.defaults(Ids.newId("sbx"), NO_TENANT);
-                    ready.add(new Entry(spec, driver.create(spec, fence)));
+                while (!closed && ready.size() < profile.size()) {
+                    Entry e = startOne();
+                    if (closed) discard(e); else ready.add(e);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
-                log.warn("warm pool refill on {} failed; creates start sandboxes directly: {}", driver.id(), e.getMessage());
+                log.warn("warm pool '{}' refill on {} failed; creates start sandboxes directly: {}", profile.name(), driver.id(), e.getMessage());
             } finally {
                 refilling.set(false);
             }
         });
     }
 
+    private Entry startOne() {
+        SandboxRequest t = profile.template();
+        SandboxSpec spec = new SandboxSpec(Ids.newId("sbx"), NO_TENANT, t.image(), t.writableRootfs(),
+                t.limits() == null ? Limits.DEFAULT : t.limits(), t.env(), t.network());
+        Sandbox sandbox;
+        try {
+            sandbox = driver.create(openEgress.apply(spec), fence);
+        } catch (RuntimeException e) {
+            closeEgress.accept(spec.sandboxId());
+            throw e;
+        }
+        Entry entry = new Entry(spec, sandbox);
+        try {
+            profile.prepare().accept(sandbox);
+            if (profile.freezeWhileWaiting()) sandbox.suspend();
+        } catch (RuntimeException e) {
+            discard(entry);
+            throw e;
+        }
+        return entry;
+    }
+
+    private void discard(Entry e) {
+        try {
+            e.sandbox().terminate(TerminationReason.HOST_SHUTDOWN);
+        } catch (RuntimeException ex) {
+            log.debug("terminating pooled sandbox {} failed: {}", e.spec().sandboxId(), ex.getMessage());
+        }
+        closeEgress.accept(e.spec().sandboxId());
+    }
+
     @Override
     public void close() {
         closed = true;
-        for (Entry e; (e = ready.poll()) != null; ) {
-            try {
-                e.sandbox().terminate(TerminationReason.HOST_SHUTDOWN);
-            } catch (RuntimeException ex) {
-                log.debug("terminating pooled sandbox {} failed: {}", e.spec().sandboxId(), ex.getMessage());
-            }
-        }
+        for (Entry e; (e = ready.poll()) != null; ) discard(e);
     }
 }

@@ -1,6 +1,7 @@
 package dev.paddock.mcp;
 
 import dev.paddock.host.ApiKeys;
+import dev.paddock.browser.BrowserService;
 import dev.paddock.host.RuntimeHost;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
@@ -20,7 +21,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
     private final HttpServletStreamableServerTransportProvider transport;
     private final McpSyncServer server;
 
-    public McpHttpEndpoint(RuntimeHost host, ApiKeys keys, String version) {
+    public McpHttpEndpoint(RuntimeHost host, BrowserService browser, ApiKeys keys, String version) {
         this.keys = keys;
         this.transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(PaddockMcpServer.MAPPER)
@@ -28,7 +29,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
                 .maxRequestSize(MAX_REQUEST_BYTES)
                 .contextExtractor(McpAuth::context)
                 .build();
-        this.server = PaddockMcpServer.create(transport, host, version);
+        this.server = PaddockMcpServer.create(transport, host, browser, version);
     }
 
     /** Adds the endpoint to a servlet context, e.g. from Javalin's {@code config.jetty.modifyServletContextHandler}. */

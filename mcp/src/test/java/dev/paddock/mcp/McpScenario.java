@@ -14,7 +14,8 @@ import tools.jackson.databind.JsonNode;
 /** The round trip every transport must carry: list tools, then create → exec → write → read → toolset → delete. */
 final class McpScenario {
     static final List<String> TOOL_NAMES = List.of("create_sandbox", "list_sandboxes", "delete_sandbox", "exec", "read_file",
-            "write_file", "list_files", "bash", "read", "write", "edit", "glob", "grep");
+            "write_file", "list_files", "bash", "read", "write", "edit", "glob", "grep",
+            "create_browser_sandbox", "browser_action", "browser_script");
 
     private McpScenario() {}
 

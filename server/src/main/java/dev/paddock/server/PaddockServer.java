@@ -44,6 +44,7 @@ public final class PaddockServer implements AutoCloseable {
     private ImageService images;
     private dev.paddock.agents.ManagedAgents agents;
     private dev.paddock.mcp.McpHttpEndpoint mcp;
+    private final dev.paddock.browser.BrowserService browser;
     private dev.paddock.egress.Vault vault;
     private dev.paddock.egress.EgressAuditLog egressAudit;
 
@@ -52,6 +53,7 @@ public final class PaddockServer implements AutoCloseable {
         this.keys = keys;
         this.config = config == null ? ServerConfig.defaults() : config;
         this.metrics = new HttpMetrics(host);
+        this.browser = new dev.paddock.browser.BrowserService(host); // one per host: REST and MCP share its per-sandbox locks
     }
 
     /** Serves {@code /v1/images} from {@code service} and checks image names at sandbox create; call before {@link #start()}. */
@@ -128,7 +130,7 @@ public final class PaddockServer implements AutoCloseable {
         c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(json)));
         consoleServed = ConsoleFiles.register(c, config.consoleResource());
         // MCP (streamable HTTP) at /mcp on the same port; it checks the API key itself
-        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, keys, config.version());
+        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, browser, keys, config.version());
         c.jetty.modifyServletContextHandler(mcp::mount);
 
         Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
@@ -159,7 +161,7 @@ public final class PaddockServer implements AutoCloseable {
         new FileRoutes(host, bodies).register(r);
         new OutputRoutes(host).register(r);
         new CheckpointRoutes(host).register(r);
-        new dev.paddock.server.routes.browser.BrowserRoutes(new dev.paddock.browser.BrowserService(host), bodies).register(r);
+        new dev.paddock.server.routes.browser.BrowserRoutes(browser, bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
         if (vault != null) new dev.paddock.server.routes.egress.SecretRoutes(vault, bodies).register(r);
         if (egressAudit != null) new dev.paddock.server.routes.egress.EgressRoutes(host, egressAudit, json).register(r);

@@ -60,6 +60,7 @@ public final class PaddockApp implements AutoCloseable {
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
             RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver, browserVm), egress.port(), Clock.systemUTC());
             started.add(host);
+            if (s.browserWarmPoolSize() > 0) host.addWarmPool(dev.paddock.browser.BrowserTemplate.warmProfile(s.browserWarmPoolSize()));
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());

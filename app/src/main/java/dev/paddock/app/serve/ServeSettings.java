@@ -33,6 +33,7 @@ public record ServeSettings(
         Duration operationTimeout,
         Duration sweepInterval,
         int warmPoolSize,
+        int browserWarmPoolSize,
         long maxJsonBytes,
         long maxUploadBytes,
         Path bwrapPath,
@@ -62,6 +63,7 @@ public record ServeSettings(
         k.put("operation_timeout", new String[] {"60s", "limit on create/suspend/checkpoint…"});
         k.put("sweep_interval", new String[] {"5s", "how often limits are enforced"});
         k.put("warm_pool_size", new String[] {"2", "sandboxes kept started for plain creates (0: none)"});
+        k.put("browser_warm_pool_size", new String[] {"0", "browser sandboxes kept started, frozen"});
         k.put("max_json_body", new String[] {"1m", "largest JSON request body"});
         k.put("max_upload", new String[] {"1g", "largest file or archive upload"});
         k.put("bwrap_path", new String[] {"/usr/bin/bwrap", "bubblewrap binary"});
@@ -116,6 +118,7 @@ public record ServeSettings(
                 duration("operation_timeout", v.get("operation_timeout")),
                 duration("sweep_interval", v.get("sweep_interval")),
                 nonNegative("warm_pool_size", integer("warm_pool_size", v.get("warm_pool_size"))),
+                nonNegative("browser_warm_pool_size", integer("browser_warm_pool_size", v.get("browser_warm_pool_size"))),
                 size("max_json_body", v.get("max_json_body")),
                 size("max_upload", v.get("max_upload")),
                 path(v.get("bwrap_path"), home),

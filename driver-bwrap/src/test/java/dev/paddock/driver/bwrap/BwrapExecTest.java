@@ -67,6 +67,28 @@ class BwrapExecTest {
     }
 
     @Test
+    void initsConnectModeRelaysStdinToAUnixSocketInsideAndTheAnswerBack() {
+        sandbox.startProcess(ExecRequest.of("python3", "-c", """
+                import socket
+                s = socket.socket(socket.AF_UNIX); s.bind('/tmp/echo.sock'); s.listen(1)
+                c, _ = s.accept(); data = b''
+                while chunk := c.recv(65536): data += chunk
+                c.sendall(b'got ' + str(len(data)).encode() + b':' + data[:5]); c.close()
+                """));
+        // waits for the service to listen, sends all of stdin with an end, prints the whole answer
+        var r = run(sandbox, ExecRequest.of(BwrapArgs.INIT_PATH, "connect", "/tmp/echo.sock", "10000").withStdin("hello world".repeat(10_000).getBytes(StandardCharsets.UTF_8)));
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).isEqualTo("got 110000:hello");
+
+        var none = run(sandbox, ExecRequest.of(BwrapArgs.INIT_PATH, "connect", "/tmp/nobody.sock", "100"));
+        assertThat(none.exit()).isEqualTo(3);
+        assertThat(none.err()).contains("nothing listens on /tmp/nobody.sock");
+        var bad = run(sandbox, ExecRequest.of(BwrapArgs.INIT_PATH, "connect", "/tmp/nobody.sock", "soon"));
+        assertThat(bad.exit()).isEqualTo(1);
+        assertThat(bad.err()).contains("WAIT_MS must be 0 to 600000");
+    }
+
+    @Test
     void feedsStdin() {
         var r = run(sandbox, ExecRequest.of("wc", "-c").withStdin(new byte[300_000]));
         assertThat(r.out().trim()).isEqualTo("300000");

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Prometheus metrics of the HTTP layer: one timer per route template, method and status (its count is the request
- * counter) and a gauge of live sandboxes. Routes are tagged by template, never by raw path, so ids do not explode
+ * counter), a gauge of live sandboxes and one of each warm pool's waiting sandboxes. Routes are tagged by template, never by raw path, so ids do not explode
  * the series count.
  */
 public final class HttpMetrics {
@@ -20,6 +20,12 @@ public final class HttpMetrics {
         Gauge.builder("paddock.sandboxes.live", host, RuntimeHost::liveCount)
                 .description("Sandboxes attached to this host")
                 .register(registry);
+        for (String pool : host.warmPoolNames()) {
+            Gauge.builder("paddock.sandboxes.warm", host, h -> h.warmCount(pool))
+                    .description("Started sandboxes waiting in a warm pool")
+                    .tag("pool", pool)
+                    .register(registry);
+        }
     }
 
     public void record(Context ctx, float millis) {
