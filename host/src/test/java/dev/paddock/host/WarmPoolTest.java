@@ -87,6 +87,53 @@ class WarmPoolTest {
         assertThat(bwrap.list()).extracting(SandboxRef::sandboxId).containsExactly(claimed.id());
     }
 
+    @Test
+    void aProfilesSandboxesArePreparedFrozenWhileTheyWaitAndThawedWhenClaimed() throws Exception {
+        host.close();
+        host = new RuntimeHost(HostFixture.config(dataDir, "bwrap"), store, List.of(bwrap), Clock.systemUTC());
+        SandboxRequest kind = new SandboxRequest(null, null, false, null, Map.of("KIND", "prepared"), null, null, null, null);
+        host.addWarmPool(new WarmProfile("prepared", 1, kind, r -> kind.env().equals(r.env()), s -> {
+            try (var h = s.exec(ExecRequest.shell("echo ready > /tmp/prepared"), ExecOutput.DISCARD)) {
+                assertThat(h.await().exitCode()).isZero();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, true, Duration.ofMillis(100)));
+        host.start();
+        await().atMost(Duration.ofSeconds(20)).until(() -> host.warmCount("prepared") == 1);
+        SandboxRef waiting = bwrap.list().getFirst();
+        assertThat(bwrap.attach(waiting).orElseThrow().inspect().frozen()).as("frozen while it waits").isTrue();
+
+        SandboxRecord claimed = host.create(ALICE, kind);
+        assertThat(claimed.id()).isEqualTo(waiting.sandboxId());
+        assertThat(firstEvent(claimed).data()).containsEntry("warm", true);
+        var out = new java.io.ByteArrayOutputStream();
+        host.run(ALICE, claimed.id(), ExecRequest.of("cat", "/tmp/prepared"), new ExecOutput() {
+            @Override public void stdout(byte[] d, int o, int l) { out.write(d, o, l); }
+            @Override public void stderr(byte[] d, int o, int l) {}
+        });
+        assertThat(out.toString()).isEqualTo("ready\n");
+        assertThat(host.create(ALICE, SandboxRequest.defaults()).id()).as("other shapes start cold").isNotIn(waiting.sandboxId());
+    }
+
+    @Test
+    void aSandboxWhosePreparationFailsIsDiscardedAndCreatesStartCold() {
+        host.close();
+        host = new RuntimeHost(HostFixture.config(dataDir, "bwrap"), store, List.of(bwrap), Clock.systemUTC());
+        SandboxRequest kind = new SandboxRequest(null, null, false, null, Map.of("KIND", "broken"), null, null, null, null);
+        java.util.concurrent.atomic.AtomicInteger tries = new java.util.concurrent.atomic.AtomicInteger();
+        host.addWarmPool(new WarmProfile("broken", 1, kind, r -> kind.env().equals(r.env()), s -> {
+            tries.incrementAndGet();
+            throw new IllegalStateException("cannot prepare");
+        }, false, Duration.ofMillis(100)));
+        host.start();
+        await().atMost(Duration.ofSeconds(20)).until(() -> tries.get() >= 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> bwrap.list().isEmpty());
+        SandboxRecord cold = host.create(ALICE, kind);
+        assertThat(firstEvent(cold).data()).containsEntry("warm", false);
+        assertThat(host.warmCount("broken")).isZero();
+    }
+
     private SandboxEvent firstEvent(SandboxRecord r) {
         return host.events(ALICE.tenantId().equals(r.tenantId()) ? ALICE : BOB, r.id(), PageRequest.first(1)).data().getFirst();
     }
