@@ -75,6 +75,7 @@ export const api = {
   removeFile: (id, path, recursive) => json('DELETE', `${sbx(id)}/files`, { query: { path, recursive } }),
   execStream: (id, command, timeoutSeconds, onOutput, signal) => execStream(id, command, timeoutSeconds, onOutput, signal),
   browserAction: (id, action) => json('POST', `${sbx(id)}/browser/actions`, { json: action }),
+  screencast: (id, quality, onEvent, signal) => screencast(id, quality, onEvent, signal),
   drivers: () => json('GET', '/v1/drivers'),
   runtimes: () => json('GET', '/v1/runtimes'),
   pairRuntime: () => json('POST', '/v1/runtimes/pairing_codes', { json: { kind: 'browser-vm' } }),
@@ -131,6 +132,49 @@ async function execStream(id, command, timeoutSeconds, onOutput, signal) {
   throw new ApiError(0, 'stream_ended', 'The server ended the output stream before the command finished.');
 }
 
+/**
+ * Follows a browser sandbox's live view (Server-Sent Events over fetch). {@code onEvent(type, data)} gets each
+ * frame/page/error event's parsed data; the promise settles when the server ends the cast (after its length) or
+ * {@code signal} aborts it.
+ */
+async function screencast(id, quality, onEvent, signal) {
+  const headers = { Accept: 'text/event-stream' };
+  const apiKey = session.key();
+  if (apiKey) headers['x-api-key'] = apiKey;
+  const url = new URL(`${sbx(id)}/browser/screencast`, window.location.origin);
+  url.searchParams.set('quality', String(quality));
+  let res;
+  try {
+    res = await fetch(url, { headers, credentials: 'omit', cache: 'no-store', signal });
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+    throw new ApiError(0, 'unreachable', 'Cannot reach the Paddock server. Is it still running?');
+  }
+  if (!res.ok) throw await toError(res);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value.replace(/\r\n/g, '\n');
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const event = parseEvent(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+        if (!event) continue;
+        if (event.type === 'end') return;
+        onEvent(event.type, JSON.parse(event.data));
+      }
+    }
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+    throw e;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /** One SSE block: its event name and joined data lines; comments (keepalives) give null. */
 function parseEvent(block) {
   let type = 'message';
@@ -146,7 +190,7 @@ function parseEvent(block) {
   return data.length ? { type, data: data.join('\n') } : null;
 }
 
-function base64Bytes(b64) {
+export function base64Bytes(b64) {
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);

@@ -1,13 +1,10 @@
-// Live view of a browser sandbox: polls the step-mode "frame" action (a JPEG of the visible viewport) a few times
-// a second and shows it read-only. Polling stops while the tab is hidden, while the sandbox is suspended (a frame
-// would wake it), and after WATCH_MS, so an open tab never keeps a sandbox awake for good.
-import { api } from './api.js';
+// Live view of a browser sandbox: follows the sandbox's CDP screencast (GET …/browser/screencast, Server-Sent
+// Events read with fetch, since EventSource cannot send the key header) and shows each frame read-only. The view
+// stops while the tab is hidden and when the server ends the cast after 5 minutes (a watched sandbox counts as
+// active), so an open tab never keeps a sandbox awake for good.
+import { api, base64Bytes } from './api.js';
 import { h, replace, badge } from './dom.js';
 import { fail } from './ui.js';
-
-const FRAME_GAP_MS = 300;
-const STATE_EVERY_MS = 3000;
-const WATCH_MS = 5 * 60 * 1000;
 
 export function renderLive(main, id) {
   const image = h('img', { id: 'live-frame', class: 'live-frame', alt: 'The browser page in the sandbox' });
@@ -17,11 +14,7 @@ export function renderLive(main, id) {
   const note = h('span', { id: 'live-note', class: 'muted small' });
   const resume = h('button', { id: 'live-resume', class: 'btn btn-secondary', type: 'button', hidden: true, onclick: () => start() }, 'Resume live view');
   let stopped = false;
-  let running = false;
-  let startedAt = 0;
-  let sandboxState = null;
-  let stateCheckedAt = 0;
-  let frameTimer = null;
+  let cast = null;
   let blobUrl = null;
 
   replace(main,
@@ -34,61 +27,43 @@ export function renderLive(main, id) {
       h('div', { class: 'live-screen' }, image)));
 
   function pause(message) {
-    running = false;
-    clearTimeout(frameTimer);
+    if (cast) cast.abort();
+    cast = null;
     note.textContent = message;
     resume.hidden = false;
   }
 
-  function start() {
-    if (stopped || document.hidden) return;
-    startedAt = Date.now();
-    running = true;
+  async function start() {
+    if (stopped || document.hidden || cast) return;
     resume.hidden = true;
     note.textContent = '';
-    tick();
-  }
-
-  async function tick() {
-    clearTimeout(frameTimer);
-    if (!running || stopped) return;
-    if (document.hidden) return pause('Paused while the tab was hidden.');
-    if (Date.now() - startedAt > WATCH_MS) return pause('Paused after 5 minutes so the sandbox can sleep.');
+    const controller = new AbortController();
+    cast = controller;
     try {
-      if (Date.now() - stateCheckedAt > STATE_EVERY_MS) {
-        const s = await api.sandbox(id);
-        stateCheckedAt = Date.now();
-        sandboxState = s.state;
-        replace(state, badge(s.state));
-      }
-      if (sandboxState === 'running') {
-        note.textContent = '';
-        show(await api.browserAction(id, { action: 'frame', quality: 60 }));
-      } else if (sandboxState === 'suspended') {
-        note.textContent = 'The sandbox is suspended; the view continues when it resumes.';
-      } else {
-        return pause(`The sandbox is ${sandboxState}.`);
-      }
+      const s = await api.sandbox(id);
+      replace(state, badge(s.state));
+      if (s.state !== 'running' && s.state !== 'suspended') return pause(`The sandbox is ${s.state}.`);
+      if (s.state === 'suspended') note.textContent = 'The sandbox is suspended; the view continues when it resumes.';
+      await api.screencast(id, 60, (type, data) => {
+        if (controller.signal.aborted) return;
+        if (type === 'frame' || type === 'page') show(data);
+        if (type === 'error') note.textContent = data.error || 'The browser could not be watched.';
+      }, controller.signal);
+      if (cast === controller) pause('Paused after 5 minutes so the sandbox can sleep.');
     } catch (err) {
-      if (stopped) return;
+      if (stopped || controller.signal.aborted) return;
       fail(err);
-      return pause('Stopped after an error.');
+      pause('Stopped after an error.');
     }
-    if (running && !stopped) frameTimer = setTimeout(tick, sandboxState === 'running' ? FRAME_GAP_MS : STATE_EVERY_MS);
   }
 
   function show(answer) {
     if (stopped) return;
-    pageTitle.textContent = answer.title || '';
-    pageUrl.textContent = answer.url || '';
-    if (!answer.ok || typeof answer.frame !== 'string') {
-      if (answer.error) note.textContent = answer.error;
-      return;
-    }
-    const bin = atob(answer.frame);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const next = URL.createObjectURL(new Blob([bytes], { type: 'image/jpeg' }));
+    note.textContent = '';
+    if (typeof answer.title === 'string') pageTitle.textContent = answer.title;
+    if (typeof answer.url === 'string') pageUrl.textContent = answer.url;
+    if (typeof answer.frame !== 'string') return;
+    const next = URL.createObjectURL(new Blob([base64Bytes(answer.frame)], { type: 'image/jpeg' }));
     const previous = blobUrl;
     blobUrl = next;
     image.src = next;
@@ -103,8 +78,8 @@ export function renderLive(main, id) {
   start();
   return () => {
     stopped = true;
-    running = false;
-    clearTimeout(frameTimer);
+    if (cast) cast.abort();
+    cast = null;
     document.removeEventListener('visibilitychange', visibility);
     if (blobUrl) URL.revokeObjectURL(blobUrl);
   };

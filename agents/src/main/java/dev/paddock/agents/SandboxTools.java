@@ -54,7 +54,8 @@ public final class SandboxTools {
         boolean sandboxFree = EnvironmentConfigs.NONE.equals(envConfig.get("type"));
         String driver = sandboxFree ? config.sandboxFreeDriver() : (String) envConfig.get(EnvironmentConfigs.DRIVER_FIELD);
         NetworkPolicy network = sandboxFree ? NetworkPolicy.NONE : EnvironmentConfigs.network(envConfig);
-        SandboxRecord created = host.create(owner, new SandboxRequest(driver, null, false, null, null, network, null, null, null));
+        SandboxRequest request = new SandboxRequest(driver, null, false, null, null, network, null, null, null);
+        SandboxRecord created = sandboxFree ? host.createSandboxFree(owner, request) : host.create(owner, request);
         for (int attempt = 0; attempt < 5; attempt++) {
             Resource latest = store.find(Resource.SESSION, session.tenantId(), session.id()).orElseThrow();
             try {

@@ -177,6 +177,48 @@ class BrowserEndToEndTest {
     }
 
     @Test
+    void theScreencastStreamsFramesOfTheActiveTabAndFollowsItsPages() throws Exception {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.url() + "/v1/sandboxes/" + id + "/browser/screencast?quality=40"))
+                .header("x-api-key", key).header("Accept", "text/event-stream").build();
+        var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofLines());
+        assertThat(response.statusCode()).isEqualTo(200);
+        var lines = response.body().iterator();
+        JsonNode first = nextEvent(lines, "frame");
+        assertThat(Base64.getDecoder().decode(first.path("frame").asString())).startsWith(0xFF, 0xD8, 0xFF);
+        assertThat(first.path("title").asString()).isEqualTo("Form");
+        // the cast follows what the page does: a navigation repaints and a new title comes with the next events
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/framed"));
+        JsonNode later;
+        do {
+            later = nextEvent(lines, null);
+        } while (!later.path("title").asString().equals("Outer"));
+        assertThat(later.path("url").asString()).endsWith("/framed");
+        response.body().close();
+
+        // bad input is refused before anything streams
+        assertThatThrownBy(() -> api.get("/v1/sandboxes/" + id + "/browser/screencast", Map.of("quality", 100))).hasMessageContaining("quality");
+        String plain = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
+        assertThatThrownBy(() -> api.get("/v1/sandboxes/" + plain + "/browser/screencast")).hasMessageContaining("not created as a browser sandbox");
+        // the browser stays usable after its viewer left
+        assertThat(act(id, obj().put("action", "snapshot")).path("snapshot").asString()).contains("textbox \"Name\"");
+    }
+
+    /** The data of the next SSE event named {@code name} (any frame or page event when null). */
+    private static JsonNode nextEvent(java.util.Iterator<String> lines, String name) {
+        String event = null;
+        while (lines.hasNext()) {
+            String line = lines.next();
+            if (line.startsWith("event: ")) event = line.substring(7);
+            else if (line.startsWith("data: ") && (name == null ? !"end".equals(event) : name.equals(event))) {
+                return PaddockClient.parse(line.substring(6).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        throw new AssertionError("the stream ended before a " + (name == null ? "frame or page" : name) + " event");
+    }
+
+    @Test
     void anMcpClientDrivesABrowserSandboxAndSeesItsPages() {
         var transport = io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport.builder(app.url()).endpoint("/mcp")
                 .httpRequestCustomizer((b, method, uri, body, ctx) -> b.header("x-api-key", key)).build();

@@ -127,6 +127,34 @@ public final class BrowserService {
         }
     }
 
+    /** How long one live view runs before the viewer has to ask again, so an open tab never keeps a sandbox awake for good. */
+    public static final Duration SCREENCAST_LENGTH = Duration.ofMinutes(5);
+
+    /**
+     * Starts the live view: a CDP screencast of the active tab, frames (and url/title changes) handed to {@code sink}
+     * as they come, on the driver's output thread. It runs for {@code length} (at most {@link #SCREENCAST_LENGTH})
+     * unless closed first; while it runs the sandbox counts as active. {@code quality} is the JPEG quality, 10–90.
+     */
+    public Screencast screencast(Principal p, String id, int quality, Duration length, java.util.function.Consumer<ObjectNode> sink) {
+        if (quality < 10 || quality > 90) throw PaddockException.invalid("invalid_quality", "\"quality\" must be a whole number from 10 to 90");
+        Duration t = timeout(length, SCREENCAST_LENGTH);
+        if (t.compareTo(SCREENCAST_LENGTH) > 0) throw PaddockException.invalid("invalid_timeout", "a live view runs at most " + SCREENCAST_LENGTH.toMinutes() + " minutes; ask again after that");
+        requireBrowser(p, id);
+        synchronized (locks.computeIfAbsent(id, k -> new Object())) {
+            ensureAgent(p, id);
+        }
+        ObjectNode req = json.createObjectNode().put("action", "screencast").put("quality", quality);
+        Screencast cast = new Screencast(new Heartbeat(host, p, id));
+        try {
+            cast.attach(host.exec(p, id, BrowserAssets.toAgent(json.writeValueAsBytes(req), t, Duration.ofSeconds(60)),
+                    Screencast.lines(json, sink, cast::close)));
+        } catch (RuntimeException e) {
+            cast.close();
+            throw e;
+        }
+        return cast;
+    }
+
     /**
      * Starts the browser of a new browser sandbox in the background so that the first action does not pay for
      * Chromium's start; failures are left for that first action to report.

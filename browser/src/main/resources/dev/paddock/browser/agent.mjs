@@ -78,6 +78,34 @@ async function handle(line) {
   }
 }
 
+// Live view: a CDP screencast of the active tab, one JSON line per frame ({frame, url, title}), and a line with only
+// {url, title} when those change without a repaint. It runs beside the action queue (it only watches) until the
+// connection closes; the next frame is asked for once the last one was written, so a slow viewer slows the cast.
+function screencast(conn, r) {
+  const quality = Math.min(90, Math.max(10, r.quality | 0 || 60));
+  let cdp = null, cast = null, closed = false, last = '';
+  const send = (o) => new Promise(done => { if (closed) return done(); conn.write(JSON.stringify(o) + '\n', done); });
+  const meta = async () => {
+    const now = JSON.stringify([page.url(), await page.title().catch(() => '')]);
+    if (now !== last) { last = now; const [url, title] = JSON.parse(now); await send({ url, title }); }
+  };
+  const follow = async () => {
+    if (closed || cast === page) return;
+    if (cdp) await cdp.detach().catch(() => {});
+    cast = page;
+    cdp = await context.newCDPSession(cast);
+    cdp.on('Page.screencastFrame', async f => {
+      await send({ frame: f.data, url: cast.url(), title: await cast.title().catch(() => '') });
+      cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => {});
+    });
+    await cdp.send('Page.startScreencast', { format: 'jpeg', quality, maxWidth: 1280, maxHeight: 800 });
+  };
+  const timer = setInterval(() => { follow().catch(() => {}); meta().catch(() => {}); }, 500);
+  conn.on('close', () => { closed = true; clearInterval(timer); if (cdp) cdp.detach().catch(() => {}); });
+  conn.on('error', () => {});
+  follow().catch(e => send({ error: String(e && e.message || e).slice(0, 4000) }).then(() => conn.end()));
+}
+
 // One request at a time: actions on one page must not interleave.
 let queue = Promise.resolve();
 const SOCKET = '/tmp/paddock-browser/agent.sock';
@@ -86,5 +114,10 @@ process.umask(0o077);
 // allowHalfOpen: the relay ends its side once the request is sent, and the answer still has to go back
 createServer({ allowHalfOpen: true }, conn => {
   const rl = createInterface({ input: conn });
-  rl.once('line', line => { queue = queue.then(async () => { conn.end(JSON.stringify(await handle(line)) + '\n'); }); });
+  rl.once('line', line => {
+    let r = null;
+    try { r = JSON.parse(line); } catch { /* handle() answers it */ }
+    if (r && r.action === 'screencast') return screencast(conn, r);
+    queue = queue.then(async () => { conn.end(JSON.stringify(await handle(line)) + '\n'); });
+  });
 }).listen(SOCKET, () => process.stderr.write('paddock browser agent ready\n'));

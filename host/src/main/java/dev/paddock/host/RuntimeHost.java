@@ -78,6 +78,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final SandboxDriver defaultDriver;
     private final List<WarmPool> warmPools = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean started;
+    private volatile String sandboxFreeDriver;
     private final String ownerId = Ids.newId("host");
     private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
     private final Map<String, Instant> activity = new ConcurrentHashMap<>();
@@ -151,8 +152,41 @@ public final class RuntimeHost implements AutoCloseable {
 
     // ---------------------------------------------------------------- lifecycle
 
+    /** Creates a sandbox; the driver reserved for sandbox-free sessions is refused here (see {@link #createSandboxFree}). */
     public SandboxRecord create(Principal caller, SandboxRequest request) {
         SandboxDriver driver = driverFor(request.driver());
+        if (driver.id().equals(sandboxFreeDriver)) {
+            throw PaddockException.invalid("driver_reserved", "driver '" + driver.id() + "' runs commands on the host without isolation and "
+                    + "serves only sessions of environments of type 'none' on this server; pick another driver");
+        }
+        return create(caller, request, driver);
+    }
+
+    /**
+     * Creates a "sandbox" on the driver reserved for sandbox-free sessions ({@link #reserveForSandboxFree}): commands
+     * run on the host without isolation. Only the agents layer calls this, for environments of type {@code none}.
+     */
+    public SandboxRecord createSandboxFree(Principal caller, SandboxRequest request) {
+        if (sandboxFreeDriver == null) {
+            throw PaddockException.invalid("sandbox_free_unavailable", "this server has no driver for sandbox-free sessions");
+        }
+        SandboxRequest r = new SandboxRequest(sandboxFreeDriver, request.image(), request.writableRootfs(), request.limits(), request.env(),
+                request.network(), request.timeout(), request.idleSuspendAfter(), request.idleTerminateAfter(), request.credentials());
+        return create(caller, r, driverFor(sandboxFreeDriver));
+    }
+
+    /**
+     * Reserves a loaded driver for sandbox-free sessions: {@link #create} refuses it, so no API key can pick an
+     * unisolated driver for a sandbox of its own; call before {@link #start()}.
+     */
+    public void reserveForSandboxFree(String driverId) {
+        if (started) throw new IllegalStateException("reserve the sandbox-free driver before the host starts");
+        if (driverId.equals(config.defaultDriver())) throw new IllegalArgumentException("the default driver cannot be reserved for sandbox-free sessions");
+        driverFor(driverId);
+        this.sandboxFreeDriver = driverId;
+    }
+
+    private SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
         Duration timeout = lifetime(request.timeout());
         NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
         requireEgressFor(network, request.credentials() == null ? List.of() : request.credentials());

@@ -20,6 +20,16 @@ final class DriverLoader {
         };
     }
 
+    /**
+     * The driver for sessions of sandbox-free environments when the operator allowed them ({@code allow_sandbox_free}),
+     * to be reserved for those sessions; null when they are not allowed or the default driver already is that driver
+     * (test mode).
+     */
+    static SandboxDriver sandboxFree(ServeSettings s, SandboxDriver defaultDriver) {
+        if (!s.allowSandboxFree() || defaultDriver.id().equals(SubprocessDriver.ID)) return null;
+        return SubprocessDriver.forSandboxFreeSessions(s.dataDir().resolve("sandbox-free"));
+    }
+
     private static SandboxDriver bwrap(ServeSettings s) {
         BwrapConfig config = new BwrapConfig(s.dataDir(), s.bwrapUidBase(), s.bwrapUidCount(), s.bwrapPath(), s.cgroupRoot(), null);
         List<String> problems = BwrapDriver.checkHost(config);

@@ -58,8 +58,12 @@ public final class PaddockApp implements AutoCloseable {
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
                     s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval(), s.warmPoolSize());
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
-            RuntimeHost host = new RuntimeHost(hostConfig, store, List.of(driver, browserVm), egress.port(), Clock.systemUTC());
+            List<SandboxDriver> drivers = new ArrayList<>(List.of(driver, browserVm));
+            SandboxDriver sandboxFree = DriverLoader.sandboxFree(s, driver);
+            if (sandboxFree != null) drivers.add(sandboxFree);
+            RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());
             started.add(host);
+            if (sandboxFree != null) host.reserveForSandboxFree(sandboxFree.id());
             if (s.browserWarmPoolSize() > 0) host.addWarmPool(dev.paddock.browser.BrowserTemplate.warmProfile(s.browserWarmPoolSize()));
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())

@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
 /**
  * A driver for tests only: commands run as plain host processes of the Paddock user, with the sandbox's
  * workspace directory ({@code <dataDir>/sandboxes/<id>/workspace}) as their {@code /workspace}. There is NO
- * isolation of any kind (no network policy, no limits), so it refuses to exist unless test mode is on.
+ * isolation of any kind (no network policy, no limits), so it refuses to exist unless test mode is on, or an
+ * operator allowed sandbox-free sessions, which then are the only thing it serves.
  */
 public final class SubprocessDriver implements SandboxDriver {
     public static final String ID = "subprocess";
@@ -35,8 +36,9 @@ public final class SubprocessDriver implements SandboxDriver {
 
     private static final Conformance CONFORMANCE = new Conformance(
             ID,
-            "Test-only: runs commands as plain host processes in the workspace directory. No isolation, no limits, "
-                    + "no network policy; refuses to start unless test mode is on.",
+            "For tests and sandbox-free sessions only: runs commands as plain host processes in the workspace directory. "
+                    + "No isolation, no limits, no network policy; refuses to start unless test mode is on or the operator "
+                    + "allowed sandbox-free environments, and then serves only their sessions.",
             Set.of(Conformance.Lane.SUPERVISED, Conformance.Lane.WORKER),
             new Conformance.Lifecycle(Conformance.Lease.HOST_FENCED, Conformance.Support.UNSUPPORTED,
                     Conformance.Support.SUPPORTED, Conformance.OrphanReap.UNAVAILABLE),
@@ -54,7 +56,19 @@ public final class SubprocessDriver implements SandboxDriver {
 
     /** @throws PaddockException {@code test_mode_required} unless test mode is on */
     public SubprocessDriver(Path dataDir) {
-        if (!TestMode.enabled()) {
+        this(dataDir, false);
+    }
+
+    /**
+     * The driver for sessions of sandbox-free environments (type {@code none}), which an operator allowed on purpose
+     * ({@code allow_sandbox_free}); the host reserves it for them ({@code RuntimeHost.reserveForSandboxFree}).
+     */
+    public static SubprocessDriver forSandboxFreeSessions(Path dataDir) {
+        return new SubprocessDriver(dataDir, true);
+    }
+
+    private SubprocessDriver(Path dataDir, boolean sandboxFreeAllowed) {
+        if (!sandboxFreeAllowed && !TestMode.enabled()) {
             throw new PaddockException(ErrorType.PRECONDITION_FAILED, "test_mode_required",
                     "the subprocess driver runs agent commands directly on the host without any isolation and exists only "
                             + "for tests; enable test mode (paddock.test-mode=true or PADDOCK_TEST_MODE=1) or pick an isolating driver such as bwrap");

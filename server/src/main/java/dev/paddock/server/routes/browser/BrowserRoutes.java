@@ -10,11 +10,23 @@ import dev.paddock.server.http.Params;
 import dev.paddock.server.wire.CreateSandboxBody;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import dev.paddock.browser.Screencast;
+import dev.paddock.server.http.Streams;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.JsonNode;
 
-/** Script mode ({@code POST /v1/sandboxes/{id}/browser/script}) and step mode ({@code …/browser/actions}). */
+/** Script mode ({@code POST /v1/sandboxes/{id}/browser/script}), step mode ({@code …/browser/actions}) and the live view ({@code …/browser/screencast}). */
 public final class BrowserRoutes {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
     private final BrowserService browser;
     private final Bodies bodies;
 
@@ -39,6 +51,7 @@ public final class BrowserRoutes {
         });
         r.post("/v1/sandboxes/{id}/browser/script", this::script);
         r.post("/v1/sandboxes/{id}/browser/actions", this::action);
+        r.get("/v1/sandboxes/{id}/browser/screencast", this::screencast);
     }
 
     /** The create request as a browser sandbox when the body asks for the template; unchanged otherwise. */
@@ -62,6 +75,58 @@ public final class BrowserRoutes {
 
     private void action(Context ctx) {
         ctx.json(browser.act(Auth.principal(ctx), id(ctx), bodies.json(ctx, JsonNode.class)));
+    }
+
+    /**
+     * The live view as Server-Sent Events: {@code frame} events ({frame: base64 JPEG, url, title}), {@code page}
+     * events when only url or title changed, {@code end} when the cast ran its length. A client that goes away ends it.
+     */
+    private void screencast(Context ctx) throws IOException, InterruptedException {
+        int quality = (int) Params.longParam(ctx, "quality", 60, 10, 90);
+        long seconds = Params.longParam(ctx, "seconds", BrowserService.SCREENCAST_LENGTH.toSeconds(), 1, BrowserService.SCREENCAST_LENGTH.toSeconds());
+        BlockingQueue<ObjectNode> frames = new ArrayBlockingQueue<>(4);
+        AtomicBoolean gone = new AtomicBoolean();
+        // errors up to here (no sandbox, not a browser sandbox, bad parameters) still answer as ordinary JSON errors
+        try (Screencast cast = browser.screencast(Auth.principal(ctx), id(ctx), quality, Duration.ofSeconds(seconds), f -> {
+            try {
+                while (!gone.get() && !frames.offer(f, 100, TimeUnit.MILLISECONDS)) { } // a slow viewer slows the cast
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        })) {
+            ctx.res().setHeader("X-Accel-Buffering", "no");
+            OutputStream out = Streams.open(ctx, 200, "text/event-stream");
+            try {
+                out.write(": screencast started\n\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                long lastWrite = System.nanoTime();
+                while (true) {
+                    ObjectNode f = frames.poll(200, TimeUnit.MILLISECONDS);
+                    if (f != null) {
+                        event(out, f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
+                        lastWrite = System.nanoTime();
+                    } else if (cast.ended(Duration.ofMillis(1)) != null) {
+                        event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
+                        return;
+                    } else if (System.nanoTime() - lastWrite > 1_000_000_000L) {
+                        out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8)); // a write is how a vanished viewer is noticed
+                        out.flush();
+                        lastWrite = System.nanoTime();
+                    }
+                }
+            } catch (IOException | java.io.UncheckedIOException e) {
+                // the viewer went away: closing the cast ends the relay and the agent's screencast
+            } finally {
+                gone.set(true);
+            }
+        }
+    }
+
+    private static void event(OutputStream out, String name, byte[] data) throws IOException {
+        out.write(("event: " + name + "\ndata: ").getBytes(StandardCharsets.UTF_8));
+        out.write(data);
+        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     private static String id(Context ctx) {
