@@ -101,34 +101,24 @@ async function execStream(id, command, timeoutSeconds, onOutput, signal) {
     throw new ApiError(0, 'unreachable', 'Cannot reach the Paddock server. Is it still running?');
   }
   if (!res.ok) throw await toError(res);
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
+  let exit;
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value.replace(/\r\n/g, '\n');
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const event = parseEvent(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
-        if (!event) continue;
-        if (event.type === 'stdout' || event.type === 'stderr') {
-          onOutput(event.type, base64Bytes(JSON.parse(event.data).data_base64 || ''));
-        } else if (event.type === 'exit') {
-          return JSON.parse(event.data);
-        } else if (event.type === 'error') {
-          const err = JSON.parse(event.data).error || {};
-          throw new ApiError(500, err.code || err.type, err.message || 'The command failed on the server.');
-        }
+    exit = await readEvents(res, (event) => {
+      if (event.type === 'stdout' || event.type === 'stderr') {
+        onOutput(event.type, base64Bytes(JSON.parse(event.data).data_base64 || ''));
+      } else if (event.type === 'exit') {
+        return JSON.parse(event.data);
+      } else if (event.type === 'error') {
+        const err = JSON.parse(event.data).error || {};
+        throw new ApiError(500, err.code || err.type, err.message || 'The command failed on the server.');
       }
-    }
+      return undefined;
+    });
   } catch (e) {
     if (e.name === 'AbortError') throw new ApiError(0, 'aborted', 'Stopped: the command was killed.');
     throw e;
-  } finally {
-    reader.releaseLock();
   }
+  if (exit !== undefined) return exit;
   throw new ApiError(0, 'stream_ended', 'The server ended the output stream before the command finished.');
 }
 
@@ -151,25 +141,38 @@ async function screencast(id, quality, onEvent, signal) {
     throw new ApiError(0, 'unreachable', 'Cannot reach the Paddock server. Is it still running?');
   }
   if (!res.ok) throw await toError(res);
+  try {
+    await readEvents(res, (event) => {
+      if (event.type === 'end') return true;
+      onEvent(event.type, JSON.parse(event.data));
+      return undefined;
+    });
+  } catch (e) {
+    if (e.name !== 'AbortError') throw e;
+  }
+}
+
+/**
+ * Reads a Server-Sent Events response, handing each event ({type, data}) to {@code onEvent} until it returns
+ * something other than undefined (then answered) or the stream ends (then undefined).
+ */
+async function readEvents(res, onEvent) {
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
+      if (done) return undefined;
       buffer += value.replace(/\r\n/g, '\n');
       let end;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const event = parseEvent(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (!event) continue;
-        if (event.type === 'end') return;
-        onEvent(event.type, JSON.parse(event.data));
+        const answer = onEvent(event);
+        if (answer !== undefined) return answer;
       }
     }
-  } catch (e) {
-    if (e.name === 'AbortError') return;
-    throw e;
   } finally {
     reader.releaseLock();
   }

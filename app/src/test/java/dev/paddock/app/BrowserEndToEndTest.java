@@ -421,7 +421,7 @@ class BrowserEndToEndTest {
         }
     }
 
-    private static void reply(com.sun.net.httpserver.HttpExchange x, String type, String body, Map<String, String> headers) throws java.io.IOException {
+    static void reply(com.sun.net.httpserver.HttpExchange x, String type, String body, Map<String, String> headers) throws java.io.IOException {
         byte[] b = body.getBytes(StandardCharsets.UTF_8);
         x.getResponseHeaders().set("Content-Type", type);
         headers.forEach((k, v) -> x.getResponseHeaders().set(k, v));

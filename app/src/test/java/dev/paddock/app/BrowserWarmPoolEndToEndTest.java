@@ -41,12 +41,7 @@ class BrowserWarmPoolEndToEndTest {
     void start() throws Exception {
         pages = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         pages.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        pages.createContext("/form", x -> {
-            byte[] b = BrowserEndToEndTest.FORM.getBytes(StandardCharsets.UTF_8);
-            x.getResponseHeaders().set("Content-Type", "text/html");
-            x.sendResponseHeaders(200, b.length);
-            try (var o = x.getResponseBody()) { o.write(b); }
-        });
+        pages.createContext("/form", x -> BrowserEndToEndTest.reply(x, "text/html", BrowserEndToEndTest.FORM, Map.of()));
         pages.start();
         port = pages.getAddress().getPort();
         dataDir = Files.createTempDirectory(Path.of("/tmp"), "pw");

@@ -53,14 +53,7 @@ public final class AgentsBench {
     }
 
     public static void main(String[] args) {
-        int status = 0;
-        try {
-            run(args);
-        } catch (Exception | AssertionError e) {
-            e.printStackTrace();
-            status = 1;
-        }
-        System.exit(status); // SSE readers and the worker's threads do not end by themselves
+        BenchReport.runAndExit(() -> run(args)); // SSE readers and the worker's threads do not end by themselves
     }
 
     private static void run(String[] args) throws Exception {

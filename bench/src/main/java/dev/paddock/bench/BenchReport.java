@@ -44,6 +44,22 @@ public final class BenchReport {
                 Runtime.getRuntime().availableProcessors(), memKb / 1024.0 / 1024.0, System.getProperty("os.version"));
     }
 
+    /** A harness's main: runs it, prints what failed, and exits (its servers' and streams' threads do not end by themselves). */
+    public static void runAndExit(Harness harness) {
+        int status = 0;
+        try {
+            harness.run();
+        } catch (Exception | AssertionError e) {
+            e.printStackTrace();
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    public interface Harness {
+        void run() throws Exception;
+    }
+
     public static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);

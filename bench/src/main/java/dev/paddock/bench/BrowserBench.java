@@ -40,14 +40,7 @@ public final class BrowserBench {
     }
 
     public static void main(String[] args) {
-        int status = 0;
-        try {
-            run(args);
-        } catch (Exception | AssertionError e) {
-            e.printStackTrace();
-            status = 1;
-        }
-        System.exit(status);
+        BenchReport.runAndExit(() -> run(args));
     }
 
     private static void run(String[] args) throws Exception {

@@ -10,7 +10,7 @@ import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.ErrorBody;
-import dev.paddock.server.http.Streams;
+import dev.paddock.server.http.Sse;
 import dev.paddock.server.wire.ExecBodies;
 import dev.paddock.server.wire.ExecBody;
 import dev.paddock.server.wire.Views;
@@ -70,8 +70,7 @@ public final class ExecRoutes {
         EventQueue events = new EventQueue();
         // Errors up to here (no sandbox, not running, bad request) still answer as ordinary JSON errors.
         try (ExecHandle handle = host.exec(Auth.principal(ctx), id, request, events)) {
-            ctx.res().setHeader("X-Accel-Buffering", "no");
-            OutputStream out = Streams.open(ctx, 200, "text/event-stream");
+            OutputStream out = Sse.open(ctx, "exec started");
             try {
                 pump(handle, events, out);
             } catch (IOException | UncheckedIOException e) {
@@ -91,8 +90,6 @@ public final class ExecRoutes {
     }
 
     private void pump(ExecHandle handle, EventQueue events, OutputStream out) throws IOException, InterruptedException {
-        out.write(": exec started\n\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
         long lastWrite = System.nanoTime();
         while (true) {
             EventQueue.Chunk c = events.poll(POLL);
@@ -104,33 +101,25 @@ public final class ExecRoutes {
             ExecResult result = handle.await(Duration.ofMillis(1));
             if (result != null) {
                 for (EventQueue.Chunk rest = events.pollNow(); rest != null; rest = events.pollNow()) send(out, rest);
-                event(out, "exit", json.write(Views.ExecExit.of(result)));
+                Sse.event(out, "exit", json.write(Views.ExecExit.of(result)));
                 return;
             }
             if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
-                out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
-                out.flush();
+                Sse.comment(out, "keepalive");
                 lastWrite = System.nanoTime();
             }
         }
     }
 
     private void send(OutputStream out, EventQueue.Chunk c) throws IOException {
-        event(out, c.stream(), json.write(new Views.Chunk(Base64.getEncoder().encodeToString(c.data()))));
-    }
-
-    private static void event(OutputStream out, String name, byte[] data) throws IOException {
-        out.write(("event: " + name + "\ndata: ").getBytes(StandardCharsets.UTF_8));
-        out.write(data);
-        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        Sse.event(out, c.stream(), json.write(new Views.Chunk(Base64.getEncoder().encodeToString(c.data()))));
     }
 
     /** A failure after the stream started becomes an {@code error} event in the API's error shape. */
     private void sendError(Context ctx, OutputStream out, RuntimeException e) {
         PaddockException pe = errors.classify(e, ctx);
         try {
-            event(out, "error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
+            Sse.event(out, "error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
         } catch (IOException ignored) {
             // the client is gone as well
         }

@@ -11,7 +11,7 @@ import dev.paddock.server.wire.CreateSandboxBody;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import dev.paddock.browser.Screencast;
-import dev.paddock.server.http.Streams;
+import dev.paddock.server.http.Sse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -94,23 +94,19 @@ public final class BrowserRoutes {
                 Thread.currentThread().interrupt();
             }
         })) {
-            ctx.res().setHeader("X-Accel-Buffering", "no");
-            OutputStream out = Streams.open(ctx, 200, "text/event-stream");
             try {
-                out.write(": screencast started\n\n".getBytes(StandardCharsets.UTF_8));
-                out.flush();
+                OutputStream out = Sse.open(ctx, "screencast started");
                 long lastWrite = System.nanoTime();
                 while (true) {
                     ObjectNode f = frames.poll(200, TimeUnit.MILLISECONDS);
                     if (f != null) {
-                        event(out, f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
+                        Sse.event(out, f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
                         lastWrite = System.nanoTime();
                     } else if (cast.ended(Duration.ofMillis(1)) != null) {
-                        event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
+                        Sse.event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
                         return;
                     } else if (System.nanoTime() - lastWrite > 1_000_000_000L) {
-                        out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8)); // a write is how a vanished viewer is noticed
-                        out.flush();
+                        Sse.comment(out, "keepalive");
                         lastWrite = System.nanoTime();
                     }
                 }
@@ -120,13 +116,6 @@ public final class BrowserRoutes {
                 gone.set(true);
             }
         }
-    }
-
-    private static void event(OutputStream out, String name, byte[] data) throws IOException {
-        out.write(("event: " + name + "\ndata: ").getBytes(StandardCharsets.UTF_8));
-        out.write(data);
-        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
     }
 
     private static String id(Context ctx) {

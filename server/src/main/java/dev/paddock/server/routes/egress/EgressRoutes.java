@@ -10,6 +10,7 @@ import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Params;
+import dev.paddock.server.http.Sse;
 import dev.paddock.server.http.Streams;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
@@ -61,11 +62,8 @@ public final class EgressRoutes {
         if (cursor == null || cursor.isBlank()) cursor = Params.page(ctx, "egr").afterId();
         else cursor = dev.paddock.core.Ids.require("egr", cursor.strip(), "Last-Event-ID");
         log.list(id, new PageRequest(1, cursor, null)); // an unknown cursor is a 400 before the stream opens
-        ctx.res().setHeader("X-Accel-Buffering", "no");
-        OutputStream out = Streams.open(ctx, 200, "text/event-stream");
         try {
-            out.write(": stream open\n\n".getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            OutputStream out = Sse.open(ctx, "stream open");
             long lastWrite = System.nanoTime();
             while (true) {
                 boolean ended = host.get(p, id).state().isTerminal();
@@ -83,13 +81,11 @@ public final class EgressRoutes {
                 if (page.hasMore()) continue;
                 if (ended) {
                     // read after the sandbox ended: nothing more can arrive
-                    out.write("event: end\ndata: {}\n\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
+                    Sse.event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
                     return;
                 }
                 if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
-                    out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
-                    out.flush();
+                    Sse.comment(out, "keepalive");
                     lastWrite = System.nanoTime();
                 }
                 Thread.sleep(POLL);
