@@ -165,6 +165,36 @@ class BrowserEndToEndTest {
     }
 
     @Test
+    void deletingABrowserSandboxLeavesNothingOfItsTaskOnTheHostUnlessAskedToKeepIt() throws Exception {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        act(id, obj().put("action", "click").put("selector", "#csv"));
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() ->
+                api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "downloads")).path("data").size() == 1);
+        api.call("DELETE", "/v1/sandboxes/" + id, Map.of(), null);
+        assertThat(api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")).path("data")).as("the download is gone").isEmpty();
+        for (String part : new String[] {"workspace", "outputs"}) {
+            Path dir = dataDir.resolve("sandboxes").resolve(id).resolve(part);
+            assertThat(dir).isDirectory();
+            try (var files = Files.walk(dir)) {
+                assertThat(files.filter(f -> !f.equals(dir))).as("nothing of the task left in its " + part + " on the host's disk").isEmpty();
+            }
+        }
+
+        String kept = browserSandbox();
+        act(kept, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        act(kept, obj().put("action", "screenshot"));
+        api.json("POST", "/v1/sandboxes/" + kept + "/browser/script", Map.of(), obj().put("script", "import { writeFileSync } from 'node:fs';\nwriteFileSync('evidence.txt', 'kept');\n"));
+        api.call("DELETE", "/v1/sandboxes/" + kept, Map.of("purge", false), null);
+        assertThat(new String(api.call("GET", "/v1/sandboxes/" + kept + "/files/content", Map.of("path", "evidence.txt"), null), StandardCharsets.UTF_8)).isEqualTo("kept");
+        // a plain sandbox keeps its workspace unless purged
+        String plain = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
+        api.json("POST", "/v1/sandboxes/" + plain + "/exec", Map.of(), obj().put("command", "echo data > f.txt"));
+        api.call("DELETE", "/v1/sandboxes/" + plain, Map.of("purge", true), null);
+        assertThat(api.get("/v1/sandboxes/" + plain + "/files/list", Map.of("path", "/workspace")).path("data")).isEmpty();
+    }
+
+    @Test
     void elementsInsideAFrameAreReachedByTheirSnapshotReference() {
         String id = browserSandbox();
         act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/framed"));

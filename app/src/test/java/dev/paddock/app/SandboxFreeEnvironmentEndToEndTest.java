@@ -48,7 +48,11 @@ class SandboxFreeEnvironmentEndToEndTest {
             if (app != null) app.close();
         } finally {
             if (model != null) model.close();
-            if (dataDir != null) new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+            if (dataDir != null) {
+                var bwrap = new dev.paddock.driver.bwrap.BwrapDriver(dev.paddock.driver.bwrap.BwrapConfig.defaults(dataDir));
+                bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a server by design; a test leaves none behind
+                new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+            }
         }
     }
 

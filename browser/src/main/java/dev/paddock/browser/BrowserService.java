@@ -214,6 +214,11 @@ public final class BrowserService {
         return BrowserTemplate.isBrowser(host.get(p, id).spec().env());
     }
 
+    /** Removes a deleted browser sandbox's files (downloads, screenshots, everything in /workspace) from the host. */
+    public void purge(Principal p, String id) {
+        host.purge(p, id);
+    }
+
     /** Forgets the agent of a sandbox (call when it is deleted). */
     public void forget(String id) {
         agents.remove(id);

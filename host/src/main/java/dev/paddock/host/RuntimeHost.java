@@ -273,6 +273,26 @@ public final class RuntimeHost implements AutoCloseable {
         return terminate(find(caller, id), TerminationReason.USER_REQUEST);
     }
 
+    /**
+     * Removes everything in an ended sandbox's workspace and outputs from the host's disk (idempotent): for data that
+     * must not outlive its task. A sandbox that still runs is a conflict: delete it first.
+     */
+    public SandboxRecord purge(Principal caller, String id) {
+        SandboxRecord r = find(caller, id);
+        if (!r.state().isTerminal()) {
+            throw PaddockException.conflict("sandbox_running", "sandbox " + id + " is " + r.state().wireName() + "; delete it before purging its files");
+        }
+        SandboxDriver d = driver(r);
+        d.workspace(ref(r)).ifPresent(Workspace::clear);
+        try {
+            d.outputs(ref(r)).ifPresent(Workspace::clear);
+        } catch (dev.paddock.core.spi.UnsupportedCapabilityException noOutputs) {
+            // nothing kept
+        }
+        log.info("purged the files of {}", id);
+        return r;
+    }
+
     // ---------------------------------------------------------------- exec and processes
 
     public ExecHandle exec(Principal caller, String id, ExecRequest request, ExecOutput output) {

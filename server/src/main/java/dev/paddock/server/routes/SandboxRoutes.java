@@ -69,7 +69,10 @@ public final class SandboxRoutes {
     }
 
     private void delete(Context ctx) {
-        ctx.json(SandboxView.of(host.delete(Auth.principal(ctx), id(ctx))));
+        boolean purge = Params.bool(ctx, "purge", false);
+        var deleted = host.delete(Auth.principal(ctx), id(ctx));
+        if (purge) host.purge(Auth.principal(ctx), deleted.id());
+        ctx.json(SandboxView.of(deleted));
     }
 
     private void events(Context ctx) {

@@ -47,7 +47,11 @@ public final class BrowserRoutes {
             if (id != null && ctx.statusCode() == 201 && browser.isBrowser(Auth.principal(ctx), id)) browser.prewarm(Auth.principal(ctx), id);
         });
         r.after("/v1/sandboxes/{id}", ctx -> {
-            if (ctx.method() == io.javalin.http.HandlerType.DELETE && ctx.statusCode() == 200) browser.forget(ctx.pathParam("id"));
+            if (ctx.method() != io.javalin.http.HandlerType.DELETE || ctx.statusCode() != 200) return;
+            String id = ctx.pathParam("id");
+            browser.forget(id);
+            // nothing of a browser task outlives it: downloads and screenshots go with the sandbox unless kept on purpose
+            if (Params.bool(ctx, "purge", true) && browser.isBrowser(Auth.principal(ctx), id)) browser.purge(Auth.principal(ctx), id);
         });
         r.post("/v1/sandboxes/{id}/browser/script", this::script);
         r.post("/v1/sandboxes/{id}/browser/actions", this::action);
