@@ -48,7 +48,8 @@ public final class BrowserService {
     static final List<String> AGENT_ARGV = List.of("node", BrowserAssets.DIR + "/agent.mjs");
 
     private final RuntimeHost host;
-    private final ObjectMapper json = JsonMapper.builder().build();
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
+    private final ObjectMapper json = JSON;
     private final Map<String, Long> agents = new ConcurrentHashMap<>();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     private final AtomicLong runs = new AtomicLong();
@@ -203,7 +204,7 @@ public final class BrowserService {
 
     private static boolean answeredOk(String answer) {
         try {
-            return JsonMapper.builder().build().readTree(answer).path("ok").asBoolean(false);
+            return JSON.readTree(answer).path("ok").asBoolean(false);
         } catch (RuntimeException e) {
             return false;
         }

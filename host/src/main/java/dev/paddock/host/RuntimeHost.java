@@ -95,14 +95,12 @@ public final class RuntimeHost implements AutoCloseable {
     public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, EgressPort egress, Clock clock) {
         this.config = config;
         this.egress = egress;
-        Map<String, SandboxDriver> found = new LinkedHashMap<>();
-        for (SandboxDriver d : drivers) found.put(d.id(), d);
-        this.defaultDriver = found.get(config.defaultDriver());
         this.store = store;
         this.clock = clock;
         Map<String, SandboxDriver> byId = new LinkedHashMap<>();
         for (SandboxDriver d : drivers) byId.put(d.id(), d);
         this.drivers = java.util.Collections.unmodifiableMap(byId); // keeps the order given: the default driver first
+        this.defaultDriver = byId.get(config.defaultDriver());
         if (!byId.containsKey(config.defaultDriver())) {
             throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
         }
