@@ -7,6 +7,7 @@ import java.time.Duration;
  * API (null base URL: no model, so sessions that need one cannot be created). {@code allowSandboxFree} permits
  * environments of type {@code none}, whose tools run on the host through {@code sandboxFreeDriver} without
  * isolation. {@code toolResultTimeout} bounds how long the loop waits for a self-hosted worker's tool result.
+ * {@code packageMirrors} are where environment packages come from besides the public registries.
  */
 public record AgentsConfig(
         String modelBaseUrl,
@@ -17,7 +18,8 @@ public record AgentsConfig(
         long maxTokens,
         Duration toolResultTimeout,
         Duration defaultLeaseTtl,
-        Duration maxLeaseTtl) {
+        Duration maxLeaseTtl,
+        PackageMirrors packageMirrors) {
 
     public static final long MAX_BLOCK_MS = 999;
 
@@ -28,22 +30,27 @@ public record AgentsConfig(
         if (toolResultTimeout == null) toolResultTimeout = Duration.ofMinutes(10);
         if (defaultLeaseTtl == null) defaultLeaseTtl = Duration.ofSeconds(60);
         if (maxLeaseTtl == null) maxLeaseTtl = Duration.ofMinutes(10);
+        if (packageMirrors == null) packageMirrors = PackageMirrors.NONE;
     }
 
     public static AgentsConfig defaults() {
-        return new AgentsConfig(null, null, false, null, 0, 0, null, null, null);
+        return new AgentsConfig(null, null, false, null, 0, 0, null, null, null, null);
     }
 
     public AgentsConfig withModel(String baseUrl, String apiKey) {
-        return new AgentsConfig(baseUrl, apiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl);
+        return new AgentsConfig(baseUrl, apiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, packageMirrors);
     }
 
     public AgentsConfig withSandboxFree(boolean allow, String driver) {
-        return new AgentsConfig(modelBaseUrl, modelApiKey, allow, driver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl);
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allow, driver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, packageMirrors);
     }
 
     public AgentsConfig withLeaseTtl(Duration ttl) {
-        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, ttl, maxLeaseTtl);
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, ttl, maxLeaseTtl, packageMirrors);
+    }
+
+    public AgentsConfig withPackageMirrors(PackageMirrors mirrors) {
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, mirrors);
     }
 
     public boolean hasModel() {

@@ -106,11 +106,13 @@ public final class EnvironmentConfigs {
         allowed.add("type");
         Fields.allowOnly(in, Set.copyOf(allowed), "config.packages");
         for (String manager : PACKAGE_MANAGERS) {
-            List<String> names = Fields.strings(in.get(manager), "config.packages." + manager, 256, null, "a package name");
-            if (!names.isEmpty()) {
-                // installing into a cached per-environment layer is not built yet: refuse rather than pretend
-                throw PaddockException.invalid("packages_not_supported", "Paddock does not install environment packages yet; "
-                        + "leave config.packages empty and install what you need from a tool call or an image");
+            java.util.regex.Pattern shape = EnvironmentPackages.NAMES.get(manager);
+            List<String> names = Fields.strings(in.get(manager), "config.packages." + manager, 256, shape,
+                    shape == null ? "a package name" : EnvironmentPackages.NAME_SHAPE);
+            if (!names.isEmpty() && shape == null) {
+                // no installer for these managers yet: refuse rather than pretend
+                throw PaddockException.invalid("packages_not_supported", "Paddock installs apt, pip and npm packages, not yet "
+                        + manager + "; leave config.packages." + manager + " empty and install those from a tool call");
             }
             out.put(manager, names);
         }

@@ -20,15 +20,19 @@ public final class SandboxTools {
     private final RuntimeHost host;
     private final ResourceStore store;
     private final AgentsConfig config;
+    private final EnvironmentPackages packages;
 
     public SandboxTools(RuntimeHost host, ResourceStore store, AgentsConfig config) {
         this.host = host;
         this.store = store;
         this.config = config;
+        this.packages = new EnvironmentPackages(host, config.packageMirrors());
     }
 
     public ToolResult run(Resource session, Map<String, Object> envConfig, String tool, Map<String, Object> input) {
         Principal owner = owner(session);
+        // a first install can take minutes: it runs before, not under, the lock that makes session sandboxes
+        if (!isLive(owner, session.aux())) packages.prepare(owner, EnvironmentPackages.wanted(envConfig));
         String sandboxId = ensureSandbox(session, envConfig, owner);
         return new AgentToolset(host, owner, sandboxId).execute(tool, input);
     }
@@ -54,8 +58,15 @@ public final class SandboxTools {
         boolean sandboxFree = EnvironmentConfigs.NONE.equals(envConfig.get("type"));
         String driver = sandboxFree ? config.sandboxFreeDriver() : (String) envConfig.get(EnvironmentConfigs.DRIVER_FIELD);
         NetworkPolicy network = sandboxFree ? NetworkPolicy.NONE : EnvironmentConfigs.network(envConfig);
-        SandboxRequest request = new SandboxRequest(driver, null, false, null, null, network, null, null, null);
+        Map<String, java.util.List<String>> wanted = sandboxFree ? Map.of() : EnvironmentPackages.wanted(envConfig);
+        SandboxRequest request = new SandboxRequest(driver, null, false, null, EnvironmentPackages.environment(wanted), network, null, null, null);
         SandboxRecord created = sandboxFree ? host.createSandboxFree(owner, request) : host.create(owner, request);
+        try {
+            packages.install(owner, created.id(), wanted);
+        } catch (RuntimeException e) {
+            host.delete(owner, created.id());
+            throw e;
+        }
         for (int attempt = 0; attempt < 5; attempt++) {
             Resource latest = store.find(Resource.SESSION, session.tenantId(), session.id()).orElseThrow();
             try {
@@ -69,6 +80,7 @@ public final class SandboxTools {
     }
 
     private boolean isLive(Principal owner, String sandboxId) {
+        if (sandboxId == null) return false;
         try {
             return !host.get(owner, sandboxId).state().isTerminal();
         } catch (RuntimeException e) {

@@ -43,6 +43,9 @@ public record ServeSettings(
         String modelBaseUrl,
         String modelApiKey,
         boolean allowSandboxFree,
+        String packagesPipIndexUrl,
+        String packagesNpmRegistry,
+        Path packagesAptSources,
         java.util.Set<Integer> egressTestLoopbackPorts,
         Path egressUpstreamCaFile) {
 
@@ -73,6 +76,9 @@ public record ServeSettings(
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
+        k.put("packages_pip_index_url", new String[] {"", "pip index for environment packages"});
+        k.put("packages_npm_registry", new String[] {"", "npm registry for environment packages"});
+        k.put("packages_apt_sources", new String[] {"", "apt sources file for environment packages"});
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
         return java.util.Collections.unmodifiableMap(k);
@@ -128,6 +134,9 @@ public record ServeSettings(
                 blankToNull(v.get("model_base_url")),
                 blankToNull(v.get("model_api_key")),
                 bool("allow_sandbox_free", v.get("allow_sandbox_free")),
+                blankToNull(v.get("packages_pip_index_url")),
+                blankToNull(v.get("packages_npm_registry")),
+                blankToNull(v.get("packages_apt_sources")) == null ? null : path(v.get("packages_apt_sources"), home),
                 ports("egress_test_loopback_ports", v.get("egress_test_loopback_ports")),
                 blankToNull(v.get("egress_upstream_ca_file")) == null ? null : path(v.get("egress_upstream_ca_file"), home));
     }

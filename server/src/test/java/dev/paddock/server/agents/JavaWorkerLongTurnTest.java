@@ -44,7 +44,7 @@ class JavaWorkerLongTurnTest {
                 ? List.of(toolUse("toolu_" + results, "bash", Map.of("command", "true")))
                 : List.of(text("Done.")));
         // room for every call in one turn: the default turn limit is below CALLS
-        AgentsConfig config = new AgentsConfig(model.baseUrl(), "k", false, null, CALLS + 10, 0, null, null, null);
+        AgentsConfig config = new AgentsConfig(model.baseUrl(), "k", false, null, CALLS + 10, 0, null, null, null, null);
         stack = new AgentsStack(config);
         api = new Rest(stack.baseUrl, stack.apiKey);
     }

@@ -28,7 +28,7 @@ class TurnLimitTest {
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> List.of(toolUse("toolu_" + results, "bash", Map.of("command", "true"))));
-        stack = new AgentsStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null));
+        stack = new AgentsStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null, null));
         api = new Rest(stack.baseUrl, stack.apiKey);
     }
 

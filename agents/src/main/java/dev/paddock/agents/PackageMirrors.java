@@ -1,0 +1,65 @@
+package dev.paddock.agents;
+
+import dev.paddock.core.PaddockException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where environment packages come from besides the public registries (a company mirror): a pip index URL, an npm
+ * registry URL, and an apt sources file (one-line or deb822 format) used instead of the host's, each null for the
+ * public ones. The builder sandbox may reach the pip and npm mirrors' hosts besides the package managers' own; an apt
+ * mirror's host must be allowed the same way, so its URLs are read from the file.
+ */
+public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.file.Path aptSources) {
+    public static final PackageMirrors NONE = new PackageMirrors(null, null, null);
+
+    public PackageMirrors {
+        if (aptSources != null && !java.nio.file.Files.isRegularFile(aptSources)) {
+            throw PaddockException.invalid("invalid_mirror", "the apt sources file " + aptSources + " does not exist");
+        }
+        for (String url : new String[] {pipIndexUrl, npmRegistry}) {
+            if (url == null) continue;
+            URI u;
+            try {
+                u = URI.create(url);
+            } catch (IllegalArgumentException e) {
+                throw PaddockException.invalid("invalid_mirror", "package mirror '" + url + "' is not a URL");
+            }
+            if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+                throw PaddockException.invalid("invalid_mirror", "package mirror '" + url + "' must be an http:// or https:// URL with a host");
+            }
+        }
+    }
+
+    /** The builder's environment: what pip and npm read their source from. */
+    Map<String, String> environment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        if (pipIndexUrl != null) env.put("PIP_INDEX_URL", pipIndexUrl);
+        if (npmRegistry != null) env.put("npm_config_registry", npmRegistry);
+        return env;
+    }
+
+    /** The mirrors' hosts (with their port when not the scheme's), for the builder's allowlist. */
+    List<String> hosts() {
+        List<String> hosts = new ArrayList<>();
+        List<String> urls = new ArrayList<>();
+        if (pipIndexUrl != null) urls.add(pipIndexUrl);
+        if (npmRegistry != null) urls.add(npmRegistry);
+        if (aptSources != null) {
+            try {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("https?://[^\\s\\]]+").matcher(java.nio.file.Files.readString(aptSources));
+                while (m.find()) urls.add(m.group());
+            } catch (java.io.IOException e) {
+                throw PaddockException.invalid("invalid_mirror", "cannot read the apt sources file " + aptSources + ": " + e.getMessage());
+            }
+        }
+        for (String url : urls) {
+            URI u = URI.create(url);
+            hosts.add(u.getPort() < 0 ? u.getHost() : u.getHost() + ":" + u.getPort());
+        }
+        return hosts;
+    }
+}
