@@ -38,6 +38,14 @@ public final class EventIntake {
 
     /** Appends the events and wakes the agent loop; answers {@code {data:[…]}} with the stored events. */
     public Map<String, Object> send(Principal p, String sessionId, Map<String, Object> body) {
+        return send(p, sessionId, body, null);
+    }
+
+    /**
+     * Like {@link #send(Principal, String, Map)}; a worker that names itself ({@code anthropic-worker-id}) may send
+     * tool results only while it holds the session's work lease, so one whose lease passed to another is fenced out.
+     */
+    public Map<String, Object> send(Principal p, String sessionId, Map<String, Object> body, String workerId) {
         Fields.allowOnly(body, Set.of("events"), "");
         List<Object> raw = Fields.array(body.get("events"), "events");
         if (raw == null || raw.isEmpty()) throw PaddockException.invalid("missing_field", "field 'events' must hold at least one event");
@@ -45,7 +53,7 @@ public final class EventIntake {
         if ("terminated".equals(session.state())) {
             throw PaddockException.conflict("session_terminated", "session " + sessionId + " is terminated and takes no more events");
         }
-        List<Map<String, Object>> checked = validate(p, session, raw);
+        List<Map<String, Object>> checked = validate(p, session, raw, workerId);
         List<Map<String, Object>> out = new ArrayList<>();
         boolean wake = false;
         boolean interrupt = false;
@@ -67,6 +75,10 @@ public final class EventIntake {
 
     /** Checks every event; returns them normalised (type first). */
     List<Map<String, Object>> validate(Principal p, Resource session, List<Object> raw) {
+        return validate(p, session, raw, null);
+    }
+
+    private List<Map<String, Object>> validate(Principal p, Resource session, List<Object> raw, String workerId) {
         if (raw.size() > MAX_EVENTS) throw PaddockException.invalid("too_many_events", "send at most " + MAX_EVENTS + " events at once");
         History h = null;
         Set<String> answeredHere = new java.util.HashSet<>();
@@ -114,7 +126,11 @@ public final class EventIntake {
                     if (!answeredHere.add(useId)) {
                         throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " is answered twice in this request");
                     }
-                    if (!use.custom() && Callers.isEnvironmentKey(p) && !work.hasLiveLease(session.id())) {
+                    if (!use.custom() && Callers.isEnvironmentKey(p) && !work.hasLiveLease(session.id(), workerId)) {
+                        if (workerId != null && work.hasLiveLease(session.id(), null)) {
+                            throw PaddockException.conflict("work_owned_by_another_worker", "worker '" + Text.clip(workerId, 60)
+                                    + "' does not hold the lease on this session's work: another worker does, so its tool results count");
+                        }
                         throw PaddockException.conflict("no_live_lease", "no worker holds a live lease on this session's work; "
                                 + "poll, ack and heartbeat the work item before sending tool results");
                     }

@@ -188,10 +188,11 @@ public final class WorkQueue {
     }
 
     /** Whether a worker currently holds a live lease on work of this session (used to fence tool results). */
-    public boolean hasLiveLease(String sessionId) {
+    public boolean hasLiveLease(String sessionId, String workerId) {
         Instant now = clock.instant();
         return store.liveForSession(sessionId).stream()
-                .anyMatch(w -> !WorkItem.QUEUED.equals(w.state()) && w.leaseExpiresAt() != null && w.leaseExpiresAt().isAfter(now));
+                .anyMatch(w -> !WorkItem.QUEUED.equals(w.state()) && w.leaseExpiresAt() != null && w.leaseExpiresAt().isAfter(now)
+                        && (workerId == null || Text.clip(workerId, 200).equals(w.workerId())));
     }
 
     public static Map<String, Object> wire(WorkItem w) {

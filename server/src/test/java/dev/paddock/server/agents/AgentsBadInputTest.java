@@ -120,8 +120,10 @@ class AgentsBadInputTest {
 
         String work = worker.get("/v1/environments/" + s.env() + "/work/poll", Map.of("anthropic-worker-id", "w")).body().get("id").asString();
         worker.post("/v1/environments/" + s.env() + "/work/" + work + "/ack", Map.of());
-        assertThat(worker.post("/v1/sessions/" + s.session() + "/events", result).status()).isEqualTo(200);
-        assertError(worker.post("/v1/sessions/" + s.session() + "/events", result), 409, "tool_result_already_sent");
+        // a worker that names itself is fenced per claim: only the lease holder's results count
+        assertError(worker.post("/v1/sessions/" + s.session() + "/events", result, Map.of("anthropic-worker-id", "stale")), 409, "work_owned_by_another_worker");
+        assertThat(worker.post("/v1/sessions/" + s.session() + "/events", result, Map.of("anthropic-worker-id", "w")).status()).isEqualTo(200);
+        assertError(worker.post("/v1/sessions/" + s.session() + "/events", result), 409, "tool_result_already_sent"); // no name: any live lease
     }
 
     static String toolUseId(String session) {

@@ -48,7 +48,8 @@ final class SessionEventRoutes {
     }
 
     void register(RoutesConfig r) {
-        r.post(SessionRoutes.SESSION + "/events", ctx -> ctx.json(intake.send(Auth.principal(ctx), ctx.pathParam("session_id"), bodies.json(ctx))));
+        r.post(SessionRoutes.SESSION + "/events", ctx -> ctx.json(intake.send(Auth.principal(ctx), ctx.pathParam("session_id"), bodies.json(ctx),
+                blankToNull(ctx.header("anthropic-worker-id")))));
         r.get(SessionRoutes.SESSION + "/events", this::list);
         r.get(SessionRoutes.SESSION + "/events/stream", this::stream);
     }
@@ -123,5 +124,9 @@ final class SessionEventRoutes {
             return new ListResult(page.data(), dev.paddock.agents.Cursors.next(page, request), dev.paddock.agents.Cursors.prev(page, request),
                     page.hasMore(), page.firstId(), page.lastId());
         }
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
     }
 }
