@@ -5,12 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.app.serve.PaddockApp;
-import dev.paddock.app.serve.ServeSettings;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
@@ -32,8 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BrowserWarmPoolEndToEndTest {
     HttpServer pages;
-    Path dataDir;
-    PaddockApp app;
+    BwrapServer server;
     PaddockClient api;
     int port;
 
@@ -44,25 +39,16 @@ class BrowserWarmPoolEndToEndTest {
         pages.createContext("/form", x -> BrowserEndToEndTest.reply(x, "text/html", BrowserEndToEndTest.FORM, Map.of()));
         pages.start();
         port = pages.getAddress().getPort();
-        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pw");
-        ServeSettings settings = ServeSettings.resolve(Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap",
-                "warm_pool_size", "0", "browser_warm_pool_size", "1", "egress_test_loopback_ports", Integer.toString(port)), Map.of(), null, dataDir);
-        app = PaddockApp.start(settings);
-        api = new PaddockClient(app.url(), app.createdAdminKey().orElseThrow());
+        server = new BwrapServer("pw", Map.of("warm_pool_size", "0", "browser_warm_pool_size", "1", "egress_test_loopback_ports", Integer.toString(port)));
+        api = server.api;
     }
 
     @AfterAll
     void stop() throws Exception {
         try {
-            for (var s : api.get("/v1/sandboxes", Map.of("limit", 1000)).path("data")) {
-                api.call("DELETE", "/v1/sandboxes/" + s.path("id").asString(), Map.of(), null);
-            }
+            server.close();
         } finally {
-            app.close();
             pages.stop(0);
-            var bwrap = new dev.paddock.driver.bwrap.BwrapDriver(dev.paddock.driver.bwrap.BwrapConfig.defaults(dataDir));
-            bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a server by design; a test leaves none behind
-            new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
         }
     }
 

@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * A real Paddock in this JVM with the bubblewrap driver, on a data dir directly under /tmp (the sandbox's unix
- * socket path must fit in 108 bytes). Closing terminates every sandbox it still runs and removes the data dir.
+ * socket path must fit in 108 bytes). Closing deletes every sandbox it still runs, destroys any its driver still
+ * has (sandboxes outlive a server by design), and removes the data dir.
  */
 final class BwrapServer implements AutoCloseable {
     final Path dataDir;
@@ -18,11 +19,23 @@ final class BwrapServer implements AutoCloseable {
     final PaddockClient api;
 
     BwrapServer(String prefix) throws IOException {
+        this(prefix, Map.of());
+    }
+
+    /** With {@code settings} on top of the defaults (config keys as in {@code paddock serve}). */
+    BwrapServer(String prefix, Map<String, String> settings) throws IOException {
         dataDir = Files.createTempDirectory(Path.of("/tmp"), prefix);
-        ServeSettings settings = ServeSettings.resolve(
-                Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap"), Map.of(), null, dataDir);
+        Map<String, String> flags = new java.util.HashMap<>(settings);
+        flags.putAll(Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap"));
+        ServeSettings resolved;
         try {
-            app = PaddockApp.start(settings);
+            resolved = ServeSettings.resolve(flags, Map.of(), null, dataDir);
+        } catch (RuntimeException e) {
+            removeDataDir();
+            throw e;
+        }
+        try {
+            app = PaddockApp.start(resolved);
         } catch (RuntimeException e) {
             removeDataDir();
             throw e;
@@ -42,6 +55,8 @@ final class BwrapServer implements AutoCloseable {
             }
         } finally {
             app.close();
+            var bwrap = new dev.paddock.driver.bwrap.BwrapDriver(dev.paddock.driver.bwrap.BwrapConfig.defaults(dataDir));
+            bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a server by design; a test leaves none behind
             removeDataDir();
         }
     }

@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.app.serve.PaddockApp;
-import dev.paddock.app.serve.ServeSettings;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +30,7 @@ class EnvironmentPackagesEndToEndTest {
     EgressUpstreams up;
     LocalPackageRepos repos;
     SessionNetworkEndToEndTest.ToolCallingModel model;
-    Path dataDir;
-    PaddockApp app;
+    BwrapServer server;
     PaddockClient api;
 
     @BeforeEach
@@ -42,25 +38,20 @@ class EnvironmentPackagesEndToEndTest {
         up = new EgressUpstreams();
         repos = new LocalPackageRepos();
         model = new SessionNetworkEndToEndTest.ToolCallingModel(PROBE);
-        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pk");
-        app = PaddockApp.start(ServeSettings.resolve(Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap",
-                "egress_test_loopback_ports", up.httpPort() + "," + repos.port(), "packages_pip_index_url", "http://localhost:" + up.httpPort() + "/simple/",
-                "packages_npm_registry", repos.npmRegistry(), "packages_apt_sources", repos.aptSources().toString(),
-                "model_base_url", model.baseUrl(), "model_api_key", "test-model-key"), Map.of(), null, dataDir));
-        api = new PaddockClient(app.url(), app.createdAdminKey().orElseThrow());
+        server = new BwrapServer("pk", Map.of("egress_test_loopback_ports", up.httpPort() + "," + repos.port(),
+                "packages_pip_index_url", "http://localhost:" + up.httpPort() + "/simple/", "packages_npm_registry", repos.npmRegistry(),
+                "packages_apt_sources", repos.aptSources().toString(), "model_base_url", model.baseUrl(), "model_api_key", "test-model-key"));
+        api = server.api;
     }
 
     @AfterEach
     void stop() throws Exception {
         try {
-            app.close();
+            server.close();
         } finally {
             up.close();
             repos.close();
             model.close();
-            var bwrap = new dev.paddock.driver.bwrap.BwrapDriver(dev.paddock.driver.bwrap.BwrapConfig.defaults(dataDir));
-            bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a server by design; a test leaves none behind
-            new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
         }
     }
 
@@ -72,19 +63,19 @@ class EnvironmentPackagesEndToEndTest {
         packages.putArray("pip").add("tinypkg");
         packages.putArray("npm").add("tinynpm@1.0.0");
         String envId = api.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
-        String agentId = agent();
+        String agentId = AgentSessions.toolsetAgent(api);
 
-        String first = session(agentId, envId);
+        String first = AgentSessions.sendGo(api, agentId, envId);
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> model.finished() || failed(first));
         String out = model.toolResults.getFirst();
         assertThat(out).as("the bash tool's output").startsWith("/workspace/.paddock/packages/apt/usr/bin/paddock-hello\nhello-from-apt\n42\n42");
-        try (var cached = Files.list(dataDir.resolve("packages"))) {
+        try (var cached = Files.list(server.dataDir.resolve("packages"))) {
             assertThat(cached.map(p -> p.getFileName().toString())).hasSize(1).allMatch(n -> n.endsWith(".tar"));
         }
 
         // a second session of the same environment gets the cached packages: no second builder sandbox
         await().atMost(Duration.ofSeconds(30)).until(() -> "idle".equals(api.get("/v1/sessions/" + first).path("status").asString()));
-        String second = session(agentId, envId);
+        String second = AgentSessions.sendGo(api, agentId, envId);
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
                 "idle".equals(api.get("/v1/sessions/" + second).path("status").asString())
                         && !api.get("/v1/sessions/" + second).path("paddock_sandbox_id").isNull());
@@ -112,20 +103,6 @@ class EnvironmentPackagesEndToEndTest {
         ObjectNode cargo = obj().put("name", "cargo");
         cargo.putObject("config").put("type", "cloud").putObject("packages").putArray("cargo").add("ripgrep");
         assertThatThrownBy(() -> api.json("POST", "/v1/environments", Map.of(), cargo)).hasMessageContaining("not yet cargo");
-    }
-
-    private String agent() {
-        ObjectNode agent = obj().put("name", "pkg-agent").put("model", "test-model");
-        agent.putArray("tools").addObject().put("type", "agent_toolset_20260401");
-        return api.json("POST", "/v1/agents", Map.of(), agent).path("id").asString();
-    }
-
-    private String session(String agentId, String envId) {
-        String id = api.json("POST", "/v1/sessions", Map.of(), obj().put("agent", agentId).put("environment_id", envId)).path("id").asString();
-        ObjectNode send = obj();
-        send.putArray("events").addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "go");
-        api.json("POST", "/v1/sessions/" + id + "/events", Map.of(), send);
-        return id;
     }
 
     /** A session whose loop failed says so in a session.error event: stop waiting and show it. */

@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.app.serve.PaddockApp;
-import dev.paddock.app.serve.ServeSettings;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,30 +25,22 @@ import tools.jackson.databind.node.ObjectNode;
 @Tag("bwrap")
 class SandboxFreeEnvironmentEndToEndTest {
     SessionNetworkEndToEndTest.ToolCallingModel model;
-    Path dataDir;
-    PaddockApp app;
+    BwrapServer server;
     PaddockClient api;
 
     void start(boolean allow) throws Exception {
         model = new SessionNetworkEndToEndTest.ToolCallingModel("id -u; pwd");
-        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pf");
-        app = PaddockApp.start(ServeSettings.resolve(Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap",
-                "allow_sandbox_free", Boolean.toString(allow), "model_base_url", model.baseUrl(), "model_api_key", "test-model-key"),
-                Map.of(), null, dataDir));
-        api = new PaddockClient(app.url(), app.createdAdminKey().orElseThrow());
+        server = new BwrapServer("pf", Map.of("allow_sandbox_free", Boolean.toString(allow), "model_base_url", model.baseUrl(),
+                "model_api_key", "test-model-key"));
+        api = server.api;
     }
 
     @AfterEach
     void stop() throws Exception {
         try {
-            if (app != null) app.close();
+            if (server != null) server.close();
         } finally {
             if (model != null) model.close();
-            if (dataDir != null) {
-                var bwrap = new dev.paddock.driver.bwrap.BwrapDriver(dev.paddock.driver.bwrap.BwrapConfig.defaults(dataDir));
-                bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a server by design; a test leaves none behind
-                new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
-            }
         }
     }
 
@@ -66,14 +54,8 @@ class SandboxFreeEnvironmentEndToEndTest {
     @Test
     void allowedItsSessionsRunToolsOnTheHostWithAWarningAndTheDriverServesNothingElse() throws Exception {
         start(true);
-        ObjectNode agent = obj().put("name", "free-agent").put("model", "test-model");
-        agent.putArray("tools").addObject().put("type", "agent_toolset_20260401");
-        String agentId = api.json("POST", "/v1/agents", Map.of(), agent).path("id").asString();
         String envId = api.json("POST", "/v1/environments", Map.of(), environment("free")).path("id").asString();
-        String sessionId = api.json("POST", "/v1/sessions", Map.of(), obj().put("agent", agentId).put("environment_id", envId)).path("id").asString();
-        ObjectNode send = obj();
-        send.putArray("events").addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "go");
-        api.json("POST", "/v1/sessions/" + sessionId + "/events", Map.of(), send);
+        String sessionId = AgentSessions.sendGo(api, AgentSessions.toolsetAgent(api), envId);
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> model.finished());
 
         // the command ran as this host's own user, not as a sandbox uid

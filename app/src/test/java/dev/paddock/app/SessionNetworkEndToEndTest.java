@@ -116,14 +116,8 @@ class SessionNetworkEndToEndTest {
 
     /** Creates agent, environment and session, sends one message and waits until the loop is idle again. */
     private String runOneToolCall(ObjectNode environment) {
-        ObjectNode agent = obj().put("name", "net-agent").put("model", "test-model");
-        agent.putArray("tools").addObject().put("type", "agent_toolset_20260401");
-        String agentId = api.json("POST", "/v1/agents", Map.of(), agent).path("id").asString();
         String envId = api.json("POST", "/v1/environments", Map.of(), environment).path("id").asString();
-        String sessionId = api.json("POST", "/v1/sessions", Map.of(), obj().put("agent", agentId).put("environment_id", envId)).path("id").asString();
-        ObjectNode send = obj();
-        send.putArray("events").addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "go");
-        api.json("POST", "/v1/sessions/" + sessionId + "/events", Map.of(), send);
+        String sessionId = AgentSessions.sendGo(api, AgentSessions.toolsetAgent(api), envId);
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> model.finished());
         await().atMost(Duration.ofSeconds(20)).until(() -> "idle".equals(api.get("/v1/sessions/" + sessionId).path("status").asString()));
         return sessionId;
