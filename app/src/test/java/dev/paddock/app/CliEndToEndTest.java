@@ -72,6 +72,19 @@ class CliEndToEndTest {
         assertThat(rm.out()).isEqualTo(id + " terminated\n");
         assertThat(cli.run("sandbox", "list").out()).doesNotContain(id);
         assertThat(cli.run("sandbox", "list", "--all").out()).contains(id, "terminated");
+        assertThat(cli.run("sandbox", "ls", id + ":/workspace").code()).as("the workspace stays readable").isZero();
+    }
+
+    @Test
+    void removeWithPurgeLeavesNoFilesOnTheHost() throws Exception {
+        String id = create();
+        cli.run("sandbox", "exec", id, "--shell", "echo secret > data.txt");
+        Path file = dataDir.resolve("subprocess").resolve("sandboxes").resolve(id).resolve("workspace").resolve("data.txt");
+        assertThat(file).exists();
+        Cli.Result rm = cli.run("sandbox", "rm", "--purge", id);
+        assertThat(rm.code()).as(rm.toString()).isZero();
+        assertThat(file).doesNotExist();
+        assertThat(cli.run("sandbox", "rm", "--purge=maybe", id).err()).contains("--purge");
     }
 
     @Test

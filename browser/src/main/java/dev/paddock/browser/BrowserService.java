@@ -49,7 +49,6 @@ public final class BrowserService {
 
     private final RuntimeHost host;
     private static final ObjectMapper JSON = JsonMapper.builder().build();
-    private final ObjectMapper json = JSON;
     private final Map<String, Long> agents = new ConcurrentHashMap<>();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     private final AtomicLong runs = new AtomicLong();
@@ -144,11 +143,11 @@ public final class BrowserService {
         synchronized (locks.computeIfAbsent(id, k -> new Object())) {
             ensureAgent(p, id);
         }
-        ObjectNode req = json.createObjectNode().put("action", "screencast").put("quality", quality);
+        ObjectNode req = JSON.createObjectNode().put("action", "screencast").put("quality", quality);
         Screencast cast = new Screencast(new Heartbeat(host, p, id));
         try {
-            cast.attach(host.exec(p, id, BrowserAssets.toAgent(json.writeValueAsBytes(req), t, Duration.ofSeconds(60)),
-                    Screencast.lines(json, sink, cast::close)));
+            cast.attach(host.exec(p, id, BrowserAssets.toAgent(JSON.writeValueAsBytes(req), t, Duration.ofSeconds(60)),
+                    Screencast.lines(JSON, sink, cast::close)));
         } catch (RuntimeException e) {
             cast.close();
             throw e;
@@ -244,7 +243,7 @@ public final class BrowserService {
 
     private ObjectNode send(Principal p, String id, ObjectNode req, Duration t, Duration connect) {
         OutputCap out = new OutputCap(MAX_ANSWER);
-        ExecRequest exec = BrowserAssets.toAgent(json.writeValueAsBytes(req), t, connect);
+        ExecRequest exec = BrowserAssets.toAgent(JSON.writeValueAsBytes(req), t, connect);
         ExecResult r;
         try (Heartbeat ignored = new Heartbeat(host, p, id)) {
             r = host.run(p, id, exec, out.stdout());
@@ -262,14 +261,14 @@ public final class BrowserService {
         }
         JsonNode raw;
         try {
-            raw = out.truncated() ? null : json.readTree(out.text());
+            raw = out.truncated() ? null : JSON.readTree(out.text());
         } catch (RuntimeException e) {
             raw = null;
         }
         if (raw == null || !raw.isObject()) {
             throw new PaddockException(ErrorType.API, "browser_bad_answer", "the browser agent in sandbox " + id + " sent an unreadable answer");
         }
-        ObjectNode answer = json.createObjectNode();
+        ObjectNode answer = JSON.createObjectNode();
         answer.put("ok", raw.path("ok").asBoolean(false));
         for (String f : ANSWER_FIELDS) if (raw.has(f)) answer.set(f, raw.get(f));
         return answer;

@@ -29,10 +29,14 @@ final class SandboxLifecycleCommands {
         }
     }
 
-    @Command(name = "rm", aliases = "delete", description = "Terminate a sandbox (its workspace stays readable).")
+    @Command(name = "rm", aliases = "delete", description = "Terminate a sandbox (its workspace stays readable; a browser sandbox's does not).")
     static final class Remove extends StateChange {
+        @picocli.CommandLine.Option(names = "--purge", arity = "0..1", paramLabel = "true|false",
+                description = "Also remove its workspace and outputs from the host (the default for browser sandboxes; --purge=false keeps them).")
+        Boolean purge;
+
         @Override byte[] send(String sandboxId) {
-            return client().call("DELETE", path("sandboxes", sandboxId), Map.of(), null);
+            return client().call("DELETE", path("sandboxes", sandboxId), purge == null ? Map.of() : Map.of("purge", purge), null);
         }
     }
 
