@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -518,6 +519,10 @@ static void fwd_relay(int a, int b) {
 }
 
 static void fwd_one(int client, const char *socket_path) {
+    /* a response head and its body arrive as separate reads: without this, Nagle holds the second write back
+     * until the client acknowledges the first, a delay on every request */
+    int one = 1;
+    setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct sockaddr_un sa;
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
