@@ -54,6 +54,7 @@ final class EnvironmentPackages {
     static final String NAME_SHAPE = "a package name, optionally with a version (apt name=1.2, pip name==1.2, npm name@1.2)";
     private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(20);
     private static final int OUTPUT_TAIL = 4000;
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final RuntimeHost host;
     private final Path cacheDir;
@@ -226,7 +227,7 @@ final class EnvironmentPackages {
     private static String key(Map<String, List<String>> wanted) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update(JsonMapper.builder().build().writeValueAsBytes(wanted));
+            sha.update(JSON.writeValueAsBytes(wanted));
             return HexFormat.of().formatHex(sha.digest()).substring(0, 32);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);

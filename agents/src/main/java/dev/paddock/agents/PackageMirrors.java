@@ -20,17 +20,20 @@ public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.fi
         if (aptSources != null && !java.nio.file.Files.isRegularFile(aptSources)) {
             throw PaddockException.invalid("invalid_mirror", "the apt sources file " + aptSources + " does not exist");
         }
-        for (String url : new String[] {pipIndexUrl, npmRegistry}) {
-            if (url == null) continue;
-            URI u;
-            try {
-                u = URI.create(url);
-            } catch (IllegalArgumentException e) {
-                throw PaddockException.invalid("invalid_mirror", "package mirror '" + url + "' is not a URL");
-            }
-            if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-                throw PaddockException.invalid("invalid_mirror", "package mirror '" + url + "' must be an http:// or https:// URL with a host");
-            }
+        check("pip index (packages_pip_index_url)", pipIndexUrl);
+        check("npm registry (packages_npm_registry)", npmRegistry);
+    }
+
+    private static void check(String what, String url) {
+        if (url == null) return;
+        URI u;
+        try {
+            u = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw PaddockException.invalid("invalid_mirror", "the " + what + " '" + url + "' is not a URL");
+        }
+        if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
+            throw PaddockException.invalid("invalid_mirror", "the " + what + " '" + url + "' must be an http:// or https:// URL with a host");
         }
     }
 
