@@ -15,7 +15,8 @@ class ServeSettingsTest {
     @TempDir Path home;
 
     @Test
-    void defaults() {
+    void defaults() throws Exception {
+        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
         ServeSettings s = ServeSettings.resolve(Map.of(), Map.of(), null, home);
         assertThat(s.dataDir()).isEqualTo(home.resolve(".paddock"));
         assertThat(s.bind()).isEqualTo("127.0.0.1");
@@ -24,6 +25,14 @@ class ServeSettingsTest {
         assertThat(s.defaultTimeout()).isEqualTo(Duration.ofHours(1));
         assertThat(s.idleSuspendAfter()).isNull();
         assertThat(s.maxUploadBytes()).isEqualTo(1L << 30);
+    }
+
+    @Test
+    void aHomeClosedToOtherUsersPutsTheDataDirWhereSandboxesCanReachIt() throws Exception {
+        // sandboxes run as their own uids: they could not pass through a 0700 home (root's /root) to their workspace
+        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).dataDir()).isEqualTo(Path.of("/var/lib/paddock"));
+        assertThat(ServeSettings.resolve(Map.of(), Map.of("PADDOCK_DATA_DIR", "/tmp/x"), null, home).dataDir()).isEqualTo(Path.of("/tmp/x"));
     }
 
     @Test

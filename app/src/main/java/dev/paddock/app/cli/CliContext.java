@@ -54,9 +54,9 @@ public final class CliContext {
 
     public Path home() { return home; }
 
-    /** The data directory: {@code PADDOCK_DATA_DIR}, else {@code ~/.paddock}. */
+    /** The data directory: {@code PADDOCK_DATA_DIR}, else the server's default ({@code ~/.paddock} or /var/lib/paddock). */
     public Path defaultDataDir() {
         String dir = env("PADDOCK_DATA_DIR");
-        return dir != null ? Path.of(dir) : home.resolve(".paddock");
+        return dir != null ? Path.of(dir) : dev.paddock.app.serve.DataDir.defaultFor(home);
     }
 }

@@ -34,6 +34,24 @@ public final class DataDir implements AutoCloseable {
     }
 
     /** Creates the directory (0700) when missing and takes its lock; refuses when another server holds it. */
+    /** Where the data directory goes when none is configured, for a server run as root. */
+    public static final Path SYSTEM_DEFAULT = Path.of("/var/lib/paddock");
+
+    /**
+     * The data directory when none is configured: {@code ~/.paddock}, unless the home directory is closed to other
+     * users (as root's {@code /root} is, mode 0700): sandboxes run as their own uids and must pass through the data
+     * directory's parents to reach their workspace, so then it is {@link #SYSTEM_DEFAULT}. Server and CLI agree.
+     */
+    public static Path defaultFor(Path home) {
+        try {
+            var mode = Files.getPosixFilePermissions(home);
+            if (!mode.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) return SYSTEM_DEFAULT;
+        } catch (IOException | UnsupportedOperationException e) {
+            // no home to look at: keep the usual place
+        }
+        return home.resolve(".paddock");
+    }
+
     public static DataDir open(Path root) {
         Path dir = root.toAbsolutePath().normalize();
         try {

@@ -54,7 +54,7 @@ public record ServeSettings(
 
     private static Map<String, String[]> keys() {
         Map<String, String[]> k = new LinkedHashMap<>();
-        k.put("data_dir", new String[] {"~/.paddock", "paddock.db, sandboxes/, admin.key, …"});
+        k.put("data_dir", new String[] {"~/.paddock", "paddock.db, sandboxes/, admin.key, … (/var/lib/paddock when ~ is closed to others, like /root)"});
         k.put("bind", new String[] {"127.0.0.1", "address to listen on"});
         k.put("port", new String[] {"7070", "port to listen on (0: any free port)"});
         k.put("driver", new String[] {"bwrap", "bwrap (subprocess: test mode only)"});
@@ -91,7 +91,7 @@ public record ServeSettings(
     public static ServeSettings resolve(Map<String, String> flags, Map<String, String> env, Path configFile, Path home) {
         Map<String, String> values = new LinkedHashMap<>();
         KEYS.forEach((key, meta) -> values.put(key, meta[0]));
-        values.put("data_dir", home.resolve(".paddock").toString());
+        values.put("data_dir", DataDir.defaultFor(home).toString());
 
         String earlyDir = firstNonBlank(flags.get("data_dir"), env.get("PADDOCK_DATA_DIR"));
         Path file = configFile;

@@ -26,7 +26,24 @@ final class HostCheck {
         if (readInt(Path.of("/proc/sys/kernel/unprivileged_userns_clone")) == 0) {
             out.add("unprivileged user namespaces are disabled: sysctl -w kernel.unprivileged_userns_clone=1");
         }
+        closedParent(config.dataDir()).ifPresent(dir -> out.add("sandboxes run as their own uids and cannot pass through " + dir
+                + " (closed to other users) to reach the data directory " + config.dataDir() + ": choose a data directory outside it,"
+                + " such as /var/lib/paddock, or let others pass (chmod o+x " + dir + ")"));
         return out;
+    }
+
+    /** The first existing parent of {@code dataDir} that other users may not pass through, if any. */
+    static java.util.Optional<Path> closedParent(Path dataDir) {
+        for (Path dir = dataDir.toAbsolutePath().normalize().getParent(); dir != null; dir = dir.getParent()) {
+            try {
+                if (!Files.getPosixFilePermissions(dir).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
+                    return java.util.Optional.of(dir);
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                // not there yet: it is created with the data directory's own mode
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     static boolean isRoot() {
