@@ -14,9 +14,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ServeSettingsTest {
     @TempDir Path home;
 
+    @org.junit.jupiter.api.BeforeEach
+    void openHome() throws Exception {
+        // a home other users may pass through, so the default data dir is inside it (see the closed-home test)
+        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+    }
+
     @Test
     void defaults() throws Exception {
-        Files.setPosixFilePermissions(home, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
         ServeSettings s = ServeSettings.resolve(Map.of(), Map.of(), null, home);
         assertThat(s.dataDir()).isEqualTo(home.resolve(".paddock"));
         assertThat(s.bind()).isEqualTo("127.0.0.1");
