@@ -11,7 +11,7 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.host.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
-import java.io.ByteArrayOutputStream;
+import dev.paddock.toolset.BoundedBuffer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -117,9 +117,8 @@ final class EnvironmentPackages {
             } catch (IOException e) {
                 throw PaddockException.internal("cannot create " + cacheDir, e);
             }
-            List<String> hosts = new ArrayList<>(mirrors.hosts());
             SandboxRecord builder = host.create(owner, new SandboxRequest(null, null, false, null, mirrors.environment(),
-                    new NetworkPolicy(NetworkPolicy.Mode.LIMITED, hosts, true), BUILD_TIMEOUT.plusMinutes(5), null, null));
+                    new NetworkPolicy(NetworkPolicy.Mode.LIMITED, mirrors.hosts(), true), BUILD_TIMEOUT.plusMinutes(5), null, null));
             Path partial = cacheDir.resolve(key + ".tar.partial");
             try {
                 run(owner, builder.id(), "prepare", List.of("mkdir", "-p", DIR));
@@ -214,13 +213,17 @@ final class EnvironmentPackages {
     }
 
     private void run(Principal owner, String sandboxId, String step, List<String> argv) {
-        Tail out = new Tail();
+        BoundedBuffer tail = new BoundedBuffer(OUTPUT_TAIL, true); // stdout and stderr together: the end says what failed
+        ExecOutput out = new ExecOutput() {
+            @Override public void stdout(byte[] d, int o, int l) { tail.append(d, o, l); }
+            @Override public void stderr(byte[] d, int o, int l) { tail.append(d, o, l); }
+        };
         // everything through the proxy, also a mirror on a loopback name: the builder's own loopback serves nothing
         ExecResult r = host.run(owner, sandboxId, new ExecRequest(argv, Map.of("NO_PROXY", "", "no_proxy", ""), "/workspace", BUILD_TIMEOUT, null), out);
         if (r.exitCode() != 0 || r.timedOut()) {
             throw new PaddockException(ErrorType.INVALID_REQUEST, "packages_failed", "installing the environment's " + step + " packages failed"
                     + (r.timedOut() ? " (timed out after " + BUILD_TIMEOUT.toMinutes() + " minutes)" : " (exit " + r.exitCode() + ")")
-                    + "; the end of its output:\n" + out.text());
+                    + "; the end of its output:\n" + new String(tail.bytes(), StandardCharsets.UTF_8));
         }
     }
 
@@ -238,29 +241,5 @@ final class EnvironmentPackages {
         List<String> out = new ArrayList<>(a);
         out.addAll(b);
         return out;
-    }
-
-    /** The last {@link #OUTPUT_TAIL} bytes of a command's stdout and stderr, for the error a failed install gives. */
-    private static final class Tail implements ExecOutput {
-        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
-
-        @Override public synchronized void stdout(byte[] d, int o, int l) { keep(d, o, l); }
-
-        @Override public synchronized void stderr(byte[] d, int o, int l) { keep(d, o, l); }
-
-        private void keep(byte[] d, int o, int l) {
-            kept.write(d, o, l);
-            if (kept.size() > 4 * OUTPUT_TAIL) {
-                byte[] all = kept.toByteArray();
-                kept.reset();
-                kept.write(all, all.length - OUTPUT_TAIL, OUTPUT_TAIL);
-            }
-        }
-
-        synchronized String text() {
-            byte[] all = kept.toByteArray();
-            int from = Math.max(0, all.length - OUTPUT_TAIL);
-            return new String(all, from, all.length - from, StandardCharsets.UTF_8);
-        }
     }
 }

@@ -284,6 +284,11 @@ class BrowserEndToEndTest {
             var unknown = client.callTool(new io.modelcontextprotocol.spec.McpSchema.CallToolRequest("browser_action",
                     Map.of("sandbox_id", id, "action", "navigate", "link", "x")));
             assertThat(mcpText(unknown)).contains("unknown argument 'link'");
+
+            // deleting it over MCP leaves nothing of the task behind, like over REST
+            assertThat(api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")).path("data")).isNotEmpty();
+            mcp(client, "delete_sandbox", Map.of("sandbox_id", id));
+            assertThat(api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")).path("data")).isEmpty();
         }
     }
 

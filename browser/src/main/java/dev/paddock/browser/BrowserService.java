@@ -214,13 +214,17 @@ public final class BrowserService {
         return BrowserTemplate.isBrowser(host.get(p, id).spec().env());
     }
 
-    /** Removes a deleted browser sandbox's files (downloads, screenshots, everything in /workspace) from the host. */
-    public void purge(Principal p, String id) {
-        host.purge(p, id);
+    /**
+     * After a delete: forgets the sandbox's agent and, for a browser sandbox unless {@code purge} is false, removes its
+     * files (downloads, screenshots, everything in /workspace) from the host, so nothing of a browser task outlives it.
+     * {@code purge} null means the default; true purges any sandbox.
+     */
+    public void deleted(Principal p, String id, Boolean purge) {
+        forget(id);
+        if (purge == null ? isBrowser(p, id) : purge) host.purge(p, id);
     }
 
-    /** Forgets the agent of a sandbox (call when it is deleted). */
-    public void forget(String id) {
+    private void forget(String id) {
         agents.remove(id);
         locks.remove(id);
     }

@@ -47,6 +47,11 @@ final class McpArgs {
         throw fail(field + " must be a boolean");
     }
 
+    /** A boolean that may be left out (null), where absent means a default the caller decides. */
+    Boolean optionalFlag(String field) {
+        return values.containsKey(field) ? optionalBoolean(field) : null;
+    }
+
     Long optionalInteger(String field, long min, long max) {
         Object v = values.get(field);
         if (v == null) return null;

@@ -40,9 +40,11 @@ final class SandboxTools {
             "description", "utf-8 (default) for text, base64 for binary");
 
     private final RuntimeHost host;
+    private final dev.paddock.browser.BrowserService browser;
 
-    SandboxTools(RuntimeHost host) {
+    SandboxTools(RuntimeHost host, dev.paddock.browser.BrowserService browser) {
         this.host = host;
+        this.browser = browser;
     }
 
     List<SyncToolSpecification> specifications() {
@@ -75,11 +77,17 @@ final class SandboxTools {
                             out.put("last_id", page.lastId());
                             return McpTools.json(out);
                         }),
-                McpTools.tool("delete_sandbox", "Terminate a sandbox and its processes. Its workspace stays readable where the driver keeps it.",
-                        schema(props("sandbox_id", SANDBOX_ID), List.of("sandbox_id")),
+                McpTools.tool("delete_sandbox", "Terminate a sandbox and its processes. Its workspace stays readable where the driver "
+                                + "keeps it, unless purge; a browser sandbox's files are removed unless purge is false.",
+                        schema(props("sandbox_id", SANDBOX_ID, "purge", type("boolean", "Also remove its workspace and outputs from the host")),
+                                List.of("sandbox_id")),
                         (caller, args) -> {
-                            args.allowOnly(Set.of("sandbox_id"));
-                            return McpTools.json(view(host.delete(caller, args.requiredString("sandbox_id"))));
+                            args.allowOnly(Set.of("sandbox_id", "purge"));
+                            String id = args.requiredString("sandbox_id");
+                            Boolean purge = args.optionalFlag("purge");
+                            SandboxRecord deleted = host.delete(caller, id);
+                            browser.deleted(caller, id, purge);
+                            return McpTools.json(view(deleted));
                         }),
                 McpTools.tool("exec", "Run a command in a sandbox and wait for it: either command (a shell line for /bin/sh -c) or argv. "
                                 + "Returns exit_code, stdout, stderr (each cut at " + MAX_OUTPUT_BYTES / 1024 + " KiB) and timed_out.",

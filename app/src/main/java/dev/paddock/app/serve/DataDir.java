@@ -33,8 +33,7 @@ public final class DataDir implements AutoCloseable {
         this.lock = lock;
     }
 
-    /** Creates the directory (0700) when missing and takes its lock; refuses when another server holds it. */
-    /** Where the data directory goes when none is configured, for a server run as root. */
+    /** Where the data directory goes when none is configured and the home directory is closed to other users. */
     public static final Path SYSTEM_DEFAULT = Path.of("/var/lib/paddock");
 
     /**
@@ -52,6 +51,7 @@ public final class DataDir implements AutoCloseable {
         return home.resolve(".paddock");
     }
 
+    /** Creates the directory (0700) when missing and takes its lock; refuses when another server holds it. */
     public static DataDir open(Path root) {
         Path dir = root.toAbsolutePath().normalize();
         try {

@@ -48,10 +48,8 @@ public final class BrowserRoutes {
         });
         r.after("/v1/sandboxes/{id}", ctx -> {
             if (ctx.method() != io.javalin.http.HandlerType.DELETE || ctx.statusCode() != 200) return;
-            String id = ctx.pathParam("id");
-            browser.forget(id);
-            // nothing of a browser task outlives it: downloads and screenshots go with the sandbox unless kept on purpose
-            if (Params.bool(ctx, "purge", true) && browser.isBrowser(Auth.principal(ctx), id)) browser.purge(Auth.principal(ctx), id);
+            // an explicit purge=true was done by the delete route itself; this adds the browser default
+            browser.deleted(Auth.principal(ctx), ctx.pathParam("id"), ctx.queryParam("purge") == null ? null : Boolean.FALSE);
         });
         r.post("/v1/sandboxes/{id}/browser/script", this::script);
         r.post("/v1/sandboxes/{id}/browser/actions", this::action);
