@@ -20,6 +20,8 @@ import java.util.Optional;
  */
 public final class ApiKeys {
     public static final String DEFAULT_TENANT = "default";
+    /** The tenant whose admin keys are the operator's: the first admin key is made in it. */
+    public static final String OPERATOR_TENANT = DEFAULT_TENANT;
     private static final String PREFIX = "pdk_";
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -59,17 +61,55 @@ public final class ApiKeys {
         return store.findActiveByHash(hash(secret)).map(k -> new Principal(k.tenantId(), k.id(), k.admin()));
     }
 
-    public List<ApiKey> list(Principal caller) {
+    /**
+     * Creates a key on behalf of {@code caller}, an admin: the operator creates keys in any tenant ({@code tenantId}
+     * null: a new tenant), a tenant admin only in its own ({@code tenantId} null or its own).
+     */
+    public Created issue(Principal caller, String tenantId, String name, boolean admin) {
+        requireAdmin(caller);
+        String tenant;
+        if (caller.operator()) {
+            tenant = tenantId != null ? tenantId : Ids.newId("ten");
+        } else if (tenantId == null || tenantId.equals(caller.tenantId())) {
+            tenant = caller.tenantId();
+        } else {
+            throw new PaddockException(ErrorType.PERMISSION, "tenant_forbidden",
+                    "an admin key manages keys of its own tenant only; the operator's admin key manages other tenants' keys");
+        }
+        return create(tenant, name, admin);
+    }
+
+    /** The keys {@code caller} may manage, revoked ones included: the operator's are every tenant's (or {@code tenantId}'s). */
+    public List<ApiKey> list(Principal caller, String tenantId) {
+        requireAdmin(caller);
+        if (caller.operator()) return tenantId == null ? store.listAll() : store.list(tenantId);
+        if (tenantId != null && !tenantId.equals(caller.tenantId())) {
+            throw new PaddockException(ErrorType.PERMISSION, "tenant_forbidden",
+                    "an admin key lists keys of its own tenant only; the operator's admin key lists other tenants' keys");
+        }
         return store.list(caller.tenantId());
     }
 
+    /**
+     * Revokes a key: any key may revoke itself, a tenant admin any key of its tenant, the operator any key. A key
+     * the caller may not manage is not found, so key ids of other tenants do not leak.
+     */
     public void revoke(Principal caller, String keyId) {
-        ApiKey key = store.list(caller.tenantId()).stream().filter(k -> k.id().equals(keyId)).findFirst()
-                .orElseThrow(() -> PaddockException.notFound("api key", keyId));
-        if (key.id().equals(caller.keyId())) {
-            throw new PaddockException(ErrorType.INVALID_REQUEST, "cannot_revoke_self", "an API key cannot revoke itself; use another admin key");
+        if (keyId.equals(caller.keyId())) {
+            store.revoke(keyId);
+            return;
         }
+        requireAdmin(caller);
+        ApiKey key = store.find(keyId)
+                .filter(k -> caller.operator() || k.tenantId().equals(caller.tenantId()))
+                .orElseThrow(() -> PaddockException.notFound("api key", keyId));
         store.revoke(key.id());
+    }
+
+    private static void requireAdmin(Principal caller) {
+        if (!caller.admin()) {
+            throw new PaddockException(ErrorType.PERMISSION, "admin_required", "only an admin API key may manage API keys");
+        }
     }
 
     public boolean any() {

@@ -253,6 +253,11 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     public SandboxRecord resume(Principal caller, String id) {
+        return resume(find(caller, id));
+    }
+
+    private SandboxRecord resume(SandboxRecord record) {
+        String id = record.id();
         return withLock(id, () -> {
             SandboxRecord r = reload(id);
             if (r.state() == SandboxState.RUNNING) return r;
@@ -533,7 +538,12 @@ public final class RuntimeHost implements AutoCloseable {
         }
     }
 
+    /**
+     * The one tenant-scoped lookup: every public operation on a sandbox id starts here, so another tenant's sandbox
+     * is not found (404, not 403: ids do not leak). Internals that reload a record do so only after this check.
+     */
     private SandboxRecord find(Principal caller, String id) {
+        java.util.Objects.requireNonNull(caller, "caller");
         Ids.require("sbx", id, "sandbox id");
         return store.sandboxes().find(id)
                 .filter(r -> r.tenantId().equals(caller.tenantId()))
@@ -548,7 +558,7 @@ public final class RuntimeHost implements AutoCloseable {
     private Sandbox usable(SandboxRecord r) {
         noteActivity(r.id());
         if (r.state() == SandboxState.SUSPENDED && IDLE_SUSPEND_REASON.equals(r.stateReason())) {
-            r = resume(new Principal(r.tenantId(), null, false), r.id());
+            r = resume(r);
         }
         if (r.state() != SandboxState.RUNNING) {
             String hint = r.state() == SandboxState.SUSPENDED ? "; resume it first" : "";

@@ -99,6 +99,21 @@ public final class PaddockServer implements AutoCloseable {
         return app.port();
     }
 
+    /**
+     * Every route this server answers, as {@code "METHOD /path/{param}"} (WebSocket routes as {@code "WS …"}; the
+     * MCP servlet at {@code /mcp} is not a route): for tests that must walk all of them.
+     */
+    public synchronized java.util.List<String> routes() {
+        if (app == null) throw new IllegalStateException("the server is not started");
+        var router = app.unsafe.internalRouter;
+        java.util.List<String> out = new java.util.ArrayList<>();
+        router.allHttpHandlers().stream().map(h -> h.endpoint)
+                .filter(e -> e.method.isHttpMethod())
+                .forEach(e -> out.add(e.method.name() + " " + e.path));
+        router.allWsHandlers().forEach(w -> out.add("WS " + w.getPath()));
+        return out;
+    }
+
     /** The Prometheus registry, for modules that add their own meters. */
     public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
         return metrics.registry();

@@ -109,4 +109,53 @@ class AuthTest {
         Api fresh = t.as(created.json().path("key").asString());
         assertThat(fresh.get("/v1/sandboxes?include_terminated=true").json().path("data").size()).isZero();
     }
+
+    @Test
+    void aTenantAdminManagesOnlyItsOwnTenantsKeys() {
+        String tenant = "tenant-admin-" + System.nanoTime();
+        Api tenantAdmin = t.as(t.keys.create(tenant, "tenant admin", true).secret());
+
+        tenantAdmin.post("/v1/api_keys", "{\"name\": \"up\", \"tenant_id\": \"default\", \"admin\": true}")
+                .error(403, "permission_error", "tenant_forbidden");
+        tenantAdmin.post("/v1/api_keys", "{\"name\": \"other\", \"tenant_id\": \"someone-else\"}")
+                .error(403, "permission_error", "tenant_forbidden");
+        tenantAdmin.get("/v1/api_keys?tenant_id=default").error(403, "permission_error", "tenant_forbidden");
+
+        var own = tenantAdmin.post("/v1/api_keys", "{\"name\": \"ci\", \"admin\": true}");
+        assertThat(own.status()).as(own.body()).isEqualTo(201);
+        assertThat(own.json().path("tenant_id").asString()).as("no tenant_id: the caller's own tenant").isEqualTo(tenant);
+
+        var listed = tenantAdmin.get("/v1/api_keys").json().path("data");
+        assertThat(listed.findValuesAsString("tenant_id")).containsOnly(tenant);
+        String operatorKeyId = t.admin.get("/v1/api_keys?tenant_id=default").json().path("data").get(0).path("id").asString();
+        tenantAdmin.delete("/v1/api_keys/" + operatorKeyId).error(404, "not_found_error", "not_found");
+        assertThat(t.admin.get("/v1/sandboxes").status()).as("the operator's key still works").isEqualTo(200);
+
+        assertThat(tenantAdmin.delete("/v1/api_keys/" + own.json().path("id").asString()).status()).isEqualTo(204);
+    }
+
+    @Test
+    void theOperatorListsAndRevokesEveryTenantsKeys() {
+        String tenant = "tenant-op-" + System.nanoTime();
+        var created = t.keys.create(tenant, "theirs", false);
+        var all = t.admin.get("/v1/api_keys").json().path("data");
+        assertThat(all.findValuesAsString("id")).contains(created.key().id());
+        var filtered = t.admin.get("/v1/api_keys?tenant_id=" + tenant).json().path("data");
+        assertThat(filtered.findValuesAsString("id")).containsExactly(created.key().id());
+
+        var made = t.admin.post("/v1/api_keys", "{\"name\": \"theirs-admin\", \"tenant_id\": \"" + tenant + "\", \"admin\": true}");
+        assertThat(made.status()).isEqualTo(201);
+        assertThat(made.json().path("tenant_id").asString()).isEqualTo(tenant);
+
+        assertThat(t.admin.delete("/v1/api_keys/" + created.key().id()).status()).isEqualTo(204);
+        t.as(created.secret()).get("/v1/sandboxes").error(401, "authentication_error", "invalid_api_key");
+    }
+
+    @Test
+    void anyKeyMayRevokeItself() {
+        var plain = t.keys.create("tenant-self-" + System.nanoTime(), "self", false);
+        Api self = t.as(plain.secret());
+        assertThat(self.delete("/v1/api_keys/" + plain.key().id()).status()).isEqualTo(204);
+        self.get("/v1/sandboxes").error(401, "authentication_error", "invalid_api_key");
+    }
 }

@@ -59,7 +59,7 @@ class ImageRoutesTest {
     @Test
     void onlyAnAdminDeletes() throws Exception {
         placeImage("guarded");
-        var refused = t.newTenant("plain").delete("/v1/images/guarded").error(403, "permission_error", "admin_required");
+        var refused = t.newTenant("plain").delete("/v1/images/guarded").error(403, "permission_error", "operator_required");
         assertThat(refused.message()).contains("delete images");
         assertThat(admin.get("/v1/images/guarded").status()).isEqualTo(200);
 

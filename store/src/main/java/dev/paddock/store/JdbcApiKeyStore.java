@@ -61,6 +61,19 @@ final class JdbcApiKeyStore implements ApiKeyStore {
                 "SELECT " + COLUMNS + " FROM api_keys WHERE tenant_id = ? ORDER BY id DESC", JdbcApiKeyStore::map, tenantId));
     }
 
+    @Override
+    public List<ApiKey> listAll() {
+        return db.read("api_keys.list_all", c -> Sql.query(c,
+                "SELECT " + COLUMNS + " FROM api_keys ORDER BY id DESC", JdbcApiKeyStore::map));
+    }
+
+    @Override
+    public Optional<ApiKey> find(String id) {
+        if (id == null) return Optional.empty();
+        return db.read("api_keys.find", c -> Sql.queryOne(c,
+                "SELECT " + COLUMNS + " FROM api_keys WHERE id = ?", JdbcApiKeyStore::map, id));
+    }
+
     /** Revokes the key; revoking it again keeps the first revocation time. */
     @Override
     public void revoke(String id) {

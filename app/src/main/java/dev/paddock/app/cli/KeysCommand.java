@@ -9,7 +9,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /** {@code paddock keys create|list|revoke}: API key management (admin keys only). */
-@Command(name = "keys", description = "Manage API keys (needs an admin key).",
+@Command(name = "keys", description = "Manage API keys (needs an admin key; any key may revoke itself).",
         subcommands = {KeysCommand.Create.class, KeysCommand.ListAll.class, KeysCommand.Revoke.class})
 public final class KeysCommand {
 
@@ -18,7 +18,7 @@ public final class KeysCommand {
         @Option(names = "--name", required = true, description = "what the key is for, e.g. ci-runner")
         String name;
 
-        @Option(names = "--tenant", paramLabel = "TENANT", description = "tenant to add the key to (default: a new tenant)")
+        @Option(names = "--tenant", paramLabel = "TENANT", description = "tenant to add the key to (default: a new tenant with the operator's key, else your own)")
         String tenant;
 
         @Option(names = "--admin", description = "the key may manage API keys")
@@ -41,10 +41,13 @@ public final class KeysCommand {
         }
     }
 
-    @Command(name = "list", description = "List the API keys of your tenant.")
+    @Command(name = "list", description = "List active API keys: your tenant's, or every tenant's with the operator's key.")
     static final class ListAll extends ClientCommand {
+        @Option(names = "--tenant", paramLabel = "TENANT", description = "only this tenant's keys (the operator's key may name any tenant)")
+        String tenant;
+
         @Override public Integer call() {
-            byte[] raw = client().call("GET", "/v1/api_keys", Map.of(), null);
+            byte[] raw = client().call("GET", "/v1/api_keys", tenant == null ? Map.of() : Map.of("tenant_id", tenant), null);
             if (json()) {
                 printJson(raw);
                 return 0;

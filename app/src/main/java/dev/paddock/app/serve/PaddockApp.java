@@ -90,6 +90,9 @@ public final class PaddockApp implements AutoCloseable {
 
     public int port() { return server.port(); }
 
+    /** Every HTTP and WebSocket route served, as {@code "METHOD /path/{param}"}. */
+    public java.util.List<String> routes() { return server.routes(); }
+
     public DataDir dataDir() { return dataDir; }
 
     /** The address the server is bound to, as configured (may be a wildcard such as 0.0.0.0). */

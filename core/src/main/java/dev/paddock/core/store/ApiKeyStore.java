@@ -11,6 +11,12 @@ public interface ApiKeyStore {
 
     List<ApiKey> list(String tenantId);
 
+    /** Every tenant's keys, revoked ones included, newest first: for the operator. */
+    List<ApiKey> listAll();
+
+    /** The key with this id, revoked or not. */
+    Optional<ApiKey> find(String id);
+
     void revoke(String id);
 
     long count();

@@ -55,6 +55,15 @@ public final class Auth {
         return p;
     }
 
+    /** The caller, who must hold the operator's admin key (shared resources such as images are the operator's). */
+    public static Principal operator(Context ctx, String what) {
+        Principal p = principal(ctx);
+        if (!p.operator()) {
+            throw new PaddockException(ErrorType.PERMISSION, "operator_required", "only the operator's admin API key may " + what);
+        }
+        return p;
+    }
+
     private static String presentedKey(Context ctx) {
         String header = ctx.header("x-api-key");
         if (header != null && !header.isBlank()) return header.strip();

@@ -1,6 +1,5 @@
 package dev.paddock.server.routes;
 
-import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.host.ApiKeys;
 import dev.paddock.host.Principal;
@@ -13,7 +12,10 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.regex.Pattern;
 
-/** API keys, for admin keys only. The secret of a new key is shown once, in the answer that creates it. */
+/**
+ * API keys: the operator's admin key manages every tenant's, a tenant admin its own tenant's, and any key may revoke
+ * itself (see {@link ApiKeys}). The secret of a new key is shown once, in the answer that creates it.
+ */
 public final class ApiKeyRoutes {
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
     private final ApiKeys keys;
@@ -26,17 +28,20 @@ public final class ApiKeyRoutes {
 
     public void register(RoutesConfig r) {
         r.post("/v1/api_keys", this::create);
-        r.get("/v1/api_keys", ctx -> ctx.json(new Views.DataList<>(keys.list(Auth.admin(ctx)).stream()
-                .filter(k -> k.revokedAt() == null).map(Views.Key::of).toList())));
+        r.get("/v1/api_keys", ctx -> {
+            String tenant = ctx.queryParam("tenant_id");
+            if (tenant != null) requireTenant(tenant);
+            ctx.json(new Views.DataList<>(keys.list(Auth.principal(ctx), tenant).stream()
+                    .filter(k -> k.revokedAt() == null).map(Views.Key::of).toList()));
+        });
         r.delete("/v1/api_keys/{id}", ctx -> {
-            Principal p = Auth.admin(ctx);
-            keys.revoke(p, Params.pathId(ctx, "id", "key", "api key id"));
+            keys.revoke(Auth.principal(ctx), Params.pathId(ctx, "id", "key", "api key id"));
             ctx.status(204);
         });
     }
 
     private void create(Context ctx) {
-        Auth.admin(ctx);
+        Principal caller = Auth.admin(ctx);
         CreateApiKeyBody b = bodies.json(ctx, CreateApiKeyBody.class);
         if (b.name() == null || b.name().isBlank() || b.name().length() > 100) {
             throw PaddockException.invalid("invalid_field", "field 'name' is required: 1 to 100 characters");
@@ -44,14 +49,16 @@ public final class ApiKeyRoutes {
         if (b.name().chars().anyMatch(Character::isISOControl)) {
             throw PaddockException.invalid("invalid_field", "field 'name' must not contain control characters");
         }
-        String tenant = b.tenantId();
-        if (tenant != null && !TENANT.matcher(tenant).matches()) {
-            throw PaddockException.invalid("invalid_field",
-                    "field 'tenant_id' must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
-        }
-        if (tenant == null) tenant = Ids.newId("ten");
-        ApiKeys.Created c = keys.create(tenant, b.name(), Boolean.TRUE.equals(b.admin()));
+        if (b.tenantId() != null) requireTenant(b.tenantId());
+        ApiKeys.Created c = keys.issue(caller, b.tenantId(), b.name(), Boolean.TRUE.equals(b.admin()));
         ctx.status(201).json(new Views.CreatedKey(c.key().id(), c.key().name(), c.key().tenantId(), c.key().admin(), c.secret()));
         ctx.header("Cache-Control", "no-store");
+    }
+
+    private static void requireTenant(String tenant) {
+        if (!TENANT.matcher(tenant).matches()) {
+            throw PaddockException.invalid("invalid_field",
+                    "'tenant_id' must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
+        }
     }
 }

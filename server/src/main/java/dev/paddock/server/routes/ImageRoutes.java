@@ -19,7 +19,7 @@ public final class ImageRoutes {
         r.get("/v1/images", ctx -> ctx.json(new Views.DataList<>(images.list().stream().map(ImageView::of).toList())));
         r.get(IMAGE, ctx -> ctx.json(ImageView.of(images.get(ctx.pathParam("name")))));
         r.delete(IMAGE, ctx -> {
-            Auth.admin(ctx, "delete images");
+            Auth.operator(ctx, "delete images, which every tenant shares");
             images.delete(ctx.pathParam("name"));
             ctx.status(204);
         });
