@@ -9,4 +9,9 @@ public final class FenceLostException extends PaddockException {
                 "sandbox " + sandboxId + " is now held by another owner or generation (stale generation "
                         + stale.generation() + "); re-read the sandbox and retry");
     }
+
+    /** This host no longer owns the sandbox: another host took it over. */
+    public FenceLostException(String sandboxId) {
+        super(ErrorType.CONFLICT, "fence_lost", "sandbox " + sandboxId + " is now held by another host; this one no longer acts on it");
+    }
 }

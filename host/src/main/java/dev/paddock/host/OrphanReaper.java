@@ -71,6 +71,7 @@ final class OrphanReaper {
         if (attached.isPresent()) {
             host.adopt(r.id(), attached.get());
             host.event(r, "sandbox.reattached", Map.of("generation", fence.generation()));
+            new Reconciler(host).reconcile(r); // e.g. left frozen by a host killed mid-checkpoint
             log.info("re-attached sandbox {} ({})", r.id(), r.state().wireName());
             return true;
         }

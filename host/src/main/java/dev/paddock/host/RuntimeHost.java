@@ -83,6 +83,8 @@ public final class RuntimeHost implements AutoCloseable {
     private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
     private final Map<String, Instant> activity = new ConcurrentHashMap<>();
     private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+    /** Held for writing while a checkpoint or restore keeps the sandbox frozen; calls into it wait on the read side. */
+    private final Map<String, java.util.concurrent.locks.ReentrantReadWriteLock> freezeGates = new ConcurrentHashMap<>();
     private final ExecutorService operations = Executors.newVirtualThreadPerTaskExecutor();
     private final ScheduledExecutorService sweeper =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-sweeper").factory());
@@ -265,7 +267,13 @@ public final class RuntimeHost implements AutoCloseable {
             Sandbox s = attached(r);
             bounded("resume", () -> { s.resume(); return null; });
             activity.put(id, clock.instant());
-            SandboxRecord out = transition(r, SandboxState.RUNNING, null);
+            SandboxRecord out;
+            try {
+                out = transition(r, SandboxState.RUNNING, null);
+            } catch (RuntimeException e) {
+                undo("resume", r, s::suspend); // the record still says suspended: so must the backend
+                throw e;
+            }
             event(out, "sandbox.resumed", Map.of());
             return out;
         });
@@ -299,8 +307,7 @@ public final class RuntimeHost implements AutoCloseable {
     // ---------------------------------------------------------------- exec and processes
 
     public ExecHandle exec(Principal caller, String id, ExecRequest request, ExecOutput output) {
-        Sandbox s = usable(find(caller, id));
-        return s.exec(request, output);
+        return whileThawed(find(caller, id), s -> s.exec(request, output));
     }
 
     /** Runs a command to completion and returns its result. */
@@ -314,19 +321,46 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     public ProcessInfo startProcess(Principal caller, String id, ExecRequest request) {
-        return usable(find(caller, id)).startProcess(request);
+        return whileThawed(find(caller, id), s -> s.startProcess(request));
     }
 
     public List<ProcessInfo> processes(Principal caller, String id) {
-        return usable(find(caller, id)).processes();
+        return whileThawed(find(caller, id), Sandbox::processes);
     }
 
     public byte[] processLogs(Principal caller, String id, long pid, long offset, int maxBytes) {
-        return usable(find(caller, id)).processLogs(pid, offset, maxBytes);
+        return whileThawed(find(caller, id), s -> s.processLogs(pid, offset, maxBytes));
     }
 
     public void signalProcess(Principal caller, String id, long pid, int signal) {
-        usable(find(caller, id)).signalProcess(pid, signal);
+        whileThawed(find(caller, id), s -> { s.signalProcess(pid, signal); return null; });
+    }
+
+    /**
+     * Calls the live sandbox outside any checkpoint's or restore's freeze: a call that arrives while one holds the
+     * sandbox frozen waits for it (bounded by the operation timeout) instead of failing as "suspended".
+     */
+    private <T> T whileThawed(SandboxRecord r, java.util.function.Function<Sandbox, T> call) {
+        r = resumedIfIdle(r); // before the gate: a resume takes the sandbox's lock, which a checkpoint holds while it waits for the gate
+        java.util.concurrent.locks.Lock gate = freezeGate(r.id()).readLock();
+        try {
+            if (!gate.tryLock(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new PaddockException(ErrorType.TIMEOUT, "sandbox_busy", "sandbox " + r.id() + " stayed frozen by a checkpoint or restore for "
+                        + config.operationTimeout().toSeconds() + "s; retry");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry");
+        }
+        try {
+            return call.apply(ready(r));
+        } finally {
+            gate.unlock();
+        }
+    }
+
+    java.util.concurrent.locks.ReentrantReadWriteLock freezeGate(String id) {
+        return freezeGates.computeIfAbsent(id, k -> new java.util.concurrent.locks.ReentrantReadWriteLock(true));
     }
 
     // ---------------------------------------------------------------- files
@@ -442,7 +476,13 @@ public final class RuntimeHost implements AutoCloseable {
             }
             Sandbox s = attached(r);
             bounded("suspend", () -> { s.suspend(); return null; });
-            SandboxRecord out = transition(r, SandboxState.SUSPENDED, reason);
+            SandboxRecord out;
+            try {
+                out = transition(r, SandboxState.SUSPENDED, reason);
+            } catch (RuntimeException e) {
+                undo("suspend", r, s::resume); // the record still says running: so must the backend
+                throw e;
+            }
             event(out, "sandbox.suspended", Map.of("reason", reason));
             return out;
         });
@@ -476,6 +516,42 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     Store store() { return store; }
+
+    /** The attached sandbox, or null. */
+    Sandbox liveSandbox(String id) { return live.get(id); }
+
+    /** Runs {@code body} under the sandbox's lock when no operation holds it; otherwise does nothing. */
+    void ifUnlocked(String id, Runnable body) {
+        ReentrantLock lock = locks.computeIfAbsent(id, k -> new ReentrantLock());
+        if (!lock.tryLock()) return;
+        try {
+            body.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Marks a sandbox whose backend is gone as failed, with the reason, and releases what is left of it. */
+    void fail(SandboxRecord r, String code, String reason) {
+        withLock(r.id(), () -> {
+            SandboxRecord cur = reload(r.id());
+            if (cur.state().isTerminal()) return cur;
+            Sandbox s = live.remove(r.id());
+            activity.remove(r.id());
+            closeEgress(r.id());
+            if (s != null) {
+                try {
+                    bounded("terminate", () -> { s.terminate(TerminationReason.BACKEND_LOST); return null; });
+                } catch (RuntimeException e) {
+                    log.warn("releasing the remains of {} reported: {}", r.id(), e.getMessage());
+                }
+            }
+            SandboxRecord out = transition(cur, SandboxState.FAILED, reason);
+            event(out, "sandbox.failed", Map.of("code", code, "reason", reason));
+            log.warn("sandbox {} failed: {}", r.id(), reason);
+            return out;
+        });
+    }
 
     Map<String, SandboxDriver> driverMap() { return drivers; }
 
@@ -550,16 +626,48 @@ public final class RuntimeHost implements AutoCloseable {
                 .orElseThrow(() -> PaddockException.notFound("sandbox", id));
     }
 
+    /**
+     * The current record, which this host must still own: a host whose sandbox was taken over (its fence moved on)
+     * must not touch the backend either, so this is checked before acting, not only when the record is written.
+     */
     private SandboxRecord reload(String id) {
-        return store.sandboxes().find(id).orElseThrow(() -> PaddockException.notFound("sandbox", id));
+        SandboxRecord r = store.sandboxes().find(id).orElseThrow(() -> PaddockException.notFound("sandbox", id));
+        requireOwned(r);
+        return r;
+    }
+
+    private void requireOwned(SandboxRecord r) {
+        if (!r.state().isTerminal() && !ownerId.equals(r.fence().ownerId())) {
+            throw new FenceLostException(r.id());
+        }
+    }
+
+    /** Best effort to put the backend back where the record says it is, after the record's write failed. */
+    private void undo(String op, SandboxRecord r, Runnable back) {
+        try {
+            back.run();
+        } catch (RuntimeException e) {
+            log.warn("could not undo {} of {} after its record was not written ({}); the sweep will reconcile it", op, r.id(), e.getMessage());
+        }
     }
 
     /** A live sandbox ready for work; an idle-suspended one is resumed on the way. */
     private Sandbox usable(SandboxRecord r) {
+        return ready(resumedIfIdle(r));
+    }
+
+    private SandboxRecord resumedIfIdle(SandboxRecord r) {
         noteActivity(r.id());
-        if (r.state() == SandboxState.SUSPENDED && IDLE_SUSPEND_REASON.equals(r.stateReason())) {
-            r = resume(r);
+        if (r.state() == SandboxState.SUSPENDED && IDLE_SUSPEND_REASON.equals(r.stateReason())) return resume(r);
+        return r;
+    }
+
+    private Sandbox ready(SandboxRecord r) {
+        if (r.state() == SandboxState.FAILED) {
+            throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_unreachable", "sandbox " + r.id() + " failed"
+                    + (r.stateReason() == null ? "" : ": " + r.stateReason()) + "; create a new one (its workspace stays readable)");
         }
+        requireOwned(r);
         if (r.state() != SandboxState.RUNNING) {
             String hint = r.state() == SandboxState.SUSPENDED ? "; resume it first" : "";
             throw PaddockException.conflict("sandbox_not_running", "sandbox " + r.id() + " is " + r.state().wireName() + hint);
@@ -598,11 +706,17 @@ public final class RuntimeHost implements AutoCloseable {
     private void frozenWhile(SandboxRecord r, Callable<Void> work) throws Exception {
         Sandbox s = live.get(r.id());
         boolean freeze = s != null && r.state() == SandboxState.RUNNING && driver(r).conformance().supportsSuspendResume();
-        if (freeze) s.suspend();
+        java.util.concurrent.locks.Lock gate = freezeGate(r.id()).writeLock();
+        gate.lock();
         try {
-            work.call();
+            if (freeze) s.suspend();
+            try {
+                work.call();
+            } finally {
+                if (freeze) s.resume();
+            }
         } finally {
-            if (freeze) s.resume();
+            gate.unlock();
         }
     }
 

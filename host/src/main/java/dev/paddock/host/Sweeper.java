@@ -10,7 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pass of the lifetime and idle policy over the sandboxes this host owns: a sandbox past its lifetime is
+ * One pass over the sandboxes this host owns: first the backend is made to agree with the record ({@link Reconciler}),
+ * then the lifetime and idle policy applies: a sandbox past its lifetime is
  * terminated; one idle for {@code idleSuspendAfter} is suspended (or terminated when its driver cannot suspend);
  * one suspended and idle for a further {@code idleTerminateAfter} is terminated.
  */
@@ -35,6 +36,9 @@ final class Sweeper {
     }
 
     private void sweepOne(SandboxRecord r, Instant now) {
+        new Reconciler(host).reconcile(r);
+        r = host.store().sandboxes().find(r.id()).orElse(r);
+        if (r.state().isTerminal()) return; // its backend was lost
         host.flushActivity(r);
         if (r.expiresAt() != null && !now.isBefore(r.expiresAt())) {
             host.terminate(r, TerminationReason.LIFETIME_EXPIRED);

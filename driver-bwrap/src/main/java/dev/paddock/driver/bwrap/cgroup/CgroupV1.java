@@ -122,8 +122,12 @@ public final class CgroupV1 implements CgroupSystem {
 
         @Override
         public void thaw() {
-            CgroupFiles.write(state(), "THAWED");
-            CgroupFiles.await(() -> CgroupFiles.read(state()).equals("THAWED"), "thawed");
+            // written again while waiting: a freeze racing with this thaw (a pool refill, a kill) must not leave it frozen
+            int[] polls = {0};
+            CgroupFiles.await(() -> {
+                if (polls[0]++ % 50 == 0) CgroupFiles.write(state(), "THAWED");
+                return CgroupFiles.read(state()).equals("THAWED");
+            }, "thawed");
         }
 
         @Override

@@ -5,12 +5,13 @@ import dev.paddock.core.PaddockException;
 
 /** The sandbox's init agent could not be reached, refused a request, or sent something malformed. */
 public final class InitProtocolException extends PaddockException {
+    // 503, not 500: a dead or misbehaving sandbox is the sandbox's state, not a bug of the server's
     public InitProtocolException(String code, String message) {
-        super(ErrorType.API, code, message);
+        super(ErrorType.UNAVAILABLE, code, message);
     }
 
     public InitProtocolException(String code, String message, Throwable cause) {
-        super(ErrorType.API, code, message, cause);
+        super(ErrorType.UNAVAILABLE, code, message, cause);
     }
 
     static InitProtocolException malformed(String what) {

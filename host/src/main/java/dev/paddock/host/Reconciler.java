@@ -1,0 +1,51 @@
+package dev.paddock.host;
+
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.store.SandboxRecord;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the backend agree with the record, which is the intent: a sandbox the record calls running is thawed when
+ * its backend was left frozen (a host killed mid-checkpoint, a suspend whose write failed), one it calls suspended is
+ * frozen again, and one whose backend died (its init killed, its processes gone) is marked failed with the reason.
+ * Runs for every adopted sandbox at start-up and for every live one on each sweep; a sandbox whose lock is held is
+ * mid-operation and is left to that operation.
+ */
+final class Reconciler {
+    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+    private final RuntimeHost host;
+
+    Reconciler(RuntimeHost host) {
+        this.host = host;
+    }
+
+    void reconcile(SandboxRecord record) {
+        host.ifUnlocked(record.id(), () -> {
+            SandboxRecord r = host.store().sandboxes().find(record.id()).orElse(null);
+            Sandbox s = host.liveSandbox(record.id());
+            if (r == null || s == null || r.state().isTerminal() || !host.ownerId().equals(r.fence().ownerId())) return;
+            SandboxStatus status;
+            try {
+                status = s.inspect();
+            } catch (RuntimeException e) {
+                log.debug("inspect of {} failed: {}", r.id(), e.getMessage());
+                return;
+            }
+            if (!status.alive()) {
+                host.fail(r, "backend_lost", "the sandbox's backend stopped (its init process died or was killed); its workspace is kept");
+            } else if (r.state() == SandboxState.RUNNING && status.frozen()) {
+                s.resume();
+                log.warn("sandbox {} was frozen while its record says running; thawed it", r.id());
+                host.event(r, "sandbox.reconciled", Map.of("backend", "frozen", "now", "running"));
+            } else if (r.state() == SandboxState.SUSPENDED && !status.frozen() && host.driver(r).conformance().supportsSuspendResume()) {
+                s.suspend();
+                log.warn("sandbox {} was running while its record says suspended; froze it", r.id());
+                host.event(r, "sandbox.reconciled", Map.of("backend", "running", "now", "suspended"));
+            }
+        });
+    }
+}

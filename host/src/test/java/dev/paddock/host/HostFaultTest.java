@@ -1,0 +1,182 @@
+package dev.paddock.host;
+
+import static dev.paddock.host.HostFixture.ALICE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.core.store.SandboxEvent;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.core.store.SandboxStore;
+import dev.paddock.core.store.Store;
+import dev.paddock.driver.bwrap.BwrapConfig;
+import dev.paddock.driver.bwrap.BwrapDriver;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Faults the record and the backend must survive without a wedge: a sandbox left frozen (a host killed mid-checkpoint),
+ * a suspend whose record write fails, an init killed from the host, an exec that arrives during a checkpoint's freeze.
+ * Real bwrap, cgroups and SQLite.
+ */
+@Tag("bwrap")
+class HostFaultTest {
+    Path dataDir;
+    Store store;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdf");
+        store = HostFixture.store(dataDir);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        store.close();
+        BwrapDriver bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
+        bwrap.list().forEach(bwrap::destroy);
+        new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+    }
+
+    private List<SandboxDriver> drivers() {
+        return List.of(new BwrapDriver(BwrapConfig.defaults(dataDir)));
+    }
+
+    private static List<String> events(RuntimeHost host, String id) {
+        return host.events(ALICE, id, PageRequest.first(100)).data().stream().map(SandboxEvent::type).toList();
+    }
+
+    @Test
+    void aSandboxLeftFrozenWhileItsRecordSaysRunningIsThawedByTheSweepAndByTheNextHost() {
+        RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
+        String id = host.create(ALICE, SandboxRequest.defaults()).id();
+        host.liveSandbox(id).suspend(); // what a host killed mid-checkpoint leaves behind
+        await().atMost(Duration.ofSeconds(10)).until(() -> !host.liveSandbox(id).inspect().frozen());
+        assertThat(events(host, id)).contains("sandbox.reconciled");
+        assertThat(host.run(ALICE, id, ExecRequest.shell("true"), ExecOutput.DISCARD).exitCode()).isZero();
+
+        host.liveSandbox(id).suspend();
+        host.close();
+        RuntimeHost next = HostFixture.host(dataDir, store, "bwrap", drivers());
+        try {
+            assertThat(next.get(ALICE, id).state()).isEqualTo(SandboxState.RUNNING);
+            assertThat(next.liveSandbox(id).inspect().frozen()).as("thawed when re-attached, before any sweep").isFalse();
+            assertThat(next.run(ALICE, id, ExecRequest.shell("true"), ExecOutput.DISCARD).exitCode()).isZero();
+        } finally {
+            next.delete(ALICE, id);
+            next.close();
+        }
+    }
+
+    @Test
+    void aSuspendWhoseRecordCannotBeWrittenLeavesTheBackendRunning() {
+        Store failing = failingSuspends(store);
+        RuntimeHost host = new RuntimeHost(HostFixture.config(dataDir, "bwrap").withSweepInterval(Duration.ofHours(1)), failing,
+                drivers(), java.time.Clock.systemUTC());
+        host.start();
+        try {
+            String id = host.create(ALICE, SandboxRequest.defaults()).id();
+            assertThatThrownBy(() -> host.suspend(ALICE, id)).hasMessageContaining("disk full");
+            assertThat(host.get(ALICE, id).state()).isEqualTo(SandboxState.RUNNING);
+            assertThat(host.liveSandbox(id).inspect().frozen()).as("the record says running, so does the backend").isFalse();
+            assertThat(host.run(ALICE, id, ExecRequest.shell("true"), ExecOutput.DISCARD).exitCode()).isZero();
+            host.delete(ALICE, id);
+        } finally {
+            host.close();
+        }
+    }
+
+    @Test
+    void aSandboxWhoseInitWasKilledIsMarkedFailedAndExecAnswers503() throws Exception {
+        RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
+        try {
+            String id = host.create(ALICE, SandboxRequest.defaults()).id();
+            long bwrap = Long.parseLong(Files.readString(dataDir.resolve("run").resolve(id).resolve("bwrap.pid")).trim());
+            ProcessHandle.of(bwrap).orElseThrow().descendants().forEach(ProcessHandle::destroyForcibly);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> host.get(ALICE, id).state() == SandboxState.FAILED);
+            SandboxRecord failed = host.get(ALICE, id);
+            assertThat(failed.stateReason()).contains("init process died");
+            assertThat(events(host, id)).contains("sandbox.failed");
+            assertThatThrownBy(() -> host.run(ALICE, id, ExecRequest.shell("true"), ExecOutput.DISCARD))
+                    .isInstanceOfSatisfying(PaddockException.class, e -> {
+                        assertThat(e.type()).isEqualTo(ErrorType.UNAVAILABLE);
+                        assertThat(e.code()).isEqualTo("sandbox_unreachable");
+                    });
+            assertThat(host.workspace(ALICE, id).list("/workspace")).as("its workspace stays readable").isNotNull();
+        } finally {
+            host.close();
+        }
+    }
+
+    @Test
+    void anExecThatArrivesDuringACheckpointsFreezeWaitsAndSucceeds() throws Exception {
+        RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
+        try {
+            String id = host.create(ALICE, SandboxRequest.defaults()).id();
+            var gate = host.freezeGate(id);
+            gate.writeLock().lock(); // as a checkpoint holds it while the sandbox is frozen
+            host.liveSandbox(id).suspend();
+            CompletableFuture<ExecResult> exec = CompletableFuture.supplyAsync(
+                    () -> host.run(ALICE, id, ExecRequest.shell("echo hi"), ExecOutput.DISCARD));
+            Thread.sleep(300);
+            assertThat(exec).as("waits for the freeze to end").isNotDone();
+            host.liveSandbox(id).resume();
+            gate.writeLock().unlock();
+            assertThat(exec.get(30, TimeUnit.SECONDS).exitCode()).isZero();
+
+            // and with a real checkpoint running beside a stream of execs, none is refused
+            host.run(ALICE, id, ExecRequest.shell("dd if=/dev/zero of=big bs=1M count=64 status=none; seq 1 2000 | xargs -I{} touch f{}"),
+                    ExecOutput.DISCARD);
+            CompletableFuture<?> checkpoint = CompletableFuture.runAsync(() -> host.checkpoint(ALICE, id));
+            int ran = 0;
+            while (!checkpoint.isDone() || ran < 5) {
+                assertThat(host.run(ALICE, id, ExecRequest.shell("true"), ExecOutput.DISCARD).exitCode()).isZero();
+                ran++;
+            }
+            checkpoint.get(60, TimeUnit.SECONDS);
+            host.delete(ALICE, id);
+        } finally {
+            host.close();
+        }
+    }
+
+    /** A store whose writes of the suspended state fail, as on a full disk. */
+    private static Store failingSuspends(Store real) {
+        SandboxStore sandboxes = (SandboxStore) Proxy.newProxyInstance(SandboxStore.class.getClassLoader(), new Class<?>[] {SandboxStore.class},
+                (proxy, m, args) -> {
+                    if (m.getName().equals("transition") && args[2] == SandboxState.SUSPENDED) {
+                        throw new PaddockException(ErrorType.API, "storage_full", "disk full");
+                    }
+                    return invoke(m, real.sandboxes(), args);
+                });
+        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
+                (proxy, m, args) -> m.getName().equals("sandboxes") ? sandboxes : invoke(m, real, args));
+    }
+
+    private static Object invoke(java.lang.reflect.Method m, Object target, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+}
