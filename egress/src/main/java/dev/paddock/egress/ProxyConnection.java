@@ -17,8 +17,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Serves one client connection from a sandbox: plain HTTP forward requests (keep-alive), or one CONNECT, which
- * becomes an end-to-end tunnel or, for credential hosts, an intercepted TLS session. Everything from the client
- * is treated as hostile; any failure ends in a 4xx/5xx answer or a closed connection, and one audit record.
+ * becomes an end-to-end tunnel or, for credential hosts, an intercepted TLS session: the only place a secret is
+ * injected (plain HTTP to a credential host is refused, so nothing secret ever leaves in cleartext). Everything
+ * from the client is treated as hostile; any failure ends in a 4xx/5xx answer or a closed connection, and one
+ * audit record.
  */
 final class ProxyConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ProxyConnection.class);
