@@ -80,9 +80,11 @@ class BwrapEgressEndToEndTest {
         String id = created.path("id").asString();
         assertThat(created.toString()).doesNotContain(SECRET);
 
-        // curl over HTTP and intercepted HTTPS (the sandbox trusts the installation CA through its system bundle)
-        assertThat(sh(id, "curl -sS --max-time 20 http://localhost:" + h + "/curl-http").path("stdout").asString()).isEqualTo("ok http /curl-http\n");
-        assertThat(up.last("/curl-http").header("Authorization")).isEqualTo("Bearer " + SECRET);
+        // curl over intercepted HTTPS (the sandbox trusts the installation CA through its system bundle); plain HTTP to
+        // the credential's host is refused, so neither the value nor the placeholder crosses the wire in cleartext
+        JsonNode clear = sh(id, "curl -sS --max-time 20 -H \"Authorization: Bearer $API_KEY\" -w '%{http_code}' http://localhost:" + h + "/curl-http");
+        assertThat(clear.path("stdout").asString()).as(clear.toString()).contains("credential_host_needs_https").endsWith("403");
+        assertThat(up.reached("/curl-http")).isFalse();
         JsonNode tls = sh(id, "curl -sS --max-time 20 https://localhost:" + s + "/curl-https");
         assertThat(tls.path("stdout").asString()).as(tls.toString()).isEqualTo("ok https /curl-https\n");
         assertThat(up.last("/curl-https").header("Authorization")).isEqualTo("Bearer " + SECRET);
@@ -95,8 +97,8 @@ class BwrapEgressEndToEndTest {
         assertThat(up.last("/py-http").header("Authorization")).isNull();
         assertThat(up.last("/py-https").header("Authorization")).isEqualTo("Bearer " + SECRET);
 
-        // pip download from a local PyPI "simple" index
-        JsonNode pip = sh(id, "python3 -m pip download --no-deps --disable-pip-version-check --no-cache-dir -q --index-url http://localhost:" + h
+        // pip download from a local PyPI "simple" index (on the host without a credential rule)
+        JsonNode pip = sh(id, "python3 -m pip download --no-deps --disable-pip-version-check --no-cache-dir -q --index-url http://127.0.0.1:" + h
                 + "/simple/ -d /tmp/dl tinypkg && ls /tmp/dl");
         assertThat(pip.path("exit_code").asInt()).as(pip.toString()).isZero();
         assertThat(pip.path("stdout").asString()).contains(EgressUpstreams.WHEEL);
@@ -123,15 +125,17 @@ class BwrapEgressEndToEndTest {
         // every attempt is in the audit log, served by the API, and nothing there holds the secret
         JsonNode log = api.get("/v1/sandboxes/" + id + "/egress", Map.of("limit", 1000));
         List<String> hosts = stream(log.path("data")).map(r -> r.path("host").asString() + " " + r.path("decision").asString()).toList();
-        assertThat(hosts).contains("localhost allowed", "127.0.0.1 allowed", "127.0.0.2 denied", "10.0.0.1 denied", "169.254.169.254 denied");
-        assertThat(stream(log.path("data")).filter(r -> r.path("injected_secrets").toString().contains(secretId))).hasSizeGreaterThanOrEqualTo(4);
+        assertThat(hosts).contains("localhost allowed", "localhost denied", "127.0.0.1 allowed", "127.0.0.2 denied", "10.0.0.1 denied", "169.254.169.254 denied");
+        assertThat(stream(log.path("data")).map(r -> r.path("rule").asString())).contains("credential_host_needs_https");
+        assertThat(stream(log.path("data")).filter(r -> r.path("injected_secrets").toString().contains(secretId)))
+                .hasSizeGreaterThanOrEqualTo(2).allSatisfy(r -> assertThat(r.path("mode").asString()).isEqualTo("tls_intercept"));
         assertThat(log.toString()).doesNotContain(SECRET);
 
         // a restarted host re-creates the socket the running sandbox has bound: its next request works, same placeholder
         app.close();
         app = PaddockApp.start(settings);
         api = new PaddockClient(app.url(), key);
-        assertThat(sh(id, "curl -sS --max-time 20 http://localhost:" + h + "/after-restart").path("stdout").asString()).isEqualTo("ok http /after-restart\n");
+        assertThat(sh(id, "curl -sS --max-time 20 https://localhost:" + s + "/after-restart").path("stdout").asString()).isEqualTo("ok https /after-restart\n");
         assertThat(up.last("/after-restart").header("Authorization")).isEqualTo("Bearer " + SECRET);
 
         assertThat(grepTree(dataDir, SECRET)).as("no file of the data directory (database, logs, sockets dir) holds the value").isEmpty();

@@ -2,7 +2,11 @@ package dev.paddock.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.Ids;
 import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.EgressAttachment;
@@ -17,12 +21,13 @@ import dev.paddock.egress.CertificateAuthority;
 import dev.paddock.egress.EgressConfig;
 import dev.paddock.egress.EgressDecision;
 import dev.paddock.egress.EgressProxy;
-import dev.paddock.egress.InMemoryEgressAuditSink;
-import dev.paddock.egress.InMemorySecretRepository;
+import dev.paddock.egress.EgressAuditEntry;
+import dev.paddock.egress.EgressAuditRecord;
 import dev.paddock.egress.ProxyEgressPort;
 import dev.paddock.egress.SecretValue;
 import dev.paddock.egress.Vault;
 import dev.paddock.egress.VaultKey;
+import dev.paddock.store.JdbcStore;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -38,11 +43,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 
 /**
  * The proof for drivers that give a sandbox the egress proxy as its only way out ({@code spec.egress()}): the real
- * proxy with a credential rule for {@code localhost}, a real upstream on the host's loopback, and a sandbox of the
- * driver under test. Tools inside use the proxy through the variables the driver sets.
+ * proxy on the real SQLite vault and audit log, with a credential rule for {@code localhost}, real upstreams on the
+ * host's loopback (HTTPS for the rule's host, plain HTTP for {@code 127.0.0.1}, any other host), and a sandbox of the
+ * driver under test. Tools inside use the proxy through the variables the driver sets and trust the installation CA
+ * through the bundle the driver installs.
  */
 final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
     private static final String TENANT = "tenant_conformance";
@@ -53,25 +61,35 @@ final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
         new SecureRandom().nextBytes(raw);
         String secret = "conformance-secret-" + HexFormat.of().formatHex(raw);
         AtomicReference<String> seenKey = new AtomicReference<>();
-        HttpServer upstream = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-        upstream.createContext("/", ex -> {
-            seenKey.set(ex.getRequestHeaders().getFirst("x-api-key"));
-            byte[] body = "upstream ok\n".getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, body.length);
-            ex.getResponseBody().write(body);
-            ex.close();
-        });
-        upstream.start();
-        int port = upstream.getAddress().getPort();
-        InMemoryEgressAuditSink audit = new InMemoryEgressAuditSink();
-        Vault vault = new Vault(new InMemorySecretRepository(), VaultKey.fromDataDir(dataDir));
-        String secretId = vault.create(TENANT, "proof", SecretValue.of(secret)).id();
+        CertificateAuthority upstreamCa = CertificateAuthority.ephemeral("conformance upstream CA");
+        HttpsServer tlsUpstream = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        tlsUpstream.setHttpsConfigurator(new HttpsConfigurator(upstreamCa.serverContext("localhost")));
+        HttpServer plainUpstream = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        for (HttpServer server : List.of(tlsUpstream, plainUpstream)) {
+            server.createContext("/", ex -> answer(ex, seenKey));
+            server.start();
+        }
+        int tlsPort = tlsUpstream.getAddress().getPort();
+        int plainPort = plainUpstream.getAddress().getPort();
+        try (JdbcStore store = JdbcStore.openSqlite(dataDir.resolve("conformance-egress.db"))) {
+            Vault vault = new Vault(store.secrets(), VaultKey.fromDataDir(dataDir));
+            prove(driver, dataDir, store, vault, secret, seenKey, upstreamCa, tlsPort, plainPort);
+        } finally {
+            tlsUpstream.stop(0);
+            plainUpstream.stop(0);
+        }
+    }
+
+    private static void prove(SandboxDriver driver, Path dataDir, JdbcStore store, Vault vault, String secret, AtomicReference<String> seenKey,
+                              CertificateAuthority upstreamCa, int tlsPort, int plainPort) throws Exception {
         try (ServerSocket hostService = new ServerSocket(0, 16, InetAddress.getByName("0.0.0.0"));
-             EgressProxy proxy = new EgressProxy(EgressConfig.defaults().allowLoopbackUpstreamPorts(Set.of(port)), audit,
-                     CertificateAuthority.ephemeral("Paddock conformance CA"));
+             EgressProxy proxy = new EgressProxy(EgressConfig.defaults().allowLoopbackUpstreamPorts(Set.of(tlsPort, plainPort))
+                     .upstreamTls(upstreamCa.clientContext()), store.egressAudit(), CertificateAuthority.ephemeral("Paddock conformance CA"));
              ProxyEgressPort egress = new ProxyEgressPort(proxy, vault, dataDir)) {
+            String secretId = vault.create(TENANT, "proof", SecretValue.of(secret)).id();
             String id = Ids.newId("sbx");
-            NetworkPolicy policy = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("localhost:" + port, "127.0.0.1:" + port), false);
+            NetworkPolicy policy = new NetworkPolicy(NetworkPolicy.Mode.LIMITED,
+                    List.of("localhost:" + tlsPort, "localhost:" + plainPort, "127.0.0.1:" + plainPort), false);
             List<CredentialBinding> credentials = List.of(new CredentialBinding(secretId, List.of("localhost"), null, null, "API_KEY"));
             EgressAttachment attachment = egress.open(TENANT, id, policy, credentials);
             String placeholder = attachment.env().get("API_KEY");
@@ -79,25 +97,40 @@ final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
                     new Fence("host-conformance", 1));
             try {
                 String curl = "env -u NO_PROXY -u no_proxy curl -sS --max-time 20 -H \"x-api-key: $API_KEY\" ";
-                Runs ruleHost = Runs.shell(sandbox, curl + "http://localhost:" + port + "/rule-host");
-                assertThat(ruleHost.exit()).as("through the proxy to the rule's host: %s", ruleHost.stderr()).isZero();
+                Runs ruleHost = Runs.shell(sandbox, curl + "https://localhost:" + tlsPort + "/rule-host");
+                assertThat(ruleHost.exit()).as("through the proxy to the rule's host over HTTPS: %s", ruleHost.stderr()).isZero();
                 assertThat(ruleHost.stdout()).isEqualTo("upstream ok\n");
                 assertThat(seenKey.get()).as("the placeholder is replaced for the rule's host").isEqualTo(secret);
 
-                Runs otherHost = Runs.shell(sandbox, curl + "http://127.0.0.1:" + port + "/other-host");
+                seenKey.set(null);
+                Runs cleartext = Runs.shell(sandbox, curl + "-w '%{http_code}' http://localhost:" + plainPort + "/rule-host-in-clear");
+                assertThat(cleartext.stdout()).as("plain HTTP to the rule's host is refused").contains("credential_host_needs_https").endsWith("403");
+                assertThat(seenKey.get()).as("nothing reached the upstream").isNull();
+
+                Runs otherHost = Runs.shell(sandbox, curl + "http://127.0.0.1:" + plainPort + "/other-host");
                 assertThat(otherHost.exit()).as(otherHost.stderr()).isZero();
                 assertThat(seenKey.get()).as("another host gets the placeholder, not the value").isEqualTo(placeholder);
-                assertThat(audit.forSandbox(id)).anyMatch(r -> r.decision() == EgressDecision.PLACEHOLDER_TO_UNLISTED_HOST);
+                List<EgressAuditRecord> records = Awaitility.await().atMost(Duration.ofSeconds(20)).until(
+                        () -> store.egressAudit().list(id, PageRequest.first(1000)).data().stream().map(EgressAuditEntry::record).toList(),
+                        r -> r.stream().anyMatch(x -> x.decision() == EgressDecision.PLACEHOLDER_TO_UNLISTED_HOST));
+                assertThat(records).anyMatch(r -> "credential_host_needs_https".equals(r.rule()));
+                assertThat(records.toString()).doesNotContain(secret);
 
-                assertDirectConnectionsFail(sandbox, hostService.getLocalPort(), port);
+                assertDirectConnectionsFail(sandbox, hostService.getLocalPort(), plainPort);
                 assertSecretNotInside(sandbox, secret, placeholder);
             } finally {
                 sandbox.terminate(TerminationReason.USER_REQUEST);
                 egress.close(id);
             }
-        } finally {
-            upstream.stop(0);
         }
+    }
+
+    private static void answer(HttpExchange ex, AtomicReference<String> seenKey) throws java.io.IOException {
+        seenKey.set(ex.getRequestHeaders().getFirst("x-api-key"));
+        byte[] body = "upstream ok\n".getBytes(StandardCharsets.UTF_8);
+        ex.sendResponseHeaders(200, body.length);
+        ex.getResponseBody().write(body);
+        ex.close();
     }
 
     /** bash /dev/tcp and Python sockets, to a public address, the host's own address and the upstream's port. */

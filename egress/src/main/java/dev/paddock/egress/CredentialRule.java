@@ -9,8 +9,10 @@ import java.util.regex.Pattern;
 /**
  * Binds a vault secret to destination hosts and a {@link Placement}. Hosts use the {@code allowed_hosts} syntax
  * ({@code api.example.com}, {@code *.example.com}, optional {@code :port}); here an entry without a port matches
- * any port. {@code envVar}, when set, is the sandbox environment variable that receives the placeholder.
- * The rule does not open the network: the destination must also be allowed by the sandbox's policy.
+ * any port. The value is only ever sent over TLS that the proxy intercepted for a CONNECT to a matching host; plain
+ * HTTP to any host a rule names is refused. {@code envVar}, when set, is the sandbox environment variable that
+ * receives the placeholder. The rule does not open the network: the destination must also be allowed by the
+ * sandbox's policy.
  */
 public record CredentialRule(String secretId, List<String> hosts, Placement placement, String envVar) {
     private static final Pattern ENV = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");

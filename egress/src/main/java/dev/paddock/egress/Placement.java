@@ -3,7 +3,10 @@ package dev.paddock.egress;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
-/** Where a credential goes in an outbound request. */
+/**
+ * Where a credential goes in an outbound request: only ever header values, and only on requests inside an intercepted
+ * TLS session to the rule's host (see {@link SandboxCredentials}); the URL and the body are never rewritten.
+ */
 public sealed interface Placement {
     /** Marker in a header template replaced by the secret value. */
     String SECRET_MARKER = "{secret}";
@@ -30,7 +33,7 @@ public sealed interface Placement {
         }
     }
 
-    /** Only replaces the sandbox's placeholder token wherever it appears in request header values. */
+    /** Only replaces the sandbox's placeholder token wherever it appears in request header values (not the URL or body). */
     record ReplacePlaceholder() implements Placement {}
 
     static Placement header(String name, String template) { return new Header(name, template); }

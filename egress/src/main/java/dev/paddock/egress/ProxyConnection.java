@@ -17,8 +17,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Serves one client connection from a sandbox: plain HTTP forward requests (keep-alive), or one CONNECT, which
- * becomes an end-to-end tunnel or, for credential hosts, an intercepted TLS session. Everything from the client
- * is treated as hostile; any failure ends in a 4xx/5xx answer or a closed connection, and one audit record.
+ * becomes an end-to-end tunnel or, for credential hosts, an intercepted TLS session: the only place a secret is
+ * injected (plain HTTP to a credential host is refused, so nothing secret ever leaves in cleartext). Everything
+ * from the client is treated as hostile; any failure ends in a 4xx/5xx answer or a closed connection, and one
+ * audit record.
  */
 final class ProxyConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ProxyConnection.class);
@@ -29,6 +31,8 @@ final class ProxyConnection implements Runnable {
      * the transfer switching between it and the reader. The kernel caps this at net.core.wmem_max.
      */
     private static final int TUNNEL_CLIENT_SEND_BUFFER = 2 * 1024 * 1024;
+    /** Audit reason of a plain-HTTP request to a host that a credential rule names. */
+    static final String CREDENTIAL_HOST_NEEDS_HTTPS = "credential_host_needs_https";
 
     private final ProxyContext ctx;
     private final SandboxEgress sandbox;
@@ -127,6 +131,12 @@ final class ProxyConnection implements Runnable {
                 deny(out, audit, decision.rule(), t, describe(decision.rule()));
                 return false;
             }
+            if (tunnel == null && sandbox.credentials().namesHost(t.host())) {
+                // the client would send its credential (or the placeholder) in cleartext; nothing is injected either
+                deny(out, audit, CREDENTIAL_HOST_NEEDS_HTTPS, t, "a credential rule names this host and secrets travel only over HTTPS: use https://");
+                return false;
+            }
+            if (tunnel != null) Target.requireHostHeaders(req.headers().all("host"), tunnel.host(), tunnel.port());
             if (checked == null) {
                 try {
                     checked = ctx.guard().check(t.host(), t.port());
@@ -145,14 +155,14 @@ final class ProxyConnection implements Runnable {
             if (requestBody instanceof BodyFraming.Chunked) headers.set("Transfer-Encoding", "chunked");
             SandboxCredentials.Injection injection;
             try {
-                injection = sandbox.credentials().apply(t.host(), t.port(), req.target(), headers);
+                injection = tunnel == null
+                        ? sandbox.credentials().inspectPlain(req.target(), headers)
+                        : sandbox.credentials().applyOverTls(t.host(), t.port(), req.target(), headers);
             } catch (SandboxCredentials.UnavailableException e) {
                 audit.outcome(EgressDecision.ERROR, e.code).status = 502;
                 sendError(out, 502, "credential for " + t.host() + " is unavailable: " + e.getMessage());
                 return false;
             }
-            audit.injected.addAll(injection.injected());
-            audit.leaked.addAll(injection.leaked());
 
             try {
                 upstream = Upstream.connect(checked, ctx.config().connectTimeout(), activity, audit.meter,
@@ -178,6 +188,9 @@ final class ProxyConnection implements Runnable {
             head.append("\r\n");
             OutputStream up = new BufferedOutputStream(upstream.out, 16 * 1024);
             up.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            // recorded once the head is on its way: a request refused or failed before this carried nothing
+            audit.injected.addAll(injection.injected());
+            audit.leaked.addAll(injection.leaked());
             BodyFraming.copy(requestBody, in, up, ctx.config().maxLineBytes(), 400);
 
             HeadInput upIn = new HeadInput(upstream.in);
@@ -355,6 +368,7 @@ final class ProxyConnection implements Runnable {
         }
         HeadInput tin = new HeadInput(tls.input());
         OutputStream tout = new BufferedOutputStream(tls.output(), 16 * 1024);
+        boolean sniMatches = sniNamesTarget(engine, t.host());
         try {
             while (true) {
                 HttpHeads.Request req;
@@ -375,11 +389,33 @@ final class ProxyConnection implements Runnable {
                     sendError(tout, 400, "CONNECT inside a tunnel is not supported");
                     return;
                 }
+                if (!sniMatches) {
+                    // the client's TLS named another server than its CONNECT: nothing goes upstream for it
+                    AuditBuilder audit = new AuditBuilder(sandbox.sandboxId());
+                    audit.method = req.method();
+                    audit.mode = "tls_intercept";
+                    audit.host = t.host();
+                    audit.port = t.port();
+                    audit.outcome(EgressDecision.ERROR, "tunnel_host_mismatch").status = 400;
+                    audit.emit(ctx.sink());
+                    sendError(tout, 400, "the TLS server name (SNI) must be the CONNECT target's host");
+                    return;
+                }
                 if (!forward(req, tin, tout, t, checked)) return;
             }
         } finally {
             tls.closeOutbound();
         }
+    }
+
+    /** True when the client sent no SNI (e.g. for an IP literal) or one naming {@code host}. */
+    private static boolean sniNamesTarget(SSLEngine engine, String host) {
+        if (!(engine.getSession() instanceof javax.net.ssl.ExtendedSSLSession session)) return true;
+        for (javax.net.ssl.SNIServerName name : session.getRequestedServerNames()) {
+            if (!(name instanceof javax.net.ssl.SNIHostName sni)) return false;
+            if (!HostName.normalize(sni.getAsciiName()).map(host::equals).orElse(false)) return false;
+        }
+        return true;
     }
 
     private void deny(OutputStream out, AuditBuilder audit, String reason, Target t, String why) throws IOException {

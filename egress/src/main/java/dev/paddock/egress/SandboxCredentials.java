@@ -13,7 +13,9 @@ import java.util.Map;
 /**
  * The credentials of one sandbox: each rule gets an opaque placeholder ({@code paddock-secret-<32 hex>}) that is
  * all the sandbox ever sees. The proxy swaps placeholders for values, or sets the rule's header, only on requests
- * to the rule's hosts; a placeholder travelling anywhere else is left untouched and reported.
+ * inside an intercepted TLS session whose CONNECT target is one of the rule's hosts, and only in header values
+ * (never in the URL or the body). Plain HTTP never carries a value: the proxy refuses plain HTTP to any host a
+ * rule names, and a placeholder travelling anywhere else is left untouched and reported.
  */
 public final class SandboxCredentials {
     public static final SandboxCredentials NONE = new SandboxCredentials(null, null, List.of());
@@ -100,8 +102,38 @@ public final class SandboxCredentials {
         return false;
     }
 
-    /** Applies every rule to a request going to {@code host:port}. */
-    Injection apply(String host, int port, String requestTarget, Headers headers) throws UnavailableException {
+    /**
+     * True when some rule names {@code host} (canonical), on any port. Plain HTTP to such a host is refused: a
+     * client that sends its credential there would otherwise put it, or its placeholder, on the wire unencrypted.
+     */
+    public boolean namesHost(String host) {
+        for (Binding b : bindings) {
+            for (HostPattern p : b.patterns()) if (p.matchesHost(host)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * For a plain-HTTP request (never to a rule's host): nothing is injected; every placeholder found in the
+     * request target or a header value is reported as leaked, since no rule applies to cleartext.
+     */
+    Injection inspectPlain(String requestTarget, Headers headers) {
+        List<String> leaked = new ArrayList<>();
+        for (Binding b : bindings) {
+            String secretId = b.rule().secretId();
+            if ((headers.anyValueContains(b.placeholder()) || requestTarget.contains(b.placeholder())) && !leaked.contains(secretId)) {
+                leaked.add(secretId);
+            }
+        }
+        return new Injection(List.of(), leaked);
+    }
+
+    /**
+     * Applies every rule to a request inside an intercepted TLS session whose upstream is {@code host:port} (the
+     * CONNECT target, verified by the upstream's certificate). Only header values change; never call this for a
+     * request that leaves in cleartext.
+     */
+    Injection applyOverTls(String host, int port, String requestTarget, Headers headers) throws UnavailableException {
         List<String> injected = new ArrayList<>();
         List<String> leaked = new ArrayList<>();
         for (Binding b : bindings) {

@@ -35,6 +35,25 @@ record Target(String host, int port, String originForm, String auditUrl) {
         return new Target(host, port, target, url("https", host, port, 443, target));
     }
 
+    /**
+     * Inside an intercepted tunnel every {@code Host} header must name the tunnel's own host (a port, when given,
+     * its port): the request only ever goes to the CONNECT target, so a header naming another host is refused
+     * rather than silently rewritten.
+     */
+    static void requireHostHeaders(java.util.List<String> values, String host, int port) throws ProtocolException {
+        for (String value : values) {
+            Target t;
+            try {
+                t = parseAuthority(value.strip(), port, "https", "/");
+            } catch (ProtocolException e) {
+                throw new ProtocolException(400, "tunnel_host_mismatch", "the Host header is not a valid host; it must name the tunnel's host");
+            }
+            if (!t.host.equals(host) || t.port != port) {
+                throw new ProtocolException(400, "tunnel_host_mismatch", "a request inside a tunnel must go to the tunnel's host; its Host header names another");
+            }
+        }
+    }
+
     /** The {@code host:port} authority of a CONNECT request; the port is required. */
     static Target connectAuthority(String authority) throws ProtocolException {
         if (authority.indexOf('/') >= 0 || authority.indexOf('@') >= 0) {

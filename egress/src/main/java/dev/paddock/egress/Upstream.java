@@ -51,7 +51,14 @@ final class Upstream implements Closeable {
                 if (!HostName.isIpLiteral(target.host())) p.setServerNames(List.of(new SNIHostName(target.host())));
                 p.setApplicationProtocols(new String[] {"http/1.1"});
                 s.setSSLParameters(p);
-                s.startHandshake();
+                // a server that does not speak TLS on this port may never answer: the handshake gets the connect timeout
+                s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+                try {
+                    s.startHandshake();
+                } catch (java.net.SocketTimeoutException e) {
+                    throw new javax.net.ssl.SSLHandshakeException("the upstream did not complete a TLS handshake in time");
+                }
+                s.setSoTimeout(0);
                 return new Upstream(ch, address, s,
                         ChannelStreams.metered(s.getInputStream(), activity, meter::addDown),
                         ChannelStreams.metered(s.getOutputStream(), activity, meter::addUp));

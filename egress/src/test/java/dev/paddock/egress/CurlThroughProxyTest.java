@@ -11,16 +11,19 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Real curl (Debian package {@code curl}) using HTTP_PROXY / HTTPS_PROXY, the way tools inside a sandbox do. */
+/**
+ * Real curl (Debian package {@code curl}) using HTTP_PROXY / HTTPS_PROXY, the way tools inside a sandbox do; the vault
+ * runs on the in-memory secret repository.
+ */
 class CurlThroughProxyTest {
     static final String SECRET = "curl-test-secret-value-5e6f";
 
     @Test
-    void curlWorksForAllowedHostsOverHttpAndInterceptedHttps(@TempDir Path dir) throws Exception {
+    void curlWorksForAllowedHostsOverHttpAndInterceptedHttpsAndNeverSendsACredentialInClear(@TempDir Path dir) throws Exception {
         try (var f = new Fixture()) {
-            Vault vault = new Vault(new InMemorySecretRepository(), VaultKey.fromDataDir(dir));
-            var secret = vault.create("tenant_a", "k", SecretValue.of(SECRET));
-            var creds = SandboxCredentials.bind(vault, "tenant_a",
+            Vault inMemoryVault = new Vault(new InMemorySecretRepository(), VaultKey.fromDataDir(dir));
+            var secret = inMemoryVault.create("tenant_a", "k", SecretValue.of(SECRET));
+            var creds = SandboxCredentials.bind(inMemoryVault, "tenant_a",
                     List.of(new CredentialRule(secret.id(), List.of("secure.test"), Placement.replacePlaceholder(), "API_KEY")));
             String placeholder = creds.environment().get("API_KEY");
             Path caFile = dir.resolve("paddock-ca.pem");
@@ -40,6 +43,12 @@ class CurlThroughProxyTest {
 
                 var blocked = curl(proxy, List.of("-o", "/dev/null", "-w", "%{http_code}", "http://other.test/"));
                 assertThat(blocked.out).isEqualTo("403");
+
+                // the rule's host over plain http: refused, the placeholder goes nowhere
+                int before = f.upstreams.seen.size();
+                var cleartext = curl(proxy, List.of("-H", "x-api-key: " + placeholder, "-w", "%{http_code}", "http://secure.test:" + f.upstreams.httpsPort() + "/api"));
+                assertThat(cleartext.out).contains("credential_host_needs_https").endsWith("403");
+                assertThat(f.upstreams.seen).hasSize(before);
             }
         }
     }

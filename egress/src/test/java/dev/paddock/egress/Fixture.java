@@ -17,7 +17,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Upstreams + a proxy whose resolver maps test names: {@code api.test} and {@code secure.test} to loopback
+ * Upstreams + a proxy, with an in-memory audit sink standing in for the SQLite audit log (the store module depends
+ * on this one, so egress tests cannot use it; the proxy on the real SQLite vault and audit log is tested by the
+ * store's {@code EgressOnSqliteTest} and the app's {@code BwrapEgressEndToEndTest}). The proxy's resolver maps test names: {@code api.test} and {@code secure.test} to loopback
  * (reachable only on the upstream ports, through the test switch), {@code internal.test} to 10.0.0.1,
  * {@code metadata.test} to 169.254.169.254, {@code loop.test} to 127.0.0.1 and {@code mixed.test} to a public
  * address plus a private one.
@@ -35,7 +37,7 @@ final class Fixture implements AutoCloseable {
             "mixed.test", List.of("93.184.216.34", "192.168.1.1"));
 
     final Upstreams upstreams;
-    final InMemoryEgressAuditSink audit = new InMemoryEgressAuditSink();
+    final InMemoryEgressAuditSink inMemoryAudit = new InMemoryEgressAuditSink();
     final CertificateAuthority ca = CertificateAuthority.ephemeral("Paddock test installation CA");
     final EgressProxy proxy;
 
@@ -66,7 +68,7 @@ final class Fixture implements AutoCloseable {
         };
         proxy = new EgressProxy(base.resolver(resolver)
                 .allowLoopbackUpstreamPorts(Set.of(upstreams.httpPort(), upstreams.httpsPort()))
-                .upstreamTls(upstreams.upstreamCa.clientContext()), audit, ca);
+                .upstreamTls(upstreams.upstreamCa.clientContext()), inMemoryAudit, ca);
     }
 
     static NetworkPolicy limited(String... hosts) {
@@ -101,18 +103,27 @@ final class Fixture implements AutoCloseable {
     }
 
     /**
-     * The audit records once they have settled: the proxy writes a request's record just after the answer reached
-     * the client, so a test that reads them right after a response waits until none is added for a moment.
+     * The audit records once at least {@code expected} have arrived: the proxy writes a request's record just after
+     * the answer reached the client, so a test waits (bounded) for the records it expects rather than guessing when
+     * the log has settled. Fails naming what did arrive when they do not come.
      */
-    java.util.List<EgressAuditRecord> records() throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
-        int last = -1;
-        while (System.nanoTime() < deadline) {
-            int now = audit.records().size();
-            if (now == last && now > 0) break;
-            last = now;
-            Thread.sleep(60);
+    List<EgressAuditRecord> records(int expected) throws InterruptedException {
+        return await(expected, inMemoryAudit::records);
+    }
+
+    /** As {@link #records(int)}, for one sandbox's records. */
+    List<EgressAuditRecord> recordsFor(String sandboxId, int expected) throws InterruptedException {
+        return await(expected, () -> inMemoryAudit.forSandbox(sandboxId));
+    }
+
+    private static List<EgressAuditRecord> await(int expected, java.util.function.Supplier<List<EgressAuditRecord>> read) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        List<EgressAuditRecord> now = read.get();
+        while (now.size() < expected) {
+            if (System.nanoTime() > deadline) throw new AssertionError("expected " + expected + " audit records, got " + now.size() + ": " + now);
+            Thread.sleep(10);
+            now = read.get();
         }
-        return audit.records();
+        return now;
     }
 }

@@ -36,7 +36,7 @@ class ProxyEgressPortTest {
 
             String reply = get(socket, f.httpUrl("api.test", "/via-port"));
             assertThat(reply).startsWith("HTTP/1.1 200").endsWith("ok GET /via-port body=0\n");
-            assertThat(f.audit.forSandbox("sbx_one")).isNotEmpty();
+            assertThat(f.recordsFor("sbx_one", 1)).isNotEmpty();
             assertThat(port.open("tenant_a", "sbx_one", Fixture.limited(), List.of())).as("idempotent").isEqualTo(a);
 
             port.close("sbx_one");

@@ -19,10 +19,11 @@ import java.util.concurrent.Executors;
 
 /**
  * Real HTTP and HTTPS servers on loopback. They record the headers each request arrived with, so tests can see
- * exactly what left the proxy. The HTTPS server presents a certificate for {@code secure.test} from its own test CA.
+ * exactly what left the proxy (headers, and the first 64 KiB of the body). {@code /redirect?to=URL} answers 302
+ * to URL. The HTTPS server presents a certificate for {@code secure.test} from its own test CA.
  */
 final class Upstreams implements AutoCloseable {
-    record Seen(String method, String path, String query, Map<String, List<String>> headers, long bodyBytes) {
+    record Seen(String method, String path, String query, Map<String, List<String>> headers, long bodyBytes, String bodyStart) {
         String header(String name) {
             for (var e : headers.entrySet()) if (e.getKey().equalsIgnoreCase(name)) return e.getValue().getFirst();
             return null;
@@ -53,16 +54,27 @@ final class Upstreams implements AutoCloseable {
 
     private void handle(HttpExchange ex) throws IOException {
         long body = 0;
+        var start = new java.io.ByteArrayOutputStream();
         try (InputStream in = ex.getRequestBody()) {
             byte[] buf = new byte[65536];
             int n;
-            while ((n = in.read(buf)) > 0) body += n;
+            while ((n = in.read(buf)) > 0) {
+                if (body < 65536) start.write(buf, 0, (int) Math.min(n, 65536 - body));
+                body += n;
+            }
         }
         var headers = new ConcurrentHashMap<String, List<String>>();
         ex.getRequestHeaders().forEach((k, v) -> headers.put(k, List.copyOf(v)));
         String path = ex.getRequestURI().getRawPath();
         String query = ex.getRequestURI().getRawQuery();
-        seen.add(new Seen(ex.getRequestMethod(), path, query, headers, body));
+        seen.add(new Seen(ex.getRequestMethod(), path, query, headers, body, start.toString(StandardCharsets.ISO_8859_1)));
+        if (path.equals("/redirect") && query != null && query.startsWith("to=")) {
+            // a redirect the proxy must relay as is, never follow
+            ex.getResponseHeaders().set("Location", java.net.URLDecoder.decode(query.substring(3), StandardCharsets.UTF_8));
+            ex.sendResponseHeaders(302, -1);
+            ex.close();
+            return;
+        }
         if (path.startsWith("/bytes/")) {
             long n = Long.parseLong(path.substring(7));
             ex.getResponseHeaders().set("Content-Type", "application/octet-stream");

@@ -52,7 +52,8 @@ public final class SandboxCreateCommand extends ClientCommand {
     boolean allowPackageManagers;
 
     @Option(names = "--credential", paramLabel = "SECRET_ID:HOSTS:ENV[:HEADER[:TEMPLATE]]",
-            description = "let the egress proxy place a vault secret on requests to HOSTS (comma-separated); the sandbox sees only a "
+            description = "let the egress proxy place a vault secret on HTTPS requests to HOSTS (comma-separated; plain http to them is "
+                    + "refused); the sandbox sees only a "
                     + "placeholder in ENV. With HEADER the proxy sets that header (TEMPLATE, default {secret}, e.g. 'Bearer {secret}') (repeatable)")
     java.util.List<String> credentials = new java.util.ArrayList<>();
 

@@ -25,7 +25,7 @@ final class BwrapConformance {
             new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
             new WorkspaceFacts(List.of(WorkspaceStrategy.DURABLE_MOUNT), Durability.DURABLE),
             new Outputs("host_directory"),
-            new CredentialEgress(Enforcement.ENFORCED, List.of("http", "https")),
+            new CredentialEgress(Enforcement.ENFORCED, List.of("https")),
             List.of("workspace_tar"),
             new PortFacts(
                     List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",

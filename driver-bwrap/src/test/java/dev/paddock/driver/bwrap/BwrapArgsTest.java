@@ -59,7 +59,7 @@ class BwrapArgsTest {
         assertThat(c.supportsCheckpoint("workspace_tar")).isTrue();
         assertThat(c.portFacts().unavailable()).contains("process_memory_checkpoint").doesNotContain("network_egress");
         assertThat(c.credentialEgress().enforcement()).isEqualTo(dev.paddock.core.conformance.Conformance.Enforcement.ENFORCED);
-        assertThat(c.credentialEgress().interceptedProtocols()).containsExactly("http", "https");
+        assertThat(c.credentialEgress().interceptedProtocols()).containsExactly("https");
     }
 
     @Test

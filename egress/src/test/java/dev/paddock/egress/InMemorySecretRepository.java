@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Secrets held in memory only (tests, throwaway hosts). */
+/** Test stand-in for the SQLite secret table: secrets (already encrypted by the {@link Vault}) held in memory. */
 public final class InMemorySecretRepository implements SecretRepository {
     private final Map<String, StoredSecret> byKey = new ConcurrentHashMap<>();
 

@@ -3,7 +3,7 @@ package dev.paddock.egress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Keeps every record in memory, in arrival order. For tests and single-process tools. */
+/** Test stand-in for the SQLite audit log: keeps every record in memory, in arrival order. */
 public final class InMemoryEgressAuditSink implements EgressAuditSink {
     private final List<EgressAuditRecord> records = new CopyOnWriteArrayList<>();
 
