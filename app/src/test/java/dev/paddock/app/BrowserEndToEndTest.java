@@ -191,7 +191,9 @@ class BrowserEndToEndTest {
         String plain = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
         api.json("POST", "/v1/sandboxes/" + plain + "/exec", Map.of(), obj().put("command", "echo data > f.txt"));
         api.call("DELETE", "/v1/sandboxes/" + plain, Map.of("purge", true), null);
-        assertThat(api.get("/v1/sandboxes/" + plain + "/files/list", Map.of("path", "/workspace")).path("data")).isEmpty();
+        // purged: its disk image and directory are gone, so there is no workspace left to list
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> api.get("/v1/sandboxes/" + plain + "/files/list", Map.of("path", "/workspace")))
+                .isInstanceOfSatisfying(dev.paddock.app.client.ApiException.class, e -> assertThat(e.code()).isEqualTo("workspace_gone"));
     }
 
     @Test

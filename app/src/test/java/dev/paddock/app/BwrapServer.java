@@ -63,6 +63,9 @@ final class BwrapServer implements AutoCloseable {
 
     private void removeDataDir() {
         try {
+            // an ended sandbox's disk, mounted again when its files were read after the end, is not for rm to cross
+            new ProcessBuilder("sh", "-c", "for d in \"$1\"/sandboxes/*; do mountpoint -q \"$d\" && umount -l \"$d\"; done; true", "sh",
+                    dataDir.toString()).start().waitFor();
             new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
         } catch (IOException e) {
             System.err.println("could not remove " + dataDir + ": " + e.getMessage());

@@ -178,6 +178,15 @@ class CliEndToEndTest {
 
         Cli.Result events = cli.run("sandbox", "events", id);
         assertThat(events.out()).contains("sandbox.running", "sandbox.checkpointed", "sandbox.restored");
+
+        Cli.Result rm = cli.run("sandbox", "checkpoint", "rm", id, checkpoint);
+        assertThat(rm.code()).as(rm.toString()).isZero();
+        assertThat(rm.out()).isEqualTo("deleted " + checkpoint + "\n");
+        assertThat(cli.run("sandbox", "checkpoints", id).out()).doesNotContain(checkpoint);
+        Cli.Result again = cli.run("sandbox", "checkpoint", "rm", id, checkpoint);
+        assertThat(again.code()).as(again.toString()).isNotZero();
+        assertThat(again.err()).contains("not_found");
+        assertThat(cli.run("sandbox", "checkpoint", "rm", id, "bogus").err()).contains("not a checkpoint id");
     }
 
     @Test

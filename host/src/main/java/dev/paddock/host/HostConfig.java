@@ -8,6 +8,9 @@ import java.time.Duration;
  * {@code maxTimeout} caps what a request may ask; {@code operationTimeout} bounds every driver call that is not
  * an exec (create, suspend, resume, terminate, checkpoint). {@code warmPoolSize} sandboxes of the default driver are
  * kept started in advance, so a create with default settings is a claim instead of a start (0: no pool).
+ * {@code defaultDiskBytes} is the disk limit of a sandbox whose request names none, on drivers that enforce disk
+ * limits, and {@code maxDiskBytes} caps what a request may ask; {@code maxCheckpointBytes} caps one checkpoint
+ * archive and {@code tenantStorageBytes} the checkpoints of one tenant together (0 everywhere: no limit).
  */
 public record HostConfig(
         Path dataDir,
@@ -18,10 +21,26 @@ public record HostConfig(
         Duration defaultIdleTerminateAfter,
         Duration operationTimeout,
         Duration sweepInterval,
-        int warmPoolSize) {
+        int warmPoolSize,
+        long defaultDiskBytes,
+        long maxDiskBytes,
+        long maxCheckpointBytes,
+        long tenantStorageBytes) {
 
     public HostConfig {
         if (warmPoolSize < 0) throw new IllegalArgumentException("warmPoolSize must not be negative");
+        if (defaultDiskBytes < 0 || maxDiskBytes < 0 || maxCheckpointBytes < 0 || tenantStorageBytes < 0) {
+            throw new IllegalArgumentException("disk and storage limits must not be negative");
+        }
+        if (maxDiskBytes > 0 && defaultDiskBytes > maxDiskBytes) {
+            throw new IllegalArgumentException("the default disk limit must not exceed the maximum");
+        }
+    }
+
+    public HostConfig(Path dataDir, String defaultDriver, Duration defaultTimeout, Duration maxTimeout, Duration defaultIdleSuspendAfter,
+                      Duration defaultIdleTerminateAfter, Duration operationTimeout, Duration sweepInterval, int warmPoolSize) {
+        this(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, warmPoolSize, 0, 0, 0, 0);
     }
 
     public static HostConfig defaults(Path dataDir) {
@@ -34,14 +53,27 @@ public record HostConfig(
     }
 
     public HostConfig withDefaultDriver(String driver) {
-        return new HostConfig(dataDir, driver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout, sweepInterval, warmPoolSize);
+        return new HostConfig(dataDir, driver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes);
     }
 
     public HostConfig withSweepInterval(Duration d) {
-        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout, d, warmPoolSize);
+        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                d, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes);
     }
 
     public HostConfig withWarmPool(int size) {
-        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout, sweepInterval, size);
+        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, size, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes);
+    }
+
+    public HostConfig withDisk(long defaultBytes, long maxBytes) {
+        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, warmPoolSize, defaultBytes, maxBytes, maxCheckpointBytes, tenantStorageBytes);
+    }
+
+    public HostConfig withCheckpointStorage(long maxCheckpoint, long perTenant) {
+        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpoint, perTenant);
     }
 }

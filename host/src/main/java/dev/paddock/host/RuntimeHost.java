@@ -69,6 +69,10 @@ public final class RuntimeHost implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RuntimeHost.class);
     /** Reason recorded when the idle policy suspended a sandbox; such a sandbox resumes by itself on use. */
     static final String IDLE_SUSPEND_REASON = "idle";
+    private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> PRIVATE_DIR =
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
+    private static final java.nio.file.attribute.FileAttribute<?> PRIVATE_FILE =
+            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
 
     private final HostConfig config;
     private final Store store;
@@ -108,6 +112,8 @@ public final class RuntimeHost implements AutoCloseable {
         }
         try {
             Files.createDirectories(config.checkpointsDir());
+            // every tenant's workspace archives: the server's user alone may read them
+            Files.setPosixFilePermissions(config.checkpointsDir(), PRIVATE_DIR);
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + config.checkpointsDir(), e);
         }
@@ -117,7 +123,13 @@ public final class RuntimeHost implements AutoCloseable {
     /** Keeps sandboxes of {@code profile} started on the default driver ahead of demand; call before {@link #start()}. */
     public void addWarmPool(WarmProfile profile) {
         if (started) throw new IllegalStateException("warm pools are added before the host starts");
-        warmPools.add(new WarmPool(defaultDriver, profile, ownerId, this::withEgress, this::closeEgress));
+        // pooled sandboxes serve requests that name no disk limit: they start with the default one
+        SandboxRequest t = profile.template();
+        Limits limits = withDefaultDisk(t.limits() == null ? Limits.DEFAULT : t.limits(), defaultDriver);
+        WarmProfile withDisk = new WarmProfile(profile.name(), profile.size(), new SandboxRequest(t.driver(), t.image(), t.writableRootfs(),
+                limits, t.env(), t.network(), t.timeout(), t.idleSuspendAfter(), t.idleTerminateAfter(), t.credentials()),
+                profile.fits(), profile.prepare(), profile.freezeWhileWaiting(), profile.refillDelay());
+        warmPools.add(new WarmPool(defaultDriver, withDisk, ownerId, this::withEgress, this::closeEgress));
     }
 
     /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
@@ -190,6 +202,7 @@ public final class RuntimeHost implements AutoCloseable {
         Duration timeout = lifetime(request.timeout());
         NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
         requireEgressFor(network, request.credentials() == null ? List.of() : request.credentials());
+        Limits limits = diskLimits(request.limits() == null ? Limits.DEFAULT : request.limits(), driver);
         Optional<WarmPool.Entry> warm = Optional.empty();
         Fence claimed = null;
         for (WarmPool pool : warmPools) {
@@ -204,7 +217,7 @@ public final class RuntimeHost implements AutoCloseable {
         String id = warm.map(e -> e.spec().sandboxId()).orElseGet(() -> Ids.newId("sbx"));
         Instant now = clock.instant();
         SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
-                request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network(),
+                warm.isPresent() ? warm.get().spec().limits() : limits, request.env(), request.network(),
                 request.credentials(), null);
         SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
                 null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),
@@ -293,14 +306,12 @@ public final class RuntimeHost implements AutoCloseable {
         if (!r.state().isTerminal()) {
             throw PaddockException.conflict("sandbox_running", "sandbox " + id + " is " + r.state().wireName() + "; delete it before purging its files");
         }
-        SandboxDriver d = driver(r);
-        d.workspace(ref(r)).ifPresent(Workspace::clear);
-        try {
-            d.outputs(ref(r)).ifPresent(Workspace::clear);
-        } catch (dev.paddock.core.spi.UnsupportedCapabilityException noOutputs) {
-            // nothing kept
-        }
-        log.info("purged the files of {}", id);
+        withLock(id, () -> {
+            driver(r).purge(ref(r));
+            deleteCheckpoints(r);
+            return null;
+        });
+        log.info("purged the files and checkpoints of {}", id);
         return r;
     }
 
@@ -389,19 +400,26 @@ public final class RuntimeHost implements AutoCloseable {
 
     // ---------------------------------------------------------------- checkpoints
 
+    /**
+     * Archives the workspace into {@code <data-dir>/checkpoints} (0600). The archive may not grow past
+     * {@code maxCheckpointBytes} nor past what is left of the tenant's {@code tenantStorageBytes}: writing stops there,
+     * the partial file is deleted and the call fails with {@code checkpoint_too_large} or {@code storage_quota_exceeded}.
+     * One tenant's checkpoints are taken one at a time, so two cannot both fit into the same remaining quota.
+     */
     public CheckpointRecord checkpoint(Principal caller, String id) {
         SandboxRecord r = find(caller, id);
         requireCheckpoints(r);
-        return withLock(id, () -> {
+        return withLock(id, () -> withLock("tenant-storage:" + r.tenantId(), () -> {
             SandboxRecord cur = reload(id);
             Workspace ws = workspace(caller, id);
             String cpId = Ids.newId("cp");
             Path target = config.checkpointsDir().resolve(cpId + ".tar");
             Path tmp = config.checkpointsDir().resolve(cpId + ".tar.partial");
+            CheckpointCap cap = checkpointCap(r.tenantId());
             try {
                 MessageDigest sha = MessageDigest.getInstance("SHA-256");
                 frozenWhile(cur, () -> {
-                    try (OutputStream out = new DigestOutputStream(Files.newOutputStream(tmp), sha)) {
+                    try (OutputStream out = new DigestOutputStream(cap.bound(Files.newOutputStream(Files.createFile(tmp, PRIVATE_FILE))), sha)) {
                         ws.exportTar(Workspace.ROOT, out);
                     }
                     return null;
@@ -414,9 +432,75 @@ public final class RuntimeHost implements AutoCloseable {
                 return cp;
             } catch (Exception e) {
                 deleteQuietly(tmp);
-                throw asPaddock("checkpoint", e);
+                throw cap.explain(e).orElseGet(() -> asPaddock("checkpoint", e));
             }
+        }));
+    }
+
+    /** How much one new checkpoint of {@code tenantId} may hold, and which limit says so. */
+    private CheckpointCap checkpointCap(String tenantId) {
+        long limit = config.maxCheckpointBytes() > 0 ? config.maxCheckpointBytes() : Long.MAX_VALUE;
+        if (config.tenantStorageBytes() > 0) {
+            long left = config.tenantStorageBytes() - store.checkpoints().totalBytes(tenantId);
+            if (left <= 0) throw CheckpointCap.quotaExceeded(config.tenantStorageBytes());
+            if (left < limit) return new CheckpointCap(left, true, config.tenantStorageBytes());
+        }
+        return new CheckpointCap(limit, false, config.maxCheckpointBytes());
+    }
+
+    /**
+     * Deletes a checkpoint: its archive and its record. Another tenant's checkpoint, or one of another sandbox, is
+     * not found.
+     */
+    public void deleteCheckpoint(Principal caller, String id, String checkpointId) {
+        SandboxRecord r = find(caller, id);
+        Ids.require("cp", checkpointId, "checkpoint id");
+        CheckpointRecord cp = store.checkpoints().find(checkpointId)
+                .filter(c -> c.tenantId().equals(caller.tenantId()) && c.sandboxId().equals(r.id()))
+                .orElseThrow(() -> PaddockException.notFound("checkpoint", checkpointId));
+        withLock(id, () -> {
+            deleteCheckpointFiles(cp);
+            return null;
         });
+        event(r, "sandbox.checkpoint_deleted", Map.of("checkpoint_id", cp.id()));
+    }
+
+    /** The archive first: a record without its file would be listed but not restorable, a file without record is an orphan. */
+    private void deleteCheckpointFiles(CheckpointRecord cp) throws IOException {
+        Files.deleteIfExists(config.checkpointsDir().resolve(cp.id() + ".tar"));
+        try {
+            store.checkpoints().delete(cp.id());
+        } catch (PaddockException e) {
+            if (e.type() != ErrorType.NOT_FOUND) throw e;
+        }
+    }
+
+    /** Every checkpoint of a sandbox, for purge. */
+    private void deleteCheckpoints(SandboxRecord r) throws IOException {
+        while (true) {
+            Page<CheckpointRecord> page = store.checkpoints().list(r.id(), PageRequest.first(100));
+            if (page.data().isEmpty()) return;
+            for (CheckpointRecord cp : page.data()) deleteCheckpointFiles(cp);
+        }
+    }
+
+    /** The request's limits with the default disk limit filled in, refused past the maximum or where it is not enforced. */
+    private Limits diskLimits(Limits asked, SandboxDriver driver) {
+        Limits limits = withDefaultDisk(asked, driver);
+        if (limits.diskBytes() > 0 && !driver.conformance().supportsDiskLimits()) {
+            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "disk_quota_unavailable", "driver '" + driver.id()
+                    + "' does not enforce limits.disk; create the sandbox without it or on a driver that does");
+        }
+        if (config.maxDiskBytes() > 0 && limits.diskBytes() > config.maxDiskBytes()) {
+            throw PaddockException.invalid("invalid_limits", "limits.disk of " + limits.diskBytes() + " bytes exceeds this server's maximum of "
+                    + config.maxDiskBytes() + " bytes");
+        }
+        return limits;
+    }
+
+    private Limits withDefaultDisk(Limits asked, SandboxDriver driver) {
+        if (asked.diskBytes() > 0 || config.defaultDiskBytes() == 0 || !driver.conformance().supportsDiskLimits()) return asked;
+        return asked.withDisk(config.defaultDiskBytes());
     }
 
     public Page<CheckpointRecord> checkpoints(Principal caller, String id, PageRequest page) {

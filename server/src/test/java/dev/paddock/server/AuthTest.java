@@ -62,6 +62,12 @@ class AuthTest {
         var cp = a.post(base + "/checkpoints", null);
         assertThat(cp.status()).as(cp.body()).isEqualTo(201);
         b.get("/v1/checkpoints/" + cp.json().path("id").asString() + "/archive").error(404, "not_found_error", "not_found");
+        b.delete(base + "/checkpoints/" + cp.json().path("id").asString()).error(404, "not_found_error", "not_found");
+        // b's own sandbox does not make a's checkpoint its own either
+        String bs = b.post("/v1/sandboxes", "{}").json().path("id").asString();
+        b.delete("/v1/sandboxes/" + bs + "/checkpoints/" + cp.json().path("id").asString()).error(404, "not_found_error", "not_found");
+        b.delete("/v1/sandboxes/" + bs + "/checkpoints/not-an-id").error(400, "invalid_request_error", "invalid_id");
+        assertThat(a.get(base + "/checkpoints").json().path("data").size()).as("a's checkpoint is still there").isEqualTo(1);
 
         assertThat(a.get(base).json().path("state").asString()).as("untouched by b").isEqualTo("running");
         assertThat(a.get(base + "/files/content?path=secret.txt").body()).isEqualTo("a's");

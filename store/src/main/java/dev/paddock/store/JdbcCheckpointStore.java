@@ -79,6 +79,13 @@ final class JdbcCheckpointStore implements CheckpointStore {
         });
     }
 
+    @Override
+    public long totalBytes(String tenantId) {
+        Require.present(tenantId, "tenant id");
+        return db.read("checkpoints.total", c -> Sql.queryOne(c, "SELECT COALESCE(SUM(size_bytes), 0) FROM checkpoints WHERE tenant_id = ?",
+                rs -> rs.getLong(1), tenantId).orElse(0L));
+    }
+
     private static CheckpointRecord map(ResultSet rs) throws SQLException {
         return new CheckpointRecord(rs.getString("id"), rs.getString("sandbox_id"), rs.getString("tenant_id"),
                 rs.getString("kind"), rs.getLong("size_bytes"), rs.getString("sha256"), Columns.getInstant(rs, "created_at"));

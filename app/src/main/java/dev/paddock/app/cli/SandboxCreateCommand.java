@@ -24,6 +24,10 @@ public final class SandboxCreateCommand extends ClientCommand {
     @Option(names = "--memory", paramLabel = "SIZE", converter = Units.SizeConverter.class, description = "memory limit, e.g. 512m, 1g")
     Long memory;
 
+    @Option(names = "--disk", paramLabel = "SIZE", converter = Units.SizeConverter.class,
+            description = "disk limit of /workspace and outputs together, e.g. 2g (default: the server's default_disk)")
+    Long disk;
+
     @Option(names = "--pids", paramLabel = "N", description = "maximum number of processes")
     Integer pids;
 
@@ -71,11 +75,12 @@ public final class SandboxCreateCommand extends ClientCommand {
         if (driver != null) body.put("driver", driver);
         if (image != null) body.put("image", image);
         if (writableRootfs) body.put("writable_rootfs", true);
-        if (memory != null || pids != null || cpus != null) {
+        if (memory != null || pids != null || cpus != null || disk != null) {
             ObjectNode limits = body.putObject("limits");
             if (memory != null) limits.put("memory", memory);
             if (pids != null) limits.put("pids", pids);
             if (cpus != null) limits.put("cpus", cpus);
+            if (disk != null) limits.put("disk", disk);
         }
         if (!env.isEmpty()) {
             ObjectNode e = body.putObject("env");

@@ -58,6 +58,8 @@ public final class DataDir implements AutoCloseable {
             if (!Files.isDirectory(dir)) {
                 Files.createDirectories(dir);
                 Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            } else {
+                closeToOthers(dir);
             }
         } catch (AccessDeniedException e) {
             throw new StartupException("cannot create the data directory " + dir + ": permission denied; pick another with --data-dir");
@@ -66,7 +68,8 @@ public final class DataDir implements AutoCloseable {
         }
         FileChannel ch;
         try {
-            ch = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            ch = FileChannel.open(dir.resolve(LOCK_FILE), java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (IOException e) {
             throw new StartupException("cannot open " + dir.resolve(LOCK_FILE) + ": " + e.getMessage());
         }
@@ -94,6 +97,50 @@ public final class DataDir implements AutoCloseable {
     }
 
     public Path root() { return root; }
+
+    /**
+     * Entries of the data directory that sandbox uids must reach: the init binary, the shared {@code /etc} entries,
+     * images, and the sandboxes' own directories and egress sockets (each sandbox's part belongs to its own uid,
+     * mode 0700, or is passable only). Everything else is the server's alone.
+     */
+    public static final java.util.Set<String> SHARED = java.util.Set.of("bin", "etc", "images", "sandboxes", "egress");
+    /** Private directories made up front, so that one created later by a component never starts out open. */
+    private static final java.util.List<String> PRIVATE_DIRS = java.util.List.of("checkpoints", "packages");
+
+    /**
+     * Closes everything of the data directory but {@link #SHARED} to other users: directories 0700, files 0600 (a
+     * closed directory hides what is inside it, whatever its mode). The directory itself may be passed (0711) but
+     * not listed. Call once every component has made its files.
+     */
+    public void lockDown() {
+        try {
+            closeToOthers(root);
+            for (String d : PRIVATE_DIRS) {
+                Path p = root.resolve(d);
+                if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectory(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                }
+            }
+            try (var entries = Files.list(root)) {
+                for (Path p : entries.toList()) {
+                    if (SHARED.contains(p.getFileName().toString()) || Files.isSymbolicLink(p)) continue;
+                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                            ? "rwx------" : "rw-------"));
+                }
+            }
+        } catch (IOException e) {
+            throw new StartupException("cannot close the data directory " + root + " to other users: " + e.getMessage());
+        }
+    }
+
+    /** Others (sandbox uids) may pass through the directory, never list or change it. */
+    private static void closeToOthers(Path dir) throws IOException {
+        var mode = Files.getPosixFilePermissions(dir);
+        var want = java.util.EnumSet.copyOf(mode);
+        want.removeAll(java.util.Set.of(java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE,
+                java.nio.file.attribute.PosixFilePermission.OTHERS_READ, java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE));
+        if (!want.equals(mode)) Files.setPosixFilePermissions(dir, want);
+    }
 
     public Path database() { return root.resolve(DB_FILE); }
 

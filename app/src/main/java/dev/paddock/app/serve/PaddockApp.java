@@ -50,13 +50,15 @@ public final class PaddockApp implements AutoCloseable {
         try {
             SandboxDriver driver = DriverLoader.load(s);
             started.add(driver);
+            requireDiskLimits(s, driver);
             dev.paddock.driver.browservm.BrowserVmDriver browserVm = BrowserVmWiring.start(started);
             JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
             started.add(store);
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
-                    s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval(), s.warmPoolSize());
+                    s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval(), s.warmPoolSize())
+                    .withDisk(s.defaultDisk(), s.maxDisk()).withCheckpointStorage(s.maxCheckpointSize(), s.tenantStorageQuota());
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
             List<SandboxDriver> drivers = new ArrayList<>(List.of(driver, browserVm));
             SandboxDriver sandboxFree = DriverLoader.sandboxFree(s, driver);
@@ -73,6 +75,7 @@ public final class PaddockApp implements AutoCloseable {
             server.egress(egress.vault(), store.egressAudit());
             server.images(new ImageCatalog(images(dir), store.sandboxes()));
             server.browserVm(browserVm.runtimeService());
+            dir.lockDown(); // every component has made its files: close what sandboxes need not reach
             server.start();
             started.add(server::stop);
             String url = "http://" + hostForUrl(s.bind()) + ":" + server.port();
@@ -83,6 +86,16 @@ public final class PaddockApp implements AutoCloseable {
             if (e instanceof StartupException) throw e;
             if (e instanceof dev.paddock.core.PaddockException pe) throw new StartupException(pe.getMessage());
             throw new StartupException("Paddock could not start: " + e.getMessage());
+        }
+    }
+
+    /** Fails closed: a configured default disk limit that this host cannot enforce would silently be none. */
+    private static void requireDiskLimits(ServeSettings s, SandboxDriver driver) {
+        if (s.defaultDisk() > 0 && driver instanceof dev.paddock.driver.bwrap.BwrapDriver bwrap) {
+            bwrap.diskQuotaProblem().ifPresent(problem -> {
+                throw new StartupException("default_disk is " + s.defaultDisk() + " bytes but this host cannot enforce disk limits: " + problem
+                        + "; fix that, or set default_disk=0 to run sandboxes without a disk limit");
+            });
         }
     }
 

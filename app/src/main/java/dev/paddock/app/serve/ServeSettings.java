@@ -47,7 +47,17 @@ public record ServeSettings(
         String packagesNpmRegistry,
         Path packagesAptSources,
         java.util.Set<Integer> egressTestLoopbackPorts,
-        Path egressUpstreamCaFile) {
+        Path egressUpstreamCaFile,
+        long defaultDisk,
+        long maxDisk,
+        long maxCheckpointSize,
+        long tenantStorageQuota) {
+
+    public ServeSettings {
+        if (maxDisk > 0 && defaultDisk > maxDisk) {
+            throw new SettingsException("default_disk (" + defaultDisk + " bytes) must not exceed max_disk (" + maxDisk + " bytes)");
+        }
+    }
 
     /** Every key with its default ("" = none) and what it does: the reference printed by {@code serve --help}. */
     public static final Map<String, String[]> KEYS = keys();
@@ -69,6 +79,10 @@ public record ServeSettings(
         k.put("browser_warm_pool_size", new String[] {"0", "browser sandboxes kept started, frozen"});
         k.put("max_json_body", new String[] {"1m", "largest JSON request body"});
         k.put("max_upload", new String[] {"1g", "largest file or archive upload"});
+        k.put("default_disk", new String[] {"10g", "disk limit of /workspace + outputs if none is asked (0: none)"});
+        k.put("max_disk", new String[] {"100g", "largest limits.disk one may ask for (0: no maximum)"});
+        k.put("max_checkpoint_size", new String[] {"10g", "largest checkpoint archive (0: no limit)"});
+        k.put("tenant_storage_quota", new String[] {"50g", "checkpoint bytes one tenant may keep (0: no limit)"});
         k.put("bwrap_path", new String[] {"/usr/bin/bwrap", "bubblewrap binary"});
         k.put("cgroup_root", new String[] {"/sys/fs/cgroup", "cgroup filesystem root"});
         k.put("bwrap_uid_base", new String[] {"200000", "first host uid for sandboxes"});
@@ -138,7 +152,11 @@ public record ServeSettings(
                 blankToNull(v.get("packages_npm_registry")),
                 blankToNull(v.get("packages_apt_sources")) == null ? null : path(v.get("packages_apt_sources"), home),
                 ports("egress_test_loopback_ports", v.get("egress_test_loopback_ports")),
-                blankToNull(v.get("egress_upstream_ca_file")) == null ? null : path(v.get("egress_upstream_ca_file"), home));
+                blankToNull(v.get("egress_upstream_ca_file")) == null ? null : path(v.get("egress_upstream_ca_file"), home),
+                disk("default_disk", v.get("default_disk")),
+                limit("max_disk", v.get("max_disk")),
+                limit("max_checkpoint_size", v.get("max_checkpoint_size")),
+                limit("tenant_storage_quota", v.get("tenant_storage_quota")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
@@ -213,6 +231,18 @@ public record ServeSettings(
         } catch (IllegalArgumentException e) {
             throw new SettingsException(key + ": " + e.getMessage());
         }
+    }
+
+    /** A size where 0 (or "none") means no limit. */
+    private static long limit(String key, String s) {
+        if (s == null || s.isBlank() || s.strip().equalsIgnoreCase("none") || s.strip().equals("0")) return 0;
+        return size(key, s);
+    }
+
+    private static long disk(String key, String s) {
+        long bytes = limit(key, s);
+        if (bytes != 0 && bytes < dev.paddock.core.spi.Limits.MIN_DISK_BYTES) throw new SettingsException(key + ": must be 0 (none) or at least 32m");
+        return bytes;
     }
 
     private static long size(String key, String s) {

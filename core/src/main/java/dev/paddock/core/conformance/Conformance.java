@@ -44,6 +44,13 @@ public record Conformance(
 
     public record PortFacts(List<String> available, List<String> unavailable) {}
 
+    /** The port fact of drivers that enforce {@code limits.disk} on the host's disk. */
+    public static final String DISK_LIMITS = "disk_quota";
+
+    public boolean supportsDiskLimits() {
+        return portFacts.available().contains(DISK_LIMITS);
+    }
+
     public boolean supportsSuspendResume() {
         return lifecycle.suspendResume() == Support.SUPPORTED;
     }

@@ -32,6 +32,19 @@ public interface SandboxDriver extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Removes an ended sandbox's files (workspace, outputs and whatever holds them) from the host for good
+     * (idempotent). By default both are emptied.
+     */
+    default void purge(SandboxRef ref) {
+        workspace(ref).ifPresent(Workspace::clear);
+        try {
+            outputs(ref).ifPresent(Workspace::clear);
+        } catch (UnsupportedCapabilityException noOutputs) {
+            // nothing kept
+        }
+    }
+
     @Override
     default void close() {}
 }

@@ -11,4 +11,7 @@ public interface CheckpointStore {
     Page<CheckpointRecord> list(String sandboxId, PageRequest page);
 
     void delete(String id);
+
+    /** The bytes of every checkpoint of a tenant, for its storage quota. */
+    long totalBytes(String tenantId);
 }

@@ -29,7 +29,8 @@ final class BwrapConformance {
             List.of("workspace_tar"),
             new PortFacts(
                     List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",
-                            "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network"),
+                            "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network",
+                            Conformance.DISK_LIMITS),
                     List.of("process_memory_checkpoint")));
 
     private BwrapConformance() {}

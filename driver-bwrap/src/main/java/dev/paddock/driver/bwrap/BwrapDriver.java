@@ -15,6 +15,8 @@ import dev.paddock.core.spi.Workspace;
 import dev.paddock.driver.bwrap.cgroup.CgroupDetector;
 import dev.paddock.driver.bwrap.cgroup.CgroupSystem;
 import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
+import dev.paddock.driver.bwrap.disk.DiskQuota;
+import dev.paddock.driver.bwrap.disk.LoopImageQuota;
 import dev.paddock.workspace.HostDirWorkspace;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +52,9 @@ public final class BwrapDriver implements SandboxDriver {
     private final Path initBinary;
     private final UidAllocator uids;
     private final boolean overlaySupported;
+    /** Null when this host has no way to bound a sandbox's disk; {@link #diskProblem} says why. */
+    private final DiskQuota disk;
+    private final String diskProblem;
     private Path etcBase;
     private long etcStamp;
 
@@ -64,6 +69,9 @@ public final class BwrapDriver implements SandboxDriver {
         this.initBinary = InitBinary.install(config.dataDir().resolve("bin"));
         this.uids = new UidAllocator(config.dataDir().resolve("uids"), config.uidBase(), config.uidCount());
         this.overlaySupported = bwrapHelp().contains("--tmp-overlay");
+        Optional<String> noLoop = LoopImageQuota.problem();
+        this.disk = noLoop.isEmpty() ? new LoopImageQuota(config.dataDir().resolve("disks")) : null;
+        this.diskProblem = noLoop.orElse(null);
         etcBase();
     }
 
@@ -92,6 +100,11 @@ public final class BwrapDriver implements SandboxDriver {
 
     public static List<String> checkHost(BwrapConfig config) {
         return HostCheck.problems(config);
+    }
+
+    /** Why this host cannot enforce disk limits ({@code limits.disk}); empty when it can. */
+    public Optional<String> diskQuotaProblem() {
+        return Optional.ofNullable(diskProblem);
     }
 
     public String cgroupVersion() {
@@ -127,6 +140,8 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxLauncher launcher = null;
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
         try {
+            // before anything is written under the sandbox's directory: the disk is mounted over it
+            prepareDisk(paths, spec.limits().diskBytes());
             cgroup = cgroups.create(spec.sandboxId(), spec.limits());
             meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
             // the workspace and /etc files are made on another thread while the launcher process starts (~2 ms)
@@ -149,8 +164,42 @@ public final class BwrapDriver implements SandboxDriver {
         } catch (RuntimeException e) {
             if (launcher != null) launcher.abort();
             if (cgroup != null) cleanUp(paths, cgroup, meta);
-            else { deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
+            else { unmountDisk(paths); deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
             throw e;
+        }
+    }
+
+    /**
+     * Gives the sandbox a filesystem of {@code bytes} (its workspace and outputs) mounted over its directory, or
+     * mounts the one it already has; fails closed when a limit is asked for and this host cannot enforce it.
+     */
+    private void prepareDisk(SandboxPaths paths, long bytes) {
+        if (bytes > 0 && disk == null) {
+            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "disk_quota_unavailable",
+                    "this host cannot enforce limits.disk: " + diskProblem + "; create the sandbox without limits.disk");
+        }
+        if (disk == null) return;
+        try {
+            Files.createDirectories(paths.sandboxDir());
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot prepare the directory of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
+        }
+        if (!disk.ensureMounted(paths.sandboxId(), paths.sandboxDir()) && bytes > 0) {
+            disk.create(paths.sandboxId(), paths.sandboxDir(), bytes);
+        }
+    }
+
+    /** Mounts the sandbox's own filesystem again when it has one that is not mounted (after a host reboot). */
+    private void mountDisk(SandboxPaths paths) {
+        if (disk != null) disk.ensureMounted(paths.sandboxId(), paths.sandboxDir());
+    }
+
+    private void unmountDisk(SandboxPaths paths) {
+        if (disk == null) return;
+        try {
+            disk.unmount(paths.sandboxId(), paths.sandboxDir());
+        } catch (RuntimeException e) {
+            // the files stay where they are; the next read mounts again, purge retries
         }
     }
 
@@ -226,6 +275,11 @@ public final class BwrapDriver implements SandboxDriver {
         if (meta.isEmpty()) return Optional.empty();
         SandboxCgroup cgroup = cgroupOf(meta.get());
         if (!cgroup.exists()) return Optional.empty();
+        try {
+            mountDisk(paths);
+        } catch (PaddockException e) {
+            return Optional.empty();
+        }
         BwrapSandbox sandbox = new BwrapSandbox(this, paths, meta.get(), cgroup);
         if (cgroup.frozen()) return cgroup.pids() > 0 ? Optional.of(sandbox) : Optional.empty();
         try {
@@ -262,14 +316,34 @@ public final class BwrapDriver implements SandboxDriver {
             cgroup.killAll();
             cgroup.remove();
             SandboxEtc.delete(paths.etc());
+            unmountDisk(paths);
             deleteRunDir(paths);
         }
+    }
+
+    /**
+     * Deletes everything the sandbox kept on the host: its filesystem image (unmounted first), its workspace and
+     * outputs and its directory. Only for a sandbox that no longer runs.
+     */
+    @Override
+    public void purge(SandboxRef ref) {
+        if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return;
+        SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
+        if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
+            throw PaddockException.conflict("sandbox_running", "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
+        }
+        if (disk != null) disk.delete(ref.sandboxId(), paths.sandboxDir());
+        // without an image the files are emptied through the race-safe workspace code first, then the tree goes
+        SandboxDriver.super.purge(ref);
+        deleteTree(paths.sandboxDir());
     }
 
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
         if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        Path ws = SandboxPaths.of(config.dataDir(), ref.sandboxId()).workspace();
+        SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
+        mountDisk(paths);
+        Path ws = paths.workspace();
         if (!Files.isDirectory(ws, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         try {
             int uid = (Integer) Files.getAttribute(ws, "unix:uid", LinkOption.NOFOLLOW_LINKS);
@@ -287,7 +361,9 @@ public final class BwrapDriver implements SandboxDriver {
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
         if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        Path dir = SandboxPaths.of(config.dataDir(), ref.sandboxId()).outputs();
+        SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
+        mountDisk(paths);
+        Path dir = paths.outputs();
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         try {
             int uid = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
@@ -321,6 +397,7 @@ public final class BwrapDriver implements SandboxDriver {
         cgroup.remove();
         SandboxEtc.delete(paths.etc());
         SandboxEgress.delete(paths);
+        unmountDisk(paths);
         deleteRunDir(paths);
         uids.release(meta.uid(), meta.sandboxId());
     }
@@ -335,7 +412,7 @@ public final class BwrapDriver implements SandboxDriver {
                 Files.createDirectories(data.resolve(d));
                 Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx--x--x"));
             }
-            for (String d : List.of("run", "uids")) {
+            for (String d : List.of("run", "uids", "disks")) {
                 Files.createDirectories(data.resolve(d));
                 Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx------"));
             }
@@ -392,11 +469,16 @@ public final class BwrapDriver implements SandboxDriver {
     }
 
     private static void deleteRunDir(SandboxPaths paths) {
-        if (!Files.isDirectory(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(paths.runDir())) {
+        deleteTree(paths.runDir());
+    }
+
+    /** Deletes a directory tree without following symlinks (they are removed, not their targets). */
+    private static void deleteTree(Path dir) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> tree = Files.walk(dir)) {
             for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot remove " + paths.runDir() + ": " + e.getMessage(), e);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
         }
     }
 

@@ -66,12 +66,30 @@ final class TestSandboxes implements AutoCloseable {
         return run(s, ExecRequest.shell(line));
     }
 
+    /** Sandbox filesystems a test left mounted (an ended sandbox's files read after its end mount it again). */
+    static void unmountDisks(Path dataDir) throws IOException {
+        Path sandboxes = dataDir.resolve("sandboxes");
+        if (!Files.isDirectory(sandboxes)) return;
+        try (Stream<Path> dirs = Files.list(sandboxes)) {
+            for (Path d : dirs.toList()) {
+                if (dev.paddock.driver.bwrap.disk.DiskQuotaAccess.isMountPoint(d)) {
+                    try {
+                        new ProcessBuilder("umount", "-l", d.toString()).inheritIO().start().waitFor();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        }
+    }
+
     @Override
     public void close() throws IOException {
         for (var ref : driver.list()) driver.destroy(ref);
         for (Sandbox s : created) {
             try { s.terminate(TerminationReason.USER_REQUEST); } catch (RuntimeException ignored) { }
         }
+        unmountDisks(dataDir);
         try (Stream<Path> tree = Files.walk(dataDir)) {
             for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }

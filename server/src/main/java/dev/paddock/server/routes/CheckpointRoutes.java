@@ -10,7 +10,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
 
-/** Workspace checkpoints: create, list, download, restore. */
+/** Workspace checkpoints: create, list, download, restore, delete. */
 public final class CheckpointRoutes {
     private static final String CHECKPOINTS = SandboxRoutes.SANDBOX + "/checkpoints";
     private final RuntimeHost host;
@@ -29,6 +29,12 @@ public final class CheckpointRoutes {
             String id = SandboxRoutes.id(ctx);
             String cp = Params.pathId(ctx, "cp", "cp", "checkpoint id");
             ctx.json(SandboxView.of(host.restore(Auth.principal(ctx), id, cp)));
+        });
+        r.delete(CHECKPOINTS + "/{cp}", ctx -> {
+            String id = SandboxRoutes.id(ctx);
+            String cp = Params.pathId(ctx, "cp", "cp", "checkpoint id");
+            host.deleteCheckpoint(Auth.principal(ctx), id, cp);
+            ctx.status(204);
         });
         r.get("/v1/checkpoints/{cp}/archive", this::archive);
     }

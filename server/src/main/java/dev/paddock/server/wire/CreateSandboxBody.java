@@ -22,7 +22,7 @@ public record CreateSandboxBody(
     public record BrowserBody(Boolean allowEvaluate) {}
 
     /** {@code memory} is bytes or a size string such as {@code "512m"}, hence a raw node. */
-    public record LimitsBody(JsonNode memory, Integer pids, Double cpus) {}
+    public record LimitsBody(JsonNode memory, Integer pids, Double cpus, JsonNode disk) {}
 
     public record NetworkBody(String type, List<String> allowedHosts, Boolean allowPackageManagers) {}
 

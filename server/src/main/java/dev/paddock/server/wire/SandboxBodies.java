@@ -55,7 +55,9 @@ public final class SandboxBodies {
                 throw Check.invalid("limits.cpus", "must be a number greater than 0 and at most " + (int) MAX_CPUS + ", got " + l.cpus());
             }
         }
-        return new Limits(memory, pids, cpus);
+        long disk = l.disk() == null || l.disk().isNull() ? 0 : MemorySize.parse("limits.disk", l.disk());
+        if (disk != 0 && disk < Limits.MIN_DISK_BYTES) throw Check.invalid("limits.disk", "must be at least 32m, got " + disk + " bytes");
+        return new Limits(memory, pids, cpus, disk);
     }
 
     private static NetworkPolicy network(CreateSandboxBody.NetworkBody n) {
