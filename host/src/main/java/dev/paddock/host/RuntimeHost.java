@@ -230,7 +230,7 @@ public final class RuntimeHost implements AutoCloseable {
                 sandbox = warm.get().sandbox();
             } else {
                 SandboxSpec wired = withEgress(spec);
-                sandbox = bounded("create", () -> driver.create(wired, fence));
+                sandbox = bounded("create", () -> createOnBackend(driver, wired, fence));
             }
         } catch (RuntimeException e) {
             closeEgress(id);
@@ -246,6 +246,18 @@ public final class RuntimeHost implements AutoCloseable {
         SandboxRecord running = transition(record, SandboxState.RUNNING, null);
         event(running, "sandbox.running", Map.of());
         return running;
+    }
+
+    /** Creates on the driver; when it is out of capacity, pooled sandboxes that nobody claimed yet give theirs up first. */
+    private Sandbox createOnBackend(SandboxDriver driver, SandboxSpec spec, Fence fence) {
+        while (true) {
+            try {
+                return driver.create(spec, fence);
+            } catch (dev.paddock.core.spi.CapacityExhaustedException full) {
+                boolean yielded = warmPools.stream().filter(p -> p.driverId().equals(driver.id())).anyMatch(WarmPool::yieldOne);
+                if (!yielded) throw full;
+            }
+        }
     }
 
     public SandboxRecord get(Principal caller, String id) {

@@ -150,6 +150,19 @@ final class WarmPool implements AutoCloseable {
         closeEgress.accept(e.spec().sandboxId());
     }
 
+    /** Ends one waiting sandbox to give its resources (a uid, memory) to a create that found none; false if none waits. */
+    boolean yieldOne() {
+        Entry e = ready.poll();
+        if (e == null) return false;
+        log.info("warm pool '{}' yields pooled sandbox {}: the driver is out of capacity", profile.name(), e.spec().sandboxId());
+        discard(e);
+        return true;
+    }
+
+    String driverId() {
+        return driver.id();
+    }
+
     @Override
     public void close() {
         closed = true;

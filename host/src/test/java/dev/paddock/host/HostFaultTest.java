@@ -159,6 +159,34 @@ class HostFaultTest {
         }
     }
 
+    @Test
+    void uidClaimsOfAProcessKilledMidCreateAreFreedAtStartAndThePoolYieldsItsUids() throws Exception {
+        BwrapConfig three = BwrapConfig.defaults(dataDir).withUidRange(BwrapConfig.DEFAULT_UID_BASE + 7_000, 3);
+        // two claims of a process that died before it started its sandboxes
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path uids = Files.createDirectories(dataDir.resolve("uids"));
+        for (int i = 0; i < 2; i++) {
+            Files.writeString(uids.resolve(Integer.toString(three.uidBase() + i)), dev.paddock.core.Ids.newId("sbx") + "\n" + gone.pid());
+        }
+        RuntimeHost host = new RuntimeHost(HostFixture.config(dataDir, "bwrap").withWarmPool(2), store,
+                List.of(new BwrapDriver(three)), java.time.Clock.systemUTC());
+        host.start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> host.warmCount() == 2); // 2 of the 3 uids wait in the pool
+            String plain = host.create(ALICE, SandboxRequest.defaults()).id(); // from the pool
+            SandboxRequest other = new SandboxRequest(null, null, false, null, java.util.Map.of("SHAPE", "other"), null, null, null, null);
+            String cold = host.create(ALICE, other).id(); // the last free uid
+            String yielded = host.create(ALICE, other).id(); // none free: the pool gives one up
+            assertThat(List.of(plain, cold, yielded)).doesNotHaveDuplicates();
+            assertThatThrownBy(() -> host.create(ALICE, other)).isInstanceOfSatisfying(PaddockException.class,
+                    e -> assertThat(e.code()).isEqualTo("uid_range_exhausted"));
+            for (String id : List.of(plain, cold, yielded)) host.delete(ALICE, id);
+        } finally {
+            host.close();
+        }
+    }
+
     /** A store whose writes of the suspended state fail, as on a full disk. */
     private static Store failingSuspends(Store real) {
         SandboxStore sandboxes = (SandboxStore) Proxy.newProxyInstance(SandboxStore.class.getClassLoader(), new Class<?>[] {SandboxStore.class},

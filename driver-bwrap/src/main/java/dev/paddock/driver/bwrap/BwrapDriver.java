@@ -43,6 +43,7 @@ import java.util.stream.Stream;
 public final class BwrapDriver implements SandboxDriver {
     public static final String ID = "bwrap";
     /** Prepares directories and cgroups of sandboxes being created, alongside the launcher's start. */
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BwrapDriver.class);
     private static final java.util.concurrent.Executor PREPARE = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private static final Path HOST_ETC = Path.of("/etc");
     private static final Pattern IMAGE_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
@@ -73,6 +74,8 @@ public final class BwrapDriver implements SandboxDriver {
         this.disk = noLoop.isEmpty() ? new LoopImageQuota(config.dataDir().resolve("disks")) : null;
         this.diskProblem = noLoop.orElse(null);
         etcBase();
+        int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(java.util.stream.Collectors.toSet()));
+        if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
     }
 
     /** The shared part of sandbox /etc directories, rebuilt when the host's loader cache changed (a package was installed). */

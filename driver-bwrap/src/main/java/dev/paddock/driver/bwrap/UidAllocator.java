@@ -1,6 +1,5 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +29,8 @@ final class UidAllocator {
             for (int i = 0; i < count; i++) {
                 int uid = base + (start + i) % count;
                 try {
-                    Files.writeString(dir.resolve(Integer.toString(uid)), sandboxId, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
+                    Files.writeString(dir.resolve(Integer.toString(uid)), sandboxId + "\n" + ProcessHandle.current().pid(), StandardCharsets.UTF_8,
+                            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
                     return uid;
                 } catch (FileAlreadyExistsException taken) {
                     // next
@@ -39,14 +39,43 @@ final class UidAllocator {
         } catch (IOException e) {
             throw PaddockException.internal("cannot record a sandbox uid in " + dir + ": " + e.getMessage(), e);
         }
-        throw new PaddockException(ErrorType.UNAVAILABLE, "uid_range_exhausted", "all " + count + " sandbox uids from " + base + " are in use; terminate sandboxes or widen the uid range");
+        throw new dev.paddock.core.spi.CapacityExhaustedException("uid_range_exhausted", "all " + count + " sandbox uids from " + base + " are in use; terminate sandboxes or widen the uid range");
+    }
+
+    /**
+     * Frees the claims of sandboxes that do not exist — a process killed mid-create claimed a uid and never started
+     * the sandbox: a claim whose sandbox is not in {@code live} and whose claiming process is gone (claims without a
+     * process, from older versions, once older than a minute).
+     */
+    int reclaimStale(java.util.Set<String> live) {
+        int freed = 0;
+        java.time.Instant oldEnough = java.time.Instant.now().minusSeconds(60);
+        try (var claims = Files.list(dir)) {
+            for (Path claim : claims.toList()) {
+                try {
+                    String[] lines = Files.readString(claim, StandardCharsets.UTF_8).split("\n");
+                    if (live.contains(lines[0].strip())) continue;
+                    boolean claimerGone = lines.length > 1
+                            ? ProcessHandle.of(Long.parseLong(lines[1].strip())).map(p -> !p.isAlive()).orElse(true)
+                            : Files.getLastModifiedTime(claim).toInstant().isBefore(oldEnough);
+                    if (claimerGone && Files.deleteIfExists(claim)) freed++;
+                } catch (IOException | NumberFormatException unreadable) {
+                    // released meanwhile, or not ours to judge
+                }
+            }
+        } catch (java.nio.file.NoSuchFileException none) {
+            return 0;
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot read the sandbox uid claims in " + dir + ": " + e.getMessage(), e);
+        }
+        return freed;
     }
 
     /** Frees the uid if it still belongs to this sandbox. */
     void release(int uid, String sandboxId) {
         Path claim = dir.resolve(Integer.toString(uid));
         try {
-            if (Files.exists(claim) && Files.readString(claim, StandardCharsets.UTF_8).equals(sandboxId)) Files.delete(claim);
+            if (Files.exists(claim) && Files.readString(claim, StandardCharsets.UTF_8).split("\n")[0].equals(sandboxId)) Files.delete(claim);
         } catch (IOException ignored) {
             // a leftover claim only keeps one uid out of use
         }
