@@ -13,6 +13,7 @@ public enum ErrorType {
     API("api_error", 500),
     NOT_IMPLEMENTED("not_implemented_error", 501),
     UNAVAILABLE("unavailable_error", 503),
+    INSUFFICIENT_STORAGE("storage_error", 507),
     TIMEOUT("timeout_error", 504);
 
     private final String wireName;

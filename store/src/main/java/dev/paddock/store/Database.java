@@ -11,6 +11,18 @@ interface Database extends AutoCloseable {
     /** Runs work that writes. {@code operation} names it in error messages (never SQL or values). */
     <T> T write(String operation, SqlWork<T> work);
 
+    /**
+     * Refuses every later write with {@code reason} (503): for a server that must stop mutating, e.g. because its
+     * database files were deleted or replaced under it, or it lost the data directory's lock.
+     */
+    void stopWrites(String reason);
+
+    /**
+     * Asks {@code problem} before every write and again after its commit, before it is acknowledged: a non-null
+     * answer stops writes as {@link #stopWrites} does, and that write is not acknowledged.
+     */
+    void guardWrites(java.util.function.Supplier<String> problem);
+
     /** Runs work that only reads, on a consistent snapshot. */
     <T> T read(String operation, SqlWork<T> work);
 

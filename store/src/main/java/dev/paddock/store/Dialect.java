@@ -24,4 +24,7 @@ interface Dialect {
 
     /** A short description of the failure that carries no SQL values (they could hold secrets). */
     String describe(SQLException e);
+
+    /** The write failed because the disk (or the database's size limit) is full. */
+    boolean isFull(SQLException e);
 }

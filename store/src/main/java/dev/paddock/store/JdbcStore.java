@@ -72,6 +72,16 @@ public final class JdbcStore implements Store {
     /** The vault's encrypted secrets (ciphertext only). */
     public dev.paddock.egress.SecretRepository secrets() { return secrets; }
 
+    /** Refuses every later write (503 {@code store_writes_stopped}); reads keep working. */
+    public void stopWrites(String reason) {
+        db.stopWrites(reason);
+    }
+
+    /** Asks {@code problem} around every write; a non-null answer stops writes for good (see {@link #stopWrites}). */
+    public void guardWrites(java.util.function.Supplier<String> problem) {
+        db.guardWrites(problem);
+    }
+
     @Override
     public void close() {
         db.close();

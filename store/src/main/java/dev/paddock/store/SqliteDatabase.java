@@ -43,6 +43,8 @@ final class SqliteDatabase implements Database {
     private final BlockingQueue<Connection> readers;
     private final List<Connection> allReaders;
     private volatile boolean closed;
+    private volatile String stoppedBecause;
+    private volatile java.util.function.Supplier<String> guard = () -> null;
 
     private SqliteDatabase(Path file, Connection writer, List<Connection> readers) {
         this.file = file;
@@ -125,10 +127,30 @@ final class SqliteDatabase implements Database {
         writeLock.lock();
         try {
             if (closed) throw StoreErrors.closed();
-            return inTransaction(writer, "BEGIN IMMEDIATE", operation, work);
+            checkGuard();
+            T result = inTransaction(writer, "BEGIN IMMEDIATE", operation, work);
+            checkGuard(); // committed, but not acknowledged if the files it went to are no longer the database
+            return result;
         } finally {
             writeLock.unlock();
         }
+    }
+
+    @Override
+    public void guardWrites(java.util.function.Supplier<String> problem) {
+        this.guard = problem;
+    }
+
+    private void checkGuard() {
+        String problem = guard.get();
+        if (problem != null) stopWrites(problem);
+        if (stoppedBecause != null) throw StoreErrors.stopped(stoppedBecause);
+    }
+
+    @Override
+    public void stopWrites(String reason) {
+        if (stoppedBecause == null) LOG.error("store writes stopped: {}", reason);
+        stoppedBecause = reason;
     }
 
     @Override
@@ -170,7 +192,19 @@ final class SqliteDatabase implements Database {
             s.execute("COMMIT");
             return result;
         } catch (SQLException e) {
+            if (diskFull(e)) throw StoreErrors.full(operation);
             throw StoreErrors.internal(dialect(), operation, e);
+        }
+    }
+
+    /** SQLITE_FULL, or an I/O error on a file system with no room left (ENOSPC on a WAL append reads as IOERR). */
+    private boolean diskFull(SQLException e) {
+        if (dialect().isFull(e)) return true;
+        if (!dialect().describe(e).startsWith("SQLITE_IOERR")) return false;
+        try {
+            return Files.getFileStore(file.getParent()).getUsableSpace() < 1 << 20;
+        } catch (java.io.IOException unknown) {
+            return false;
         }
     }
 

@@ -26,6 +26,12 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
+    public boolean isFull(SQLException e) {
+        if (!(e instanceof SQLiteException s)) return false;
+        return s.getResultCode() == SQLiteErrorCode.SQLITE_FULL;
+    }
+
+    @Override
     public String describe(SQLException e) {
         // The result code name (SQLITE_BUSY, SQLITE_IOERR_...) says what went wrong without quoting any data.
         return e instanceof SQLiteException s ? s.getResultCode().name() : "SQLState " + e.getSQLState();

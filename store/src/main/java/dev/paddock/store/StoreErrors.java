@@ -9,7 +9,18 @@ final class StoreErrors {
     private StoreErrors() {}
 
     static PaddockException internal(Dialect dialect, String operation, SQLException e) {
+        if (dialect.isFull(e)) return full(operation);
         return PaddockException.internal("store operation " + operation + " failed (" + dialect.describe(e) + ")", e);
+    }
+
+    static PaddockException full(String operation) {
+        return new PaddockException(ErrorType.INSUFFICIENT_STORAGE, "storage_full", "the disk that holds Paddock's database is full, so "
+                + operation + " was not saved; reads keep working; free space on it and retry");
+    }
+
+    static PaddockException stopped(String reason) {
+        return new PaddockException(ErrorType.UNAVAILABLE, "store_writes_stopped", "this server stopped writing: " + reason
+                + "; reads keep working; restart the server");
     }
 
     static PaddockException closed() {

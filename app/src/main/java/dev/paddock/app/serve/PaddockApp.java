@@ -54,6 +54,9 @@ public final class PaddockApp implements AutoCloseable {
             dev.paddock.driver.browservm.BrowserVmDriver browserVm = BrowserVmWiring.start(started);
             JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
             started.add(store);
+            java.nio.file.Path db = dir.privateDatabase();
+            started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE), db,
+                    db.resolveSibling(db.getFileName() + "-wal")).start());
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
@@ -83,6 +86,8 @@ public final class PaddockApp implements AutoCloseable {
             return new PaddockApp(dir, started, server, url, new BindAddress(s.bind(), server.port()), created);
         } catch (RuntimeException e) {
             closeAll(started);
+            String full = DiskSpace.fullMessage(dir.root());
+            if (full != null) throw new StartupException(full + " (" + e.getMessage() + ")");
             if (e instanceof StartupException) throw e;
             if (e instanceof dev.paddock.core.PaddockException pe) throw new StartupException(pe.getMessage());
             throw new StartupException("Paddock could not start: " + e.getMessage());
