@@ -90,6 +90,9 @@ public final class PaddockServer implements AutoCloseable {
         if (app != null) return app.port();
         app = Javalin.create(this::configure);
         app.start(config.host(), config.port());
+        for (var connector : app.jettyServer().server().getConnectors()) {
+            if (connector instanceof org.eclipse.jetty.server.AbstractConnector c) c.setIdleTimeout(config.idleTimeout().toMillis());
+        }
         log.info("Paddock API listening on http://{}:{}{}", config.host(), app.port(), consoleServed ? " (web console at /)" : "");
         return app.port();
     }
@@ -97,6 +100,19 @@ public final class PaddockServer implements AutoCloseable {
     public synchronized int port() {
         if (app == null) throw new IllegalStateException("the server is not started");
         return app.port();
+    }
+
+    /** One HTTP route: its method and its path pattern, with Javalin's {@code {param}} placeholders. */
+    public record Route(String method, String path) {}
+
+    private static final java.util.Set<String> HTTP_METHODS = java.util.Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS");
+
+    /** Every HTTP route the API serves (not {@code /mcp}, a servlet of its own), e.g. for tests that must cover them all. */
+    public synchronized java.util.List<Route> routes() {
+        if (app == null) throw new IllegalStateException("the server is not started");
+        return app.unsafe.internalRouter.allHttpHandlers().stream().map(p -> p.endpoint)
+                .filter(e -> HTTP_METHODS.contains(e.method.name()))
+                .map(e -> new Route(e.method.name(), e.path)).distinct().toList();
     }
 
     /** The Prometheus registry, for modules that add their own meters. */
@@ -128,9 +144,11 @@ public final class PaddockServer implements AutoCloseable {
         c.http.defaultContentType = "application/json";
         c.startup.showJavalinBanner = false;
         c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(json)));
+        c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JsonErrorPages(json)));
+        c.router.javaLangErrorHandler(errors::handleError);
         consoleServed = ConsoleFiles.register(c, config.consoleResource());
         // MCP (streamable HTTP) at /mcp on the same port; it checks the API key itself
-        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, browser, keys, config.version());
+        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, browser, keys, config.version(), config.maxJsonBytes());
         c.jetty.modifyServletContextHandler(mcp::mount);
 
         Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
@@ -173,6 +191,6 @@ public final class PaddockServer implements AutoCloseable {
     }
 
     private static boolean needsKey(Context ctx) {
-        return isApi(ctx) && !ctx.path().equals("/v1/health") && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.path());
+        return isApi(ctx) && !ctx.path().equals("/v1/health") && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.method().name(), ctx.path());
     }
 }

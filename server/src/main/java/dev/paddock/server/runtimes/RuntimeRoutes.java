@@ -40,14 +40,22 @@ public final class RuntimeRoutes {
         this.bodies = bodies;
     }
 
-    /** Paths that carry their own credential instead of an API key. */
-    public static boolean isPublic(String path) {
-        return path.equals(EXCHANGE) || path.equals(RELAY);
+    /**
+     * Requests that carry their own credential instead of an API key: the code exchange (POST) and the relay (GET,
+     * a WebSocket upgrade with the runtime token). Any other method on these paths needs an API key like the rest.
+     */
+    public static boolean isPublic(String method, String path) {
+        return ("POST".equals(method) && path.equals(EXCHANGE)) || ("GET".equals(method) && path.equals(RELAY));
     }
 
     public void register(RoutesConfig r) {
         r.post("/v1/runtimes/pairing_codes", this::pair);
         r.post(EXCHANGE, this::exchange);
+        // A plain GET on the relay (no WebSocket upgrade) would otherwise fall through to GET /v1/runtimes/{id}.
+        r.get(RELAY, ctx -> {
+            throw PaddockException.invalid("websocket_upgrade_required",
+                    "this is the relay WebSocket of a paired tab: connect with a WebSocket upgrade and ?token=<runtime token>");
+        });
         r.get("/v1/runtimes", ctx -> ctx.json(new Views.DataList<>(vm.runtimes(Auth.principal(ctx).tenantId()))));
         r.get("/v1/runtimes/{id}", ctx -> ctx.json(vm.runtime(Auth.principal(ctx).tenantId(), id(ctx))
                 .orElseThrow(() -> PaddockException.notFound("runtime", id(ctx)))));
