@@ -13,6 +13,7 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -82,11 +83,25 @@ final class AuthenticatingServlet extends HttpServlet {
                                 : "the request body could not be read: it is shorter than its Content-Length or its chunked encoding is malformed");
                 return;
             }
+            String charset = req.getCharacterEncoding();
+            if (charset != null && !charset.equalsIgnoreCase("UTF-8") && !charset.equalsIgnoreCase("utf8")) {
+                McpHttpErrors.write(resp, 415, "invalid_request_error", "unsupported_media_type",
+                        "send the MCP request as Content-Type: application/json in UTF-8");
+                return;
+            }
+            JsonNode message;
             try {
-                JSON.readTree(body);
+                message = JSON.readTree(body);
             } catch (JacksonException e) {
                 McpHttpErrors.write(resp, 400, "invalid_request_error", "invalid_json", "the MCP request body is not valid JSON"
                         + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
+                return;
+            }
+            if (!isJsonRpcMessage(message)) {
+                // the transport would fail on it and log the whole body
+                McpHttpErrors.write(resp, 400, "invalid_request_error", "invalid_mcp_request",
+                        "the MCP request body must be one JSON-RPC 2.0 message: an object with \"jsonrpc\": \"2.0\" and a string "
+                                + "\"method\" (a request or notification), or an \"id\" with a \"result\" or \"error\" (a response)");
                 return;
             }
             request = McpBodyGuard.replay(req, body);
@@ -101,6 +116,16 @@ final class AuthenticatingServlet extends HttpServlet {
             return;
         }
         response.finish();
+    }
+
+    /** The shapes the transport can read: a request, a notification or a response, as one JSON object. */
+    static boolean isJsonRpcMessage(JsonNode m) {
+        if (m == null || !m.isObject() || !"2.0".equals(m.path("jsonrpc").asString(null))) return false;
+        JsonNode id = m.get("id");
+        boolean idOk = id == null || id.isString() || id.isIntegralNumber() && id.canConvertToLong();
+        if (!idOk) return false;
+        if (m.has("method")) return m.get("method").isString() && (!m.has("params") || m.get("params").isObject() || m.get("params").isNull());
+        return id != null && (m.has("result") || m.get("error") != null && m.get("error").isObject());
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

@@ -58,6 +58,12 @@ class HostileRequestsTest {
             }
         }
         assertError(raw("GET", "/v1/runtimes/relay?token=rtk_nothing", "", ""));
+        String upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+        var refused = raw("GET /v1/runtimes/relay?token=prt_nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n" + upgrade + "\r\n");
+        assertThat(refused.status()).as(refused.head() + "\n\n" + refused.text()).isEqualTo(401);
+        assertThat(refused.text()).as(refused.head()).startsWith("{");
+        assertError(refused);
+        assertError(raw("GET /v1/runtimes/relay HTTP/1.1\r\nHost: 127.0.0.1\r\n" + upgrade + "\r\n"));
         assertThat(raw("GET", "/v1/runtimes/relay", "", "").status()).isIn(400, 401, 426);
     }
 
@@ -93,10 +99,9 @@ class HostileRequestsTest {
     @Test
     void bodyShorterThanItsContentLength() {
         String head = "x-api-key: " + t.adminKey + "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n";
-        long start = System.nanoTime();
         var a = raw("POST", "/v1/sandboxes", head, "{\"env\":");
+        assertThat(a.status()).isIn(400, 408);
         assertError(a);
-        System.out.println("short body answered " + a.status() + " after " + (System.nanoTime() - start) / 1_000_000 + " ms");
     }
 
     @Test

@@ -26,7 +26,15 @@ public final class ApiErrors {
         this.json = json;
     }
 
+    /** Thrown by a handler that wrote its own error answer, to stop what would follow (e.g. a WebSocket upgrade). */
+    public static final class Answered extends RuntimeException {
+        public Answered() {
+            super("answered", null, false, false);
+        }
+    }
+
     public void handle(Exception e, Context ctx) {
+        if (e instanceof Answered) return;
         if (ctx.res().isCommitted()) {
             // Part of a body is on the wire already; an error body now would corrupt it.
             PaddockException pe = classify(e, ctx);

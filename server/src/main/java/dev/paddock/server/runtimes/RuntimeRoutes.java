@@ -9,6 +9,7 @@ import dev.paddock.driver.browservm.Frames;
 import dev.paddock.driver.browservm.PairingCodes;
 import dev.paddock.driver.browservm.RelayConnection;
 import dev.paddock.driver.browservm.RelayPeer;
+import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -63,7 +64,14 @@ public final class RuntimeRoutes {
             vm.revoke(Auth.principal(ctx).tenantId(), id(ctx));
             ctx.status(204);
         });
-        r.wsBeforeUpgrade(RELAY, ctx -> vm.authenticate(ctx.queryParam("token")));
+        r.wsBeforeUpgrade(RELAY, ctx -> {
+            try {
+                vm.authenticate(ctx.queryParam("token"));
+            } catch (PaddockException e) {
+                // Javalin does not write a result set before an upgrade: the refusal goes straight to the response
+                refuseUpgrade(ctx, e);
+            }
+        });
         r.ws(RELAY, ws -> {
             ws.onConnect(ctx -> {
                 ctx.session.setMaxTextMessageSize(Frames.MAX_FRAME_CHARS);
@@ -112,6 +120,20 @@ public final class RuntimeRoutes {
         BrowserVm.Exchanged x = vm.exchange(body.code());
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
     }
+
+    private static void refuseUpgrade(Context ctx, PaddockException e) throws java.io.IOException {
+        byte[] body = ERROR_JSON.write(dev.paddock.server.http.ErrorBody.of(e.type(), e.code(), e.getMessage()));
+        var res = ctx.res();
+        res.setStatus(e.type().httpStatus());
+        res.setContentType("application/json");
+        res.setHeader("Cache-Control", "no-store");
+        res.setContentLength(body.length);
+        res.getOutputStream().write(body);
+        res.flushBuffer();
+        throw new ApiErrors.Answered(); // stops the upgrade
+    }
+
+    private static final dev.paddock.server.http.ApiJson ERROR_JSON = new dev.paddock.server.http.ApiJson();
 
     private static void requireKind(String kind) {
         if (!BrowserRuntime.KIND.equals(kind)) {
