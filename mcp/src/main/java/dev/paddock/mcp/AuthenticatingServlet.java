@@ -124,7 +124,8 @@ final class AuthenticatingServlet extends HttpServlet {
         JsonNode id = m.get("id");
         boolean idOk = id == null || id.isString() || id.isIntegralNumber() && id.canConvertToLong();
         if (!idOk) return false;
-        if (m.has("method")) return m.get("method").isString() && (!m.has("params") || m.get("params").isObject() || m.get("params").isNull());
+        // method names are short; a long one would only be quoted back in "method not found"
+        if (m.has("method")) return m.get("method").isString() && m.get("method").asString().length() <= 200 && (!m.has("params") || m.get("params").isObject() || m.get("params").isNull());
         return id != null && (m.has("result") || m.get("error") != null && m.get("error").isObject());
     }
 

@@ -142,6 +142,11 @@ class HostileRequestsTest {
         assertThat(tooBig.status()).isEqualTo(413);
         assertError(tooBig);
         assertThat(tooBig.body().length).isLessThan(4096);
+        String longMethod = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + "m".repeat(500_000) + "\"}";
+        var echoed = raw("POST", "/mcp", key + "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
+                + longMethod.length() + "\r\n", longMethod);
+        assertError(echoed);
+        assertThat(echoed.body().length).isLessThan(4096);
     }
 
     @Test
