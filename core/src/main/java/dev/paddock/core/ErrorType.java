@@ -8,6 +8,8 @@ public enum ErrorType {
     NOT_FOUND("not_found_error", 404),
     CONFLICT("conflict_error", 409),
     PRECONDITION_FAILED("precondition_failed_error", 412),
+    /** The client stopped sending a request body it had announced. */
+    REQUEST_TIMEOUT("timeout_error", 408),
     REQUEST_TOO_LARGE("request_too_large", 413),
     RATE_LIMIT("rate_limit_error", 429),
     API("api_error", 500),

@@ -8,22 +8,34 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Lets a request through to the MCP transport only with a valid Paddock API key, and records whose key it was.
- * A missing or unknown key gets a 401 in the API's error shape, before any MCP processing.
+ * The front of {@code /mcp}: only GET, POST and DELETE; only with a valid Paddock API key (recorded for the tool
+ * handlers); a POST body only within the JSON size limit and only when it is JSON. Everything refused here, and
+ * every error the MCP transport answers, comes back in the API's error shape with a code, never quoting the body
+ * or an exception. Request bodies are never logged.
  */
 final class AuthenticatingServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;
+    private static final Logger log = LoggerFactory.getLogger(AuthenticatingServlet.class);
+    private static final Set<String> METHODS = Set.of("GET", "POST", "DELETE");
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final transient ApiKeys keys;
     private final HttpServlet delegate;
+    private final long maxBodyBytes;
 
-    AuthenticatingServlet(ApiKeys keys, HttpServlet delegate) {
+    AuthenticatingServlet(ApiKeys keys, HttpServlet delegate, long maxBodyBytes) {
         this.keys = keys;
         this.delegate = delegate;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     @Override
@@ -34,20 +46,92 @@ final class AuthenticatingServlet extends HttpServlet {
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+        if (!METHODS.contains(req.getMethod())) {
+            resp.setHeader("Allow", "GET, POST, DELETE");
+            McpHttpErrors.write(resp, 405, "invalid_request_error", "method_not_allowed",
+                    "/mcp takes GET, POST and DELETE (MCP streamable HTTP)");
+            resp.setHeader("Allow", "GET, POST, DELETE");
+            return;
+        }
         String key = McpAuth.apiKey(req);
         Optional<Principal> principal = key == null ? Optional.empty() : keys.authenticate(key);
         if (principal.isEmpty()) {
-            String why = key == null ? "missing API key: send it in the x-api-key header (or Authorization: Bearer)"
-                    : "invalid API key: the key is unknown or was revoked";
-            resp.setStatus(HttpServletResponse.SC_UNAUTHORIZED);
-            resp.setContentType("application/json");
-            resp.setHeader("Cache-Control", "no-store");
-            resp.getOutputStream().write(("{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\""
-                    + why + "\"}}").getBytes(StandardCharsets.UTF_8));
+            if (key == null) {
+                McpHttpErrors.write(resp, 401, "authentication_error", "missing_api_key",
+                        "missing API key: send it in the x-api-key header (or Authorization: Bearer)");
+            } else {
+                McpHttpErrors.write(resp, 401, "authentication_error", "invalid_api_key",
+                        "invalid API key: the key is unknown or was revoked");
+            }
             return;
         }
         req.setAttribute(McpAuth.REQUEST_ATTRIBUTE, principal.get());
-        delegate.service(req, resp);
+        HttpServletRequest request = req;
+        if ("POST".equals(req.getMethod())) {
+            byte[] body;
+            try {
+                body = McpBodyGuard.read(req, maxBodyBytes);
+            } catch (McpBodyGuard.TooLarge e) {
+                McpHttpErrors.write(resp, 413, "request_too_large", "request_too_large",
+                        "the MCP request body is over this server's limit of " + maxBodyBytes + " bytes");
+                return;
+            } catch (IOException | RuntimeException e) {
+                boolean timeout = causedBy(e, java.util.concurrent.TimeoutException.class);
+                McpHttpErrors.write(resp, timeout ? 408 : 400, timeout ? "timeout_error" : "invalid_request_error",
+                        timeout ? "request_timeout" : "malformed_body",
+                        timeout ? "the request body stopped arriving before its end"
+                                : "the request body could not be read: it is shorter than its Content-Length or its chunked encoding is malformed");
+                return;
+            }
+            String charset = req.getCharacterEncoding();
+            if (charset != null && !charset.equalsIgnoreCase("UTF-8") && !charset.equalsIgnoreCase("utf8")) {
+                McpHttpErrors.write(resp, 415, "invalid_request_error", "unsupported_media_type",
+                        "send the MCP request as Content-Type: application/json in UTF-8");
+                return;
+            }
+            JsonNode message;
+            try {
+                message = JSON.readTree(body);
+            } catch (JacksonException e) {
+                McpHttpErrors.write(resp, 400, "invalid_request_error", "invalid_json", "the MCP request body is not valid JSON"
+                        + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
+                return;
+            }
+            if (!isJsonRpcMessage(message)) {
+                // the transport would fail on it and log the whole body
+                McpHttpErrors.write(resp, 400, "invalid_request_error", "invalid_mcp_request",
+                        "the MCP request body must be one JSON-RPC 2.0 message: an object with \"jsonrpc\": \"2.0\" and a string "
+                                + "\"method\" (a request or notification), or an \"id\" with a \"result\" or \"error\" (a response)");
+                return;
+            }
+            request = McpBodyGuard.replay(req, body);
+        }
+        McpErrorResponse response = new McpErrorResponse(resp);
+        try {
+            delegate.service(request, response);
+        } catch (IOException | ServletException | RuntimeException e) {
+            if (resp.isCommitted()) throw e;
+            log.warn("MCP {} failed: {}", req.getMethod(), e.getClass().getSimpleName());
+            McpHttpErrors.forStatus(resp, 500);
+            return;
+        }
+        response.finish();
+    }
+
+    /** The shapes the transport can read: a request, a notification or a response, as one JSON object. */
+    static boolean isJsonRpcMessage(JsonNode m) {
+        if (m == null || !m.isObject() || !"2.0".equals(m.path("jsonrpc").asString(null))) return false;
+        JsonNode id = m.get("id");
+        boolean idOk = id == null || id.isString() || id.isIntegralNumber() && id.canConvertToLong();
+        if (!idOk) return false;
+        // method names are short; a long one would only be quoted back in "method not found"
+        if (m.has("method")) return m.get("method").isString() && m.get("method").asString().length() <= 200 && (!m.has("params") || m.get("params").isObject() || m.get("params").isNull());
+        return id != null && (m.has("result") || m.get("error") != null && m.get("error").isObject());
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) if (type.isInstance(t)) return true;
+        return false;
     }
 
     @Override

@@ -15,18 +15,19 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
  */
 public final class McpHttpEndpoint implements AutoCloseable {
     public static final String PATH = "/mcp";
-    private static final int MAX_REQUEST_BYTES = 32 * 1024 * 1024;
-
     private final ApiKeys keys;
+    private final long maxBodyBytes;
     private final HttpServletStreamableServerTransportProvider transport;
     private final McpSyncServer server;
 
-    public McpHttpEndpoint(RuntimeHost host, BrowserService browser, ApiKeys keys, String version) {
+    /** {@code maxBodyBytes} caps a request body, like the REST API's JSON bodies. */
+    public McpHttpEndpoint(RuntimeHost host, BrowserService browser, ApiKeys keys, String version, long maxBodyBytes) {
         this.keys = keys;
+        this.maxBodyBytes = maxBodyBytes;
         this.transport = HttpServletStreamableServerTransportProvider.builder()
                 .jsonMapper(PaddockMcpServer.MAPPER)
                 .mcpEndpoint(PATH)
-                .maxRequestSize(MAX_REQUEST_BYTES)
+                .maxRequestSize((int) Math.min(Integer.MAX_VALUE, maxBodyBytes))
                 .contextExtractor(McpAuth::context)
                 .build();
         this.server = PaddockMcpServer.create(transport, host, browser, version);
@@ -34,7 +35,7 @@ public final class McpHttpEndpoint implements AutoCloseable {
 
     /** Adds the endpoint to a servlet context, e.g. from Javalin's {@code config.jetty.modifyServletContextHandler}. */
     public void mount(ServletContextHandler context) {
-        ServletHolder holder = new ServletHolder("paddock-mcp", new AuthenticatingServlet(keys, transport));
+        ServletHolder holder = new ServletHolder("paddock-mcp", new AuthenticatingServlet(keys, transport, maxBodyBytes));
         holder.setAsyncSupported(true);
         context.addServlet(holder, PATH);
     }

@@ -36,7 +36,7 @@ final class McpTestServer implements AutoCloseable {
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         aliceKey = keys.create("tenant-alice", "alice", false).secret();
         bobKey = keys.create("tenant-bob", "bob", false).secret();
-        endpoint = new McpHttpEndpoint(host, new dev.paddock.browser.BrowserService(host), keys, "test");
+        endpoint = new McpHttpEndpoint(host, new dev.paddock.browser.BrowserService(host), keys, "test", 1L << 20);
         app = Javalin.create(c -> {
             c.concurrency.useVirtualThreads = true;
             c.startup.showJavalinBanner = false;

@@ -90,6 +90,9 @@ public final class PaddockServer implements AutoCloseable {
         if (app != null) return app.port();
         app = Javalin.create(this::configure);
         app.start(config.host(), config.port());
+        for (var connector : app.jettyServer().server().getConnectors()) {
+            if (connector instanceof org.eclipse.jetty.server.AbstractConnector c) c.setIdleTimeout(config.idleTimeout().toMillis());
+        }
         log.info("Paddock API listening on http://{}:{}{}", config.host(), app.port(), consoleServed ? " (web console at /)" : "");
         return app.port();
     }
@@ -143,9 +146,11 @@ public final class PaddockServer implements AutoCloseable {
         c.http.defaultContentType = "application/json";
         c.startup.showJavalinBanner = false;
         c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(json)));
+        c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JsonErrorPages(json)));
+        c.router.javaLangErrorHandler(errors::handleError);
         consoleServed = ConsoleFiles.register(c, config.consoleResource());
         // MCP (streamable HTTP) at /mcp on the same port; it checks the API key itself
-        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, browser, keys, config.version());
+        mcp = new dev.paddock.mcp.McpHttpEndpoint(host, browser, keys, config.version(), config.maxJsonBytes());
         c.jetty.modifyServletContextHandler(mcp::mount);
 
         Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
@@ -188,6 +193,6 @@ public final class PaddockServer implements AutoCloseable {
     }
 
     private static boolean needsKey(Context ctx) {
-        return isApi(ctx) && !ctx.path().equals("/v1/health") && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.path());
+        return isApi(ctx) && !ctx.path().equals("/v1/health") && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.method().name(), ctx.path());
     }
 }

@@ -28,6 +28,8 @@ final class TestServer implements AutoCloseable {
     final PaddockServer server;
     final String adminKey;
     final Api admin;
+    private dev.paddock.agents.ManagedAgents agents;
+    private dev.paddock.driver.browservm.BrowserVm browserVm;
 
     TestServer() {
         this(ServerConfig.defaults().withPort(0).withLimits(ServerConfig.DEFAULT_MAX_JSON_BYTES, UPLOAD_LIMIT)
@@ -40,6 +42,14 @@ final class TestServer implements AutoCloseable {
 
     /** With {@code images}, the server serves {@code /v1/images} from {@code <dataDir>/images}. */
     TestServer(ServerConfig config, boolean images) {
+        this(config, images, false);
+    }
+
+    /**
+     * With {@code everything}, the server also serves the Managed Agents API, paired runtimes (browser-vm, no
+     * tab ever connects) and the vault, so every route family is there.
+     */
+    TestServer(ServerConfig config, boolean images, boolean everything) {
         try {
             dataDir = Files.createTempDirectory("paddock-server-test");
         } catch (IOException e) {
@@ -53,6 +63,13 @@ final class TestServer implements AutoCloseable {
         adminKey = keys.create(ApiKeys.DEFAULT_TENANT, "test admin", true).secret();
         server = new PaddockServer(host, keys, config);
         if (images) server.images(new ImageCatalog(new ImageStore(dataDir.resolve("images")), store.sandboxes()));
+        if (everything) {
+            agents = new dev.paddock.agents.ManagedAgents(host, store.agents(), dev.paddock.agents.AgentsConfig.defaults(), Clock.systemUTC());
+            browserVm = new dev.paddock.driver.browservm.BrowserVm(
+                    dev.paddock.driver.browservm.BrowserVmConfig.defaults(dataDir.resolve("vm-assets")), Clock.systemUTC());
+            server.agents(agents).browserVm(browserVm)
+                    .egress(new dev.paddock.egress.Vault(store.secrets(), dev.paddock.egress.VaultKey.fromDataDir(dataDir)), store.egressAudit());
+        }
         int port = server.start();
         admin = new Api(port, adminKey);
     }
@@ -69,6 +86,8 @@ final class TestServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop();
+        if (agents != null) agents.close();
+        if (browserVm != null) browserVm.close();
         host.close();
         store.close();
         try (Stream<Path> files = Files.walk(dataDir)) {

@@ -26,7 +26,15 @@ public final class ApiErrors {
         this.json = json;
     }
 
+    /** Thrown by a handler that wrote its own error answer, to stop what would follow (e.g. a WebSocket upgrade). */
+    public static final class Answered extends RuntimeException {
+        public Answered() {
+            super("answered", null, false, false);
+        }
+    }
+
     public void handle(Exception e, Context ctx) {
+        if (e instanceof Answered) return;
         if (ctx.res().isCommitted()) {
             // Part of a body is on the wire already; an error body now would corrupt it.
             PaddockException pe = classify(e, ctx);
@@ -44,10 +52,32 @@ public final class ApiErrors {
         write(ctx, pe.type(), pe.code(), pe.getMessage());
     }
 
+    /**
+     * The last resort for a {@link Error} (a stack overflow, out of memory) thrown by a handler: Javalin hands those
+     * past the exception mappers. The client still gets the error shape with an id, and nothing of the internals.
+     */
+    public void handleError(jakarta.servlet.http.HttpServletResponse res, Error e) {
+        String errorId = "err_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+        log.error("unexpected error {} ({})", errorId, e.getClass().getSimpleName(), e);
+        if (res.isCommitted()) return;
+        try {
+            res.reset();
+            res.setStatus(500);
+            res.setContentType("application/json");
+            res.setHeader("Cache-Control", "no-store");
+            res.getOutputStream().write(json.write(ErrorBody.of(ErrorType.API, "internal",
+                    "internal error " + errorId + "; this is a bug in Paddock, the server log has the details under this id")));
+        } catch (java.io.IOException | RuntimeException ignored) {
+            // the client is gone
+        }
+    }
+
     /** What a failure means to the client. */
     public PaddockException classify(Throwable e, Context ctx) {
         PaddockException tooLarge = BoundedInputStream.limitHit(e);
         if (tooLarge != null) return tooLarge;
+        PaddockException badBody = BodyReadErrors.find(e);
+        if (badBody != null) return badBody;
         if (e instanceof PaddockException pe) {
             if (pe.type() == ErrorType.API) return internal(pe, ctx);
             return pe;
@@ -86,8 +116,11 @@ public final class ApiErrors {
             case 403 -> new PaddockException(ErrorType.PERMISSION, "forbidden", "this API key may not do this");
             case 404 -> new PaddockException(ErrorType.NOT_FOUND, "route_not_found", "no such endpoint");
             case 405 -> new PaddockException(ErrorType.INVALID_REQUEST, "method_not_allowed", "this method is not allowed here");
+            case 408 -> new PaddockException(ErrorType.REQUEST_TIMEOUT, "request_timeout", "the request did not arrive in time");
             case 413 -> tooLarge("request body");
+            case 414 -> PaddockException.invalid("uri_too_long", "the request URI is too long");
             case 415 -> PaddockException.invalid("unsupported_media_type", "unsupported content type");
+            case 431 -> PaddockException.invalid("headers_too_large", "the request headers are too large");
             case 503 -> new PaddockException(ErrorType.UNAVAILABLE, "unavailable", "the server is not available; retry");
             default -> status >= 400 && status < 500
                     ? PaddockException.invalid("bad_request", "the request was refused (HTTP " + status + ")")

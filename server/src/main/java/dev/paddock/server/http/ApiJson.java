@@ -63,13 +63,31 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         return mapper.writeValueAsString(obj);
     }
 
-    /** Reads a request body into {@code type}; an empty body reads as {@code {}}. Throws 400s that name the field. */
+    /**
+     * Reads a request body into {@code type}; an empty body reads as {@code {}}. Throws 400s that name the field.
+     * The body must be a JSON object whose arrays hold no nulls and whose numbers fit a 64-bit integer or a finite
+     * double: handlers and the layers below may then rely on that, whatever type they read the body as.
+     */
     public <T> T read(byte[] body, Class<T> type) {
         byte[] json = isBlank(body) ? "{}".getBytes() : body;
+        JsonNode tree;
         try {
-            return mapper.readValue(json, type);
+            tree = mapper.readTree(json);
         } catch (JacksonException e) {
             throw translate(e);
+        }
+        if (tree == null || !tree.isObject()) {
+            String got = tree == null || tree.isNull() ? "null" : tree.isArray() ? "an array" : tree.isString() ? "a string"
+                    : tree.isNumber() ? "a number" : tree.isBoolean() ? "a boolean" : "not an object";
+            throw PaddockException.invalid("invalid_json", "the request body must be a JSON object, got " + got);
+        }
+        JsonChecks.check(tree, "");
+        try {
+            return mapper.treeToValue(tree, type);
+        } catch (JacksonException e) {
+            throw translate(e);
+        } catch (IllegalArgumentException e) {
+            throw PaddockException.invalid("invalid_json", "the request body is not valid JSON for this endpoint");
         }
     }
 

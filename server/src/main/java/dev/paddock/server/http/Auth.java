@@ -38,7 +38,9 @@ public final class Auth {
 
     public static Principal principal(Context ctx) {
         Principal p = ctx.attribute(PRINCIPAL);
-        if (p == null) throw new IllegalStateException("route reached without authentication");
+        // a route reached without a key (a public path under another method): refuse, as if the key were missing
+        if (p == null) throw new PaddockException(ErrorType.AUTHENTICATION, "missing_api_key",
+                "send an API key in the x-api-key header or as Authorization: Bearer <key>");
         return p;
     }
 

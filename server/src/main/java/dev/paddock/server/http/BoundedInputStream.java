@@ -32,21 +32,36 @@ public final class BoundedInputStream extends FilterInputStream {
 
     @Override
     public int read() throws IOException {
-        int b = super.read();
+        int b;
+        try {
+            b = super.read();
+        } catch (IOException | RuntimeException e) {
+            throw BodyReadErrors.failed(e);
+        }
         if (b >= 0) count(1);
         return b;
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        int n = super.read(b, off, len);
+        int n;
+        try {
+            n = super.read(b, off, len);
+        } catch (IOException | RuntimeException e) {
+            throw BodyReadErrors.failed(e);
+        }
         if (n > 0) count(n);
         return n;
     }
 
     @Override
     public long skip(long n) throws IOException {
-        long skipped = super.skip(n);
+        long skipped;
+        try {
+            skipped = super.skip(n);
+        } catch (IOException | RuntimeException e) {
+            throw BodyReadErrors.failed(e);
+        }
         if (skipped > 0) count(skipped);
         return skipped;
     }

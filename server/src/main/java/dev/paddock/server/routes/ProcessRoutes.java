@@ -70,6 +70,7 @@ public final class ProcessRoutes {
             throw PaddockException.invalid("invalid_field", "field 'signal' is required: a name such as \"TERM\" or a number 1-64");
         }
         if (node.isIntegralNumber()) {
+            if (!node.canConvertToLong()) throw PaddockException.invalid("invalid_field", "field 'signal' must be between 1 and 64");
             long n = node.asLong();
             if (n < 1 || n > 64) throw PaddockException.invalid("invalid_field", "field 'signal' must be between 1 and 64, got " + n);
             return (int) n;

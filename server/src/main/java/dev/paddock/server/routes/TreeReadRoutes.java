@@ -36,6 +36,13 @@ final class TreeReadRoutes {
             tree.exportTar(path, out);
             out.flush();
         } catch (RuntimeException | IOException e) {
+            if (!ctx.res().isCommitted() && e instanceof RuntimeException re) {
+                // nothing sent yet (e.g. the path is a symlink that leaves the tree): answer the error as such
+                ctx.res().reset();
+                ctx.res().setHeader("X-Content-Type-Options", "nosniff");
+                ctx.res().setHeader("Cache-Control", "no-store");
+                throw re;
+            }
             log.warn("archive download of {} broke off: {}", ctx.path(), e.toString());
             Streams.abort(ctx, e);
         }

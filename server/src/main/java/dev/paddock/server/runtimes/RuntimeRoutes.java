@@ -9,6 +9,7 @@ import dev.paddock.driver.browservm.Frames;
 import dev.paddock.driver.browservm.PairingCodes;
 import dev.paddock.driver.browservm.RelayConnection;
 import dev.paddock.driver.browservm.RelayPeer;
+import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -40,14 +41,22 @@ public final class RuntimeRoutes {
         this.bodies = bodies;
     }
 
-    /** Paths that carry their own credential instead of an API key. */
-    public static boolean isPublic(String path) {
-        return path.equals(EXCHANGE) || path.equals(RELAY);
+    /**
+     * Requests that carry their own credential instead of an API key: the code exchange (POST) and the relay (GET,
+     * a WebSocket upgrade with the runtime token). Any other method on these paths needs an API key like the rest.
+     */
+    public static boolean isPublic(String method, String path) {
+        return ("POST".equals(method) && path.equals(EXCHANGE)) || ("GET".equals(method) && path.equals(RELAY));
     }
 
     public void register(RoutesConfig r) {
         r.post("/v1/runtimes/pairing_codes", this::pair);
         r.post(EXCHANGE, this::exchange);
+        // A plain GET on the relay (no WebSocket upgrade) would otherwise fall through to GET /v1/runtimes/{id}.
+        r.get(RELAY, ctx -> {
+            throw PaddockException.invalid("websocket_upgrade_required",
+                    "this is the relay WebSocket of a paired tab: connect with a WebSocket upgrade and ?token=<runtime token>");
+        });
         r.get("/v1/runtimes", ctx -> ctx.json(new Views.DataList<>(vm.runtimes(Auth.principal(ctx).tenantId()))));
         r.get("/v1/runtimes/{id}", ctx -> ctx.json(vm.runtime(Auth.principal(ctx).tenantId(), id(ctx))
                 .orElseThrow(() -> PaddockException.notFound("runtime", id(ctx)))));
@@ -55,7 +64,14 @@ public final class RuntimeRoutes {
             vm.revoke(Auth.principal(ctx).tenantId(), id(ctx));
             ctx.status(204);
         });
-        r.wsBeforeUpgrade(RELAY, ctx -> vm.authenticate(ctx.queryParam("token")));
+        r.wsBeforeUpgrade(RELAY, ctx -> {
+            try {
+                vm.authenticate(ctx.queryParam("token"));
+            } catch (PaddockException e) {
+                // Javalin does not write a result set before an upgrade: the refusal goes straight to the response
+                refuseUpgrade(ctx, e);
+            }
+        });
         r.ws(RELAY, ws -> {
             ws.onConnect(ctx -> {
                 ctx.session.setMaxTextMessageSize(Frames.MAX_FRAME_CHARS);
@@ -104,6 +120,20 @@ public final class RuntimeRoutes {
         BrowserVm.Exchanged x = vm.exchange(body.code());
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
     }
+
+    private static void refuseUpgrade(Context ctx, PaddockException e) throws java.io.IOException {
+        byte[] body = ERROR_JSON.write(dev.paddock.server.http.ErrorBody.of(e.type(), e.code(), e.getMessage()));
+        var res = ctx.res();
+        res.setStatus(e.type().httpStatus());
+        res.setContentType("application/json");
+        res.setHeader("Cache-Control", "no-store");
+        res.setContentLength(body.length);
+        res.getOutputStream().write(body);
+        res.flushBuffer();
+        throw new ApiErrors.Answered(); // stops the upgrade
+    }
+
+    private static final dev.paddock.server.http.ApiJson ERROR_JSON = new dev.paddock.server.http.ApiJson();
 
     private static void requireKind(String kind) {
         if (!BrowserRuntime.KIND.equals(kind)) {

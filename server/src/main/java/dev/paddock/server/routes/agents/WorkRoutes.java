@@ -40,7 +40,10 @@ final class WorkRoutes {
         r.get(ENV, ctx -> AgentBodies.list(ctx, work.list(environment(ctx), AgentBodies.page(ctx))));
         r.get(WORK, ctx -> ctx.json(work.get(environment(ctx), ctx.pathParam("work_id"))));
         r.post(WORK, ctx -> ctx.json(work.updateMetadata(environment(ctx), ctx.pathParam("work_id"), metadata(ctx))));
-        r.post(WORK + "/ack", ctx -> ctx.json(work.ack(environment(ctx), ctx.pathParam("work_id"), ctx.header(WORKER_ID))));
+        r.post(WORK + "/ack", ctx -> {
+            noFields(ctx);
+            ctx.json(work.ack(environment(ctx), ctx.pathParam("work_id"), ctx.header(WORKER_ID)));
+        });
         r.post(WORK + "/heartbeat", this::heartbeat);
         r.post(WORK + "/stop", ctx -> {
             String env = environment(ctx);
@@ -62,6 +65,7 @@ final class WorkRoutes {
     }
 
     private void heartbeat(Context ctx) {
+        noFields(ctx);
         String env = environment(ctx);
         Long ttl = ctx.queryParam("desired_ttl_seconds") == null ? null : Params.longParam(ctx, "desired_ttl_seconds", 0, 1, 86_400);
         WorkQueue.Heartbeat h = work.heartbeat(env, ctx.pathParam("work_id"), ctx.queryParam("expected_last_heartbeat"), ttl, ctx.header(WORKER_ID));
@@ -79,6 +83,15 @@ final class WorkRoutes {
                 + "or expected_last_heartbeat is stale); stop working on it");
         error.put("details", details);
         ctx.status(412).contentType("application/json").result(json.write(Map.of("type", "error", "error", error)));
+    }
+
+    /** A body the route takes nothing from: empty, or a JSON object without fields. */
+    private void noFields(Context ctx) {
+        Map<String, Object> body = bodies.json(ctx);
+        if (!body.isEmpty()) {
+            throw dev.paddock.core.PaddockException.invalid("unknown_field", "unknown field '"
+                    + dev.paddock.core.Text.clip(body.keySet().iterator().next(), 60) + "'; this endpoint takes no body fields");
+        }
     }
 
     @SuppressWarnings("unchecked")

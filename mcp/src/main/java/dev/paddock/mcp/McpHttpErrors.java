@@ -1,0 +1,58 @@
+package dev.paddock.mcp;
+
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The API's error shape for answers of the {@code /mcp} endpoint itself (before or instead of the MCP transport). */
+final class McpHttpErrors {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private McpHttpErrors() {}
+
+    static void write(HttpServletResponse resp, int status, String type, String code, String message) throws IOException {
+        if (resp.isCommitted()) return;
+        resp.reset();
+        resp.setStatus(status);
+        resp.setContentType("application/json");
+        resp.setCharacterEncoding("UTF-8");
+        resp.setHeader("Cache-Control", "no-store");
+        byte[] body = body(type, code, message);
+        resp.setContentLength(body.length);
+        try {
+            resp.getOutputStream().write(body);
+        } catch (IllegalStateException e) {
+            resp.getWriter().write(new String(body, StandardCharsets.UTF_8)); // the transport took the writer already
+        }
+        resp.flushBuffer();
+    }
+
+    static byte[] body(String type, String code, String message) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("type", type);
+        error.put("code", code);
+        error.put("message", message);
+        return JSON.writeValueAsString(Map.of("type", "error", "error", error)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The error the transport meant with {@code status}, in words of this endpoint (its own text is not passed on). */
+    static void forStatus(HttpServletResponse resp, int status) throws IOException {
+        switch (status) {
+            case 400 -> write(resp, 400, "invalid_request_error", "invalid_mcp_request",
+                    "the request is not a valid MCP message for this endpoint (a JSON-RPC request, notification or response; "
+                            + "send Mcp-Session-Id after initialize)");
+            case 404 -> write(resp, 404, "not_found_error", "mcp_session_not_found", "no such MCP session (it ended or was never opened); initialize again");
+            case 405 -> write(resp, 405, "invalid_request_error", "method_not_allowed", "this method is not allowed on /mcp");
+            case 406 -> write(resp, 406, "invalid_request_error", "not_acceptable", "send Accept: application/json, text/event-stream");
+            case 413 -> write(resp, 413, "request_too_large", "request_too_large", "the MCP request body is over this server's limit");
+            case 415 -> write(resp, 415, "invalid_request_error", "unsupported_media_type", "send Content-Type: application/json");
+            default -> {
+                if (status >= 500) write(resp, status, status == 503 ? "unavailable_error" : "api_error", "internal", "the MCP request failed on the server");
+                else write(resp, status, "invalid_request_error", "bad_request", "the MCP request was refused (HTTP " + status + ")");
+            }
+        }
+    }
+}
