@@ -110,6 +110,8 @@ public final class RuntimeHost implements AutoCloseable {
             throw new IllegalStateException("cannot create " + config.checkpointsDir(), e);
         }
         if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
+        RuntimeWatch watch = new RuntimeWatch(this);
+        byId.values().forEach(d -> d.watchRuntimes(watch));
     }
 
     /** Keeps sandboxes of {@code profile} started on the default driver ahead of demand; call before {@link #start()}. */
@@ -184,8 +186,15 @@ public final class RuntimeHost implements AutoCloseable {
         this.sandboxFreeDriver = driverId;
     }
 
+    /** The limits a sandbox of {@code driver} (null: the default) gets when its request names none; the defaults for an unknown driver. */
+    public Limits defaultLimits(String driver) {
+        SandboxDriver d = drivers.get(driver == null || driver.isBlank() ? config.defaultDriver() : driver);
+        return d == null ? Limits.DEFAULT : d.limits(null);
+    }
+
     private SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
         Duration timeout = lifetime(request.timeout());
+        Limits limits = driver.limits(request.limits()); // refuses, before any record, what the driver cannot enforce
         NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
         requireEgressFor(network, request.credentials() == null ? List.of() : request.credentials());
         Optional<WarmPool.Entry> warm = Optional.empty();
@@ -202,7 +211,7 @@ public final class RuntimeHost implements AutoCloseable {
         String id = warm.map(e -> e.spec().sandboxId()).orElseGet(() -> Ids.newId("sbx"));
         Instant now = clock.instant();
         SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
-                request.limits() == null ? Limits.DEFAULT : request.limits(), request.env(), request.network(),
+                limits, request.env(), request.network(),
                 request.credentials(), null);
         SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
                 null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),

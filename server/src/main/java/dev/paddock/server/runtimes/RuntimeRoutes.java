@@ -30,6 +30,8 @@ public final class RuntimeRoutes {
     private static final Logger log = LoggerFactory.getLogger(RuntimeRoutes.class);
     public static final String EXCHANGE = "/v1/runtimes/exchange";
     public static final String RELAY = "/v1/runtimes/relay";
+    /** A tab asks whether its runtime token still works (a refused WebSocket upgrade tells a page nothing). */
+    public static final String SELF = "/v1/runtimes/self";
     private static final String CONNECTION = "paddock.relay";
 
     private final BrowserVm vm;
@@ -42,12 +44,13 @@ public final class RuntimeRoutes {
 
     /** Paths that carry their own credential instead of an API key. */
     public static boolean isPublic(String path) {
-        return path.equals(EXCHANGE) || path.equals(RELAY);
+        return path.equals(EXCHANGE) || path.equals(RELAY) || path.equals(SELF);
     }
 
     public void register(RoutesConfig r) {
         r.post("/v1/runtimes/pairing_codes", this::pair);
         r.post(EXCHANGE, this::exchange);
+        r.get(SELF, this::self); // before /v1/runtimes/{id}
         r.get("/v1/runtimes", ctx -> ctx.json(new Views.DataList<>(vm.runtimes(Auth.principal(ctx).tenantId()))));
         r.get("/v1/runtimes/{id}", ctx -> ctx.json(vm.runtime(Auth.principal(ctx).tenantId(), id(ctx))
                 .orElseThrow(() -> PaddockException.notFound("runtime", id(ctx)))));
@@ -103,6 +106,15 @@ public final class RuntimeRoutes {
         if (body.code() == null) throw PaddockException.invalid("missing_field", "field 'code' is required");
         BrowserVm.Exchanged x = vm.exchange(body.code());
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
+    }
+
+    /** The runtime of the bearer token (no API key: the token is the credential); 401 invalid_runtime_token when it is unknown. */
+    private void self(Context ctx) {
+        String header = ctx.header("Authorization");
+        String token = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).trim() : null;
+        BrowserRuntime rt = vm.authenticate(token);
+        ctx.header("Cache-Control", "no-store");
+        ctx.json(rt.view());
     }
 
     private static void requireKind(String kind) {
