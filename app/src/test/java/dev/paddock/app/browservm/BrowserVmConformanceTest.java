@@ -129,6 +129,8 @@ class BrowserVmConformanceTest {
         assertThat(claims.credentialEgress().interceptedProtocols()).isEmpty();
         assertThat(claims.runtimeCheckpoints()).as("no checkpoint kind is claimed").isEmpty();
         assertThat(claims.portFacts().available()).doesNotContainAnyElementsOf(claims.portFacts().unavailable());
+        assertThat(claims.portFacts().unavailable()).as("the VM's resources are fixed: see limitsAreWhatTheVmHas…")
+                .contains("memory_limits", "cpu_limits", "pids_limits");
     }
 
     @Test
