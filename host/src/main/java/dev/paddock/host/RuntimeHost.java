@@ -118,6 +118,8 @@ public final class RuntimeHost implements AutoCloseable {
             throw new IllegalStateException("cannot create " + config.checkpointsDir(), e);
         }
         if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
+        RuntimeWatch watch = new RuntimeWatch(this);
+        byId.values().forEach(d -> d.watchRuntimes(watch));
     }
 
     /** Keeps sandboxes of {@code profile} started on the default driver ahead of demand; call before {@link #start()}. */
@@ -198,11 +200,18 @@ public final class RuntimeHost implements AutoCloseable {
         this.sandboxFreeDriver = driverId;
     }
 
+    /** The limits a sandbox of {@code driver} (null: the default) gets when its request names none; the defaults for an unknown driver. */
+    public Limits defaultLimits(String driver) {
+        SandboxDriver d = drivers.get(driver == null || driver.isBlank() ? config.defaultDriver() : driver);
+        return d == null ? Limits.DEFAULT : d.limits(null);
+    }
+
     private SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
         Duration timeout = lifetime(request.timeout());
+        // the driver refuses, before any record, what it cannot enforce, and fills in its own defaults
+        Limits limits = diskLimits(driver.limits(request.limits()), driver);
         NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
         requireEgressFor(network, request.credentials() == null ? List.of() : request.credentials());
-        Limits limits = diskLimits(request.limits() == null ? Limits.DEFAULT : request.limits(), driver);
         Optional<WarmPool.Entry> warm = Optional.empty();
         Fence claimed = null;
         for (WarmPool pool : warmPools) {

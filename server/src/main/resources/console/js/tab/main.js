@@ -2,13 +2,13 @@
 // seam, restores the workspace from OPFS, then serves sandbox ops from the relay and shows what it did.
 import { createEngine } from './engine.js';
 import { Relay } from './relay.js';
-import { saveMirror, loadMirror, dropMirror } from './opfs.js';
+import { saveMirror, loadMirror, dropMirror, listMirrors } from './opfs.js';
 
 const SESSION = 'paddock.sandboxTab';
 // credentials never enter this tab: drop an API key a same-origin opener may have copied into session storage
 sessionStorage.removeItem('paddock.apiKey');
 const $ = (id) => document.getElementById(id);
-const state = { runtimeId: null, token: null, sandboxId: null, vm: 'starting', bootMode: null, bootMs: null };
+const state = { runtimeId: null, token: null, sandboxId: null, vm: 'starting', bootMode: null, bootMs: null, mirrors: [] };
 const killIds = new Map();
 let engine = null;
 let relay = null;
@@ -162,7 +162,15 @@ async function runOp(f, data) {
     case 'bind':
       if (state.sandboxId && state.sandboxId !== f.sandbox_id) await dropMirror(state.sandboxId);
       await engine.clearWorkspace();
-      state.sandboxId = f.sandbox_id;
+      if (a.fresh === false) {
+        // the server moved a sandbox whose tab was closed to this tab: its workspace comes back from this browser's mirror
+        state.sandboxId = f.sandbox_id;
+        await restoreWorkspace();
+        log('info', `took over sandbox ${f.sandbox_id}`);
+      } else {
+        state.sandboxId = f.sandbox_id;
+      }
+      state.mirrors = state.mirrors.filter((id) => id !== f.sandbox_id);
       saveSession();
       show('sandbox-id', state.sandboxId);
       return [{}];
@@ -243,17 +251,21 @@ async function start() {
     return;
   }
   await restoreWorkspace();
+  // mirrors of sandboxes whose tab was closed: offered in the hello, the server may move one of them here
+  state.mirrors = (await listMirrors()).filter((id) => id !== state.sandboxId);
   state.vm = 'ready';
   show('vm-state', 'ready');
   relay = new Relay({
     token: state.token,
-    hello: () => ({ engine: engine.name, vm: state.vm, sandbox_id: state.sandboxId, boot_mode: state.bootMode, boot_ms: state.bootMs }),
+    hello: () => ({ engine: engine.name, vm: state.vm, sandbox_id: state.sandboxId, boot_mode: state.bootMode, boot_ms: state.bootMs, mirrors: state.sandboxId ? [] : state.mirrors }),
     onOp,
     log,
     onState: (s, why) => {
       show('relay-state', s);
       document.body.dataset.relay = s;
       if (why) fatal(why);
+      // a refused token never works again: a reload should not retry it
+      if (s === 'refused') sessionStorage.removeItem(SESSION);
     },
   });
   relay.start();

@@ -52,3 +52,16 @@ export async function dropMirror(sandboxId) {
     await (await rootDir(false)).removeEntry(sandboxId, { recursive: true });
   } catch (e) { /* nothing mirrored */ }
 }
+
+// The sandboxes this browser keeps a mirror of: a reopened sandbox tab offers them, so the server can move a
+// sandbox whose tab was closed to it.
+export async function listMirrors(limit = 32) {
+  const ids = [];
+  try {
+    for await (const name of (await rootDir(false)).keys()) {
+      if (/^sbx_[0-9a-z]{26}$/.test(name)) ids.push(name);
+      if (ids.length >= limit) break;
+    }
+  } catch (e) { /* no OPFS or nothing mirrored */ }
+  return ids;
+}

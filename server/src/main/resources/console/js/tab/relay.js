@@ -68,7 +68,9 @@ export class Relay {
     this.onState('connecting');
     const ws = new WebSocket(url);
     this.socket = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       this.backoff = 500;
       this.onState('online');
       this.send({ type: 'hello', ...this.hello() });
@@ -80,14 +82,48 @@ export class Relay {
       this.pendingBytes = 0;
       if (this.socket !== ws) return;
       if (this.stopped) { this.onState('disconnected'); return; }
-      if (event.code === 4401 || event.code === 4403) {
-        this.onState('refused', 'Paddock no longer accepts this tab (the runtime was revoked or the server restarted); open a new sandbox tab from the console.');
+      if (event.code === 4401 || event.code === 4403) { this.refuse(); return; }
+      if (event.code === 4410) {
+        this.onState('refused', 'The sandbox of this tab moved to another sandbox tab of this browser; close this one.');
         return;
       }
-      this.onState('reconnecting');
-      setTimeout(() => { if (!this.stopped) this.connect(); }, this.backoff);
-      this.backoff = Math.min(this.backoff * 2, 10000);
+      if (!opened) {
+        // a refused upgrade (HTTP 401: the server restarted or revoked this runtime) reaches a page only as an
+        // unexplained close: ask the server whether it still knows the token before trying again
+        this.tokenKnown().then((known) => {
+          if (this.socket !== ws || this.stopped) return;
+          if (known === false) this.refuse(); else this.retry();
+        });
+        return;
+      }
+      this.retry();
     };
+  }
+
+  retry() {
+    this.onState('reconnecting');
+    setTimeout(() => { if (!this.stopped) this.connect(); }, this.backoff);
+    this.backoff = Math.min(this.backoff * 2, 10000);
+  }
+
+  refuse() {
+    this.stopped = true;
+    this.onState('refused', 'Paddock no longer knows this sandbox tab: the server restarted, or the runtime was revoked. '
+      + 'Open a new sandbox tab from the Paddock console (Runtimes, Browser VM, Open sandbox tab); this tab cannot reconnect.');
+  }
+
+  // true or false when the server answered; null when it could not be reached (then keep retrying)
+  async tokenKnown() {
+    try {
+      const res = await fetch('/v1/runtimes/self', {
+        method: 'GET', credentials: 'omit', cache: 'no-store',
+        headers: { Authorization: `Bearer ${this.token}`, Accept: 'application/json' },
+      });
+      if (res.status === 401) return false;
+      return res.ok ? true : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   stop() {

@@ -128,6 +128,26 @@ final class JdbcSandboxStore implements SandboxStore {
     }
 
     @Override
+    public Optional<SandboxRecord> replaceReason(String id, Fence fence, SandboxState state, String expectedReason, String reason) {
+        Require.present(id, "sandbox id");
+        Require.present(fence, "fence");
+        Require.present(state, "state");
+        return db.write("sandboxes.replace_reason", c -> {
+            SandboxRecord current = selectById(c, id, true).orElseThrow(() -> PaddockException.notFound("sandbox", id));
+            if (!current.fence().equals(fence)) throw new FenceLostException(id, fence);
+            if (current.state() != state || !java.util.Objects.equals(current.stateReason(), expectedReason)) return Optional.empty();
+            Instant now = now();
+            // compare-and-set on fence, state and reason (COALESCE: a typed comparison that also matches "no reason")
+            int n = Sql.update(c, "UPDATE sandboxes SET state_reason = ?, updated_at = ? "
+                            + "WHERE id = ? AND owner_id = ? AND generation = ? AND state = ? AND COALESCE(state_reason, '') = ?",
+                    reason, Columns.micros(now), id, fence.ownerId(), fence.generation(), state.wireName(),
+                    expectedReason == null ? "" : expectedReason);
+            if (n != 1) return Optional.empty();
+            return Optional.of(current.withState(state, reason, now));
+        });
+    }
+
+    @Override
     public void setHandle(String id, Fence fence, String handle) {
         Require.present(fence, "fence");
         fencedUpdate("sandboxes.set_handle", id, fence,

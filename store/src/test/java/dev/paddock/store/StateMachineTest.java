@@ -76,4 +76,25 @@ class StateMachineTest {
         }
         assertThat(store.sandboxes().find(sandbox.id()).orElseThrow().stateReason()).isEqualTo("create_failed");
     }
+
+    @Test
+    void aReasonIsReplacedOnlyInTheSameStateFromTheExpectedReasonUnderTheFence() {
+        String id = sandbox.id();
+        store.sandboxes().transition(id, TestData.FENCE, SandboxState.RUNNING, null);
+
+        SandboxRecord lost = store.sandboxes().replaceReason(id, TestData.FENCE, SandboxState.RUNNING, null, "runtime_disconnected").orElseThrow();
+        assertThat(lost.state()).isEqualTo(SandboxState.RUNNING);
+        assertThat(store.sandboxes().find(id).orElseThrow().stateReason()).isEqualTo("runtime_disconnected");
+        assertThat(store.sandboxes().replaceReason(id, TestData.FENCE, SandboxState.RUNNING, null, "again"))
+                .as("the reason moved on: nothing changes").isEmpty();
+        assertThat(store.sandboxes().replaceReason(id, TestData.FENCE, SandboxState.SUSPENDED, "runtime_disconnected", null))
+                .as("another state: nothing changes").isEmpty();
+        assertThatThrownBy(() -> store.sandboxes().replaceReason(id, new dev.paddock.core.spi.Fence("host-b", 2), SandboxState.RUNNING, "runtime_disconnected", null))
+                .isInstanceOf(dev.paddock.core.FenceLostException.class);
+
+        assertThat(store.sandboxes().replaceReason(id, TestData.FENCE, SandboxState.RUNNING, "runtime_disconnected", null)).isPresent();
+        SandboxRecord back = store.sandboxes().find(id).orElseThrow();
+        assertThat(back.state()).isEqualTo(SandboxState.RUNNING);
+        assertThat(back.stateReason()).isNull();
+    }
 }

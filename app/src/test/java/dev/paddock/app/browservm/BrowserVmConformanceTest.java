@@ -21,6 +21,7 @@ import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
@@ -101,7 +102,8 @@ class BrowserVmConformanceTest {
 
     @BeforeEach
     void createSandbox() {
-        sandbox = driver.create(SandboxSpec.defaults(Ids.newId("sbx"), TENANT), new Fence("host-conformance", 1));
+        sandbox = driver.create(new SandboxSpec(Ids.newId("sbx"), TENANT, null, false, driver.limits(null), Map.of(),
+                dev.paddock.core.spi.NetworkPolicy.NONE), new Fence("host-conformance", 1));
     }
 
     @AfterEach
@@ -127,6 +129,8 @@ class BrowserVmConformanceTest {
         assertThat(claims.credentialEgress().interceptedProtocols()).isEmpty();
         assertThat(claims.runtimeCheckpoints()).as("no checkpoint kind is claimed").isEmpty();
         assertThat(claims.portFacts().available()).doesNotContainAnyElementsOf(claims.portFacts().unavailable());
+        assertThat(claims.portFacts().unavailable()).as("the VM's resources are fixed: see limitsAreWhatTheVmHas…")
+                .contains("memory_limits", "cpu_limits", "pids_limits");
     }
 
     @Test
@@ -142,13 +146,34 @@ class BrowserVmConformanceTest {
     // ---- lifecycle -----------------------------------------------------------------------------------
 
     @Test
-    void suspendAndResumeAreUnsupportedAndFailFast() throws Exception {
-        long t = System.nanoTime();
+    void suspendAndResumeAreUnsupportedAndRefusedWithoutATripToTheTab() throws Exception {
+        String ops = tab.locator("#op-log").textContent();
         assertThatThrownBy(sandbox::suspend).isInstanceOf(UnsupportedCapabilityException.class)
                 .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("unsupported_capability"));
         assertThatThrownBy(sandbox::resume).isInstanceOf(UnsupportedCapabilityException.class);
-        assertThat(Duration.ofNanos(System.nanoTime() - t)).as("refused here, not after a trip to the tab").isLessThan(Duration.ofSeconds(1));
+        assertThat(tab.locator("#op-log").textContent()).as("the tab saw no operation").isEqualTo(ops);
         assertThat(shell("echo still-running").stdout()).isEqualTo("still-running\n");
+    }
+
+    @Test
+    void limitsAreWhatTheVmHasAndOthersAreRefused() throws Exception {
+        Limits vm = driver.limits(null);
+        assertThat(vm.memoryBytes()).isEqualTo(128L << 20);
+        assertThat(vm.cpus()).isEqualTo(1.0);
+        assertThat(driver.limits(vm)).isEqualTo(vm);
+        long memTotalKib = Long.parseLong(shell("awk '/MemTotal/ {print $2}' /proc/meminfo").stdout().trim());
+        assertThat(memTotalKib << 10).as("the guest sees no more than the reported memory").isLessThanOrEqualTo(vm.memoryBytes());
+        assertThat(shell("grep -c ^processor /proc/cpuinfo").stdout().trim()).as("one CPU").isEqualTo("1");
+        assertThatThrownBy(() -> driver.limits(Limits.DEFAULT)).isInstanceOf(PaddockException.class)
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("memory_limit_unavailable"));
+        assertThatThrownBy(() -> driver.limits(new Limits(vm.memoryBytes(), vm.pids(), 4)))
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("cpus_limit_unavailable"));
+        assertThatThrownBy(() -> driver.limits(new Limits(vm.memoryBytes(), 64, 1)))
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("pids_limit_unavailable"));
+        String spec = Ids.newId("sbx");
+        assertThatThrownBy(() -> driver.create(SandboxSpec.defaults(spec, TENANT), new Fence("host-conformance", 1)))
+                .as("create refuses them too, before it takes a tab")
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("memory_limit_unavailable"));
     }
 
     @Test

@@ -25,12 +25,14 @@ final class BrowserVmStack implements AutoCloseable {
     static final Duration RECONNECT_GRACE = Duration.ofSeconds(3);
 
     final MovableClock clock = new MovableClock();
+    final Path dataDir;
+    final Path assets;
     final JdbcStore store;
     final ApiKeys keys;
-    final BrowserVm vm;
-    final BrowserVmDriver driver;
-    final RuntimeHost host;
-    final PaddockServer server;
+    BrowserVm vm;
+    BrowserVmDriver driver;
+    RuntimeHost host;
+    PaddockServer server;
     final String url;
     final String tenantAKey;
     final String tenantBKey;
@@ -41,21 +43,38 @@ final class BrowserVmStack implements AutoCloseable {
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         tenantAKey = keys.create("tenant_a", "a", true).secret();
         tenantBKey = keys.create("tenant_b", "b", true).secret();
+        this.dataDir = dataDir;
+        this.assets = assets;
+        startServer(0);
+        url = "http://127.0.0.1:" + server.port();
+    }
+
+    private void startServer(int port) {
         vm = new BrowserVm(BrowserVmConfig.defaults(assets).withTimings(Duration.ofSeconds(25), Duration.ofSeconds(60), RECONNECT_GRACE), clock);
         driver = new BrowserVmDriver(vm);
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver(BrowserVmDriver.ID), store, List.of(driver), Clock.systemUTC());
         host.start();
-        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0)).browserVm(vm);
+        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(port)).browserVm(vm);
         server.start();
-        url = "http://127.0.0.1:" + server.port();
     }
 
-    @Override
-    public void close() {
+    /** Stops the server (its runtimes are in memory and gone with it) and starts a new one on the same port and store. */
+    void restart() {
+        int port = server.port();
+        stopServer();
+        startServer(port);
+    }
+
+    private void stopServer() {
         server.stop();
         host.close();
         driver.close();
         vm.close();
+    }
+
+    @Override
+    public void close() {
+        stopServer();
         store.close();
     }
 

@@ -31,6 +31,12 @@ final class Http {
         return answer(b.build());
     }
 
+    /** A request with {@code Authorization: Bearer token}, as a sandbox tab sends it. */
+    Answer bearer(String method, String path, String token) throws Exception {
+        return answer(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(90))
+                .header("Authorization", "Bearer " + token).method(method, HttpRequest.BodyPublishers.noBody()).build());
+    }
+
     Answer put(String path, String key, byte[] data) throws Exception {
         return answer(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(90)).header("x-api-key", key)
                 .header("Content-Type", "application/octet-stream").PUT(HttpRequest.BodyPublishers.ofByteArray(data)).build());

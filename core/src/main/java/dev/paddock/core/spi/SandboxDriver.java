@@ -12,6 +12,24 @@ public interface SandboxDriver extends AutoCloseable {
     /** The machine-readable claims the conformance kit proves. */
     Conformance conformance();
 
+    /**
+     * The limits a sandbox of this driver gets when its request names {@code requested} (null: none named; a field
+     * the request left out holds this method's answer for null). A driver whose backend cannot enforce a limit
+     * refuses it here, before anything is recorded, with an invalid-request error whose code names the limit and
+     * whose message says what the backend has.
+     */
+    default Limits limits(Limits requested) {
+        return requested == null ? Limits.DEFAULT : requested;
+    }
+
+    /**
+     * Lets the host hear when a sandbox's runtime goes away or comes back while the sandbox itself lives on (a
+     * browser tab closed and reopened). Drivers whose sandboxes cannot lose their runtime ignore it. Called at
+     * most once, before the host starts; the driver never calls the listener on a thread that serves a sandbox's
+     * operations.
+     */
+    default void watchRuntimes(RuntimeListener listener) {}
+
     /** Creates and starts a sandbox. The fence is recorded with it so a later host can tell who owned it. */
     Sandbox create(SandboxSpec spec, Fence fence);
 

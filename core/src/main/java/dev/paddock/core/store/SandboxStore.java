@@ -25,6 +25,14 @@ public interface SandboxStore {
      */
     SandboxRecord transition(String id, Fence fence, SandboxState to, String reason);
 
+    /**
+     * Sets the reason of a sandbox that stays in {@code state} (e.g. a running sandbox whose runtime is gone), when
+     * {@code fence} holds it, it is still in {@code state} and its reason is still {@code expectedReason} (null:
+     * none). Returns the updated record, or empty when the state or reason moved on meanwhile; throws
+     * {@link dev.paddock.core.FenceLostException} when another owner holds it.
+     */
+    Optional<SandboxRecord> replaceReason(String id, Fence fence, SandboxState state, String expectedReason, String reason);
+
     /** Records the driver handle (set once the backend created the sandbox). */
     void setHandle(String id, Fence fence, String handle);
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,11 +32,25 @@ public final class BrowserVm implements AutoCloseable {
 
     public record Exchanged(String runtimeId, String runtimeToken, long heartbeatSeconds) {}
 
+    /**
+     * What the driver hears of a runtime's comings and goings. Called on the relay's own thread: an implementation
+     * hands anything slow (a store write, an op to the tab) to another thread.
+     */
+    interface Presence {
+        /** The tab said hello (after a connect, when its VM is ready). */
+        void online(BrowserRuntime rt, Frames.Hello hello);
+
+        /** The runtime has no socket any more; {@code why} is a short word such as {@code tab_closed}. */
+        void offline(BrowserRuntime rt, String why);
+    }
+
     private final BrowserVmConfig config;
     private final Clock clock;
     private final PairingCodes codes;
     private final Map<String, BrowserRuntime> byId = new ConcurrentHashMap<>();
     private final Map<String, BrowserRuntime> byTokenHash = new ConcurrentHashMap<>();
+    private final List<Presence> presence = new CopyOnWriteArrayList<>();
+    private volatile boolean closing;
     private final ScheduledExecutorService heartbeats =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-browser-vm-heartbeat").factory());
 
@@ -82,7 +97,7 @@ public final class BrowserVm implements AutoCloseable {
     /** Attaches a new socket to the runtime; an older socket of the same runtime is closed (the newest tab wins). */
     public RelayConnection connect(BrowserRuntime rt, RelayPeer peer) {
         RelayConnection previous = rt.connection();
-        RelayConnection c = new RelayConnection(rt, peer, clock);
+        RelayConnection c = new RelayConnection(this, rt, peer, clock);
         rt.attach(c, clock.instant());
         if (previous != null) previous.close(4409, "replaced by a newer connection of this runtime");
         c.welcome(config.heartbeat().toSeconds());
@@ -109,6 +124,40 @@ public final class BrowserVm implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- for the driver
+
+    void watch(Presence p) { presence.add(p); }
+
+    void unwatch(Presence p) { presence.remove(p); }
+
+    void helloFrom(BrowserRuntime rt, Frames.Hello hello) {
+        for (Presence p : presence) {
+            try {
+                p.online(rt, hello);
+            } catch (RuntimeException e) {
+                log.error("handling the hello of runtime {} failed", rt.id(), e);
+            }
+        }
+    }
+
+    void closed(BrowserRuntime rt, String why) {
+        if (closing || rt.online()) return; // a newer socket took over, or the server is stopping
+        for (Presence p : presence) {
+            try {
+                p.offline(rt, why);
+            } catch (RuntimeException e) {
+                log.error("handling the loss of runtime {} failed", rt.id(), e);
+            }
+        }
+    }
+
+    /** Forgets a runtime whose sandbox another tab adopted: its token stops working, its socket (if any) closes. */
+    void retire(BrowserRuntime rt) {
+        rt.revoke();
+        byTokenHash.remove(rt.tokenHash());
+        byId.remove(rt.id());
+        RelayConnection c = rt.connection();
+        if (c != null) c.close(4410, "the sandbox moved to another sandbox tab");
+    }
 
     /** Binds a new sandbox to one online, idle runtime of the tenant. */
     BrowserRuntime claim(String tenantId, String sandboxId) {
@@ -186,6 +235,7 @@ public final class BrowserVm implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         heartbeats.shutdownNow();
         for (BrowserRuntime rt : byId.values()) {
             RelayConnection c = rt.connection();

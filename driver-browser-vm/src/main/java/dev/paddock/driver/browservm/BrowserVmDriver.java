@@ -15,7 +15,9 @@ import dev.paddock.core.conformance.Conformance.Support;
 import dev.paddock.core.conformance.Conformance.WorkspaceFacts;
 import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.RuntimeListener;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxRef;
@@ -29,6 +31,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sandboxes that live in a WASM Linux VM (v86 by default) inside a browser tab the user keeps open. The tab is an
@@ -36,15 +41,32 @@ import java.util.concurrent.ScheduledExecutorService;
  * ops sent down it. One sandbox per tab at a time; no network inside the VM; nothing survives the server's restart.
  */
 public final class BrowserVmDriver implements SandboxDriver {
+    private static final Logger log = LoggerFactory.getLogger(BrowserVmDriver.class);
     public static final String ID = "browser-vm";
 
     private final BrowserVm vm;
+    private final VmResources resources;
+    private final Presence presence = new Presence();
+    private volatile RuntimeListener listener;
     private final Map<String, BrowserVmSandbox> sandboxes = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timers =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-browser-vm-timers").factory());
 
     public BrowserVmDriver(BrowserVm vm) {
         this.vm = vm;
+        this.resources = VmResources.of(vm.config().assetsDir());
+        vm.watch(presence);
+    }
+
+    @Override
+    public void watchRuntimes(RuntimeListener listener) {
+        this.listener = listener;
+    }
+
+    /** The VM's fixed resources: a request for other limits is refused, and a sandbox reports these. */
+    @Override
+    public Limits limits(Limits requested) {
+        return resources.check(requested);
     }
 
     public BrowserVm runtimeService() { return vm; }
@@ -64,7 +86,7 @@ public final class BrowserVmDriver implements SandboxDriver {
                 List.of(),
                 new PortFacts(List.of("exec", "files", "opfs_workspace_mirror", "saved_vm_state"),
                         List.of("network", "raw_tcp", "bind_mounts", "background_processes", "interactive_stdin",
-                                "suspend_resume", "memory_limits")));
+                                "suspend_resume", "memory_limits", "cpu_limits", "pids_limits")));
     }
 
     @Override
@@ -76,6 +98,7 @@ public final class BrowserVmDriver implements SandboxDriver {
         if (spec.image() != null) {
             throw PaddockException.invalid("image_unsupported", "the browser-vm driver runs its own built-in Linux image; leave image empty");
         }
+        resources.check(spec.limits());
         BrowserRuntime rt = vm.claim(spec.tenantId(), spec.sandboxId());
         try {
             vm.call(rt, spec.sandboxId(), "bind", Map.of("fresh", true), null, 1 << 16);
@@ -114,6 +137,79 @@ public final class BrowserVmDriver implements SandboxDriver {
 
     @Override
     public void close() {
+        vm.unwatch(presence);
         timers.shutdownNow();
+    }
+
+    /**
+     * A sandbox outlives its tab. When the tab's socket goes and no tab comes back within the reconnect grace, the
+     * host hears that the runtime is lost (its record says so). When the same tab reconnects (a reload), or a new tab
+     * of the same tenant says hello offering the sandbox's OPFS mirror (the user reopened the sandbox tab), the
+     * sandbox moves to that tab, which restores /workspace from the mirror, and the host hears it is back.
+     */
+    private final class Presence implements BrowserVm.Presence {
+        @Override
+        public void offline(BrowserRuntime rt, String why) {
+            String id = rt.sandboxId();
+            BrowserVmSandbox s = id == null ? null : sandboxes.get(id);
+            if (s == null || s.runtime() != rt) return;
+            timers.schedule(() -> {
+                if (!rt.online() && s.runtime() == rt && s.markLost()) tell(l -> l.runtimeLost(id, why));
+            }, vm.config().reconnectGrace().toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public void online(BrowserRuntime rt, Frames.Hello hello) {
+            String bound = rt.sandboxId();
+            if (bound != null) {
+                BrowserVmSandbox s = sandboxes.get(bound);
+                if (s != null && s.runtime() == rt) timers.execute(() -> restored(s, rt));
+                return;
+            }
+            for (String id : hello.mirrors()) {
+                BrowserVmSandbox s = sandboxes.get(id);
+                if (s != null && adopt(s, rt)) return;
+            }
+        }
+    }
+
+    /**
+     * Moves a sandbox whose tab is gone to {@code rt}, a tab of the same tenant with no sandbox; the old runtime is
+     * retired (its token stops working, so a stale tab cannot serve the sandbox too). Only then is the new tab told
+     * to bind it from its mirror, off the relay thread (the answer comes back on that thread).
+     */
+    private boolean adopt(BrowserVmSandbox s, BrowserRuntime rt) {
+        BrowserRuntime old = s.runtime();
+        if (s.terminated() || old == rt || old.online() || !s.tenantId().equals(rt.tenantId())) return false;
+        if (!rt.bind(s.id())) return false;
+        old.unbind(s.id());
+        s.moveTo(rt);
+        vm.retire(old);
+        log.info("sandbox {} moves from runtime {} to runtime {}", s.id(), old.id(), rt.id());
+        Thread.ofVirtual().name("paddock-browser-vm-adopt").start(() -> {
+            try {
+                vm.call(rt, s.id(), "bind", Map.of("fresh", false), null, 1 << 16);
+                timers.execute(() -> restored(s, rt));
+            } catch (PaddockException e) {
+                log.info("runtime {} could not take sandbox {} back from its mirror ({})", rt.id(), s.id(), e.code());
+            } catch (RuntimeException e) {
+                log.warn("adopting sandbox {} failed", s.id(), e);
+            }
+        });
+        return true;
+    }
+
+    private void restored(BrowserVmSandbox s, BrowserRuntime rt) {
+        if (s.runtime() == rt && rt.online() && s.markRestored()) tell(l -> l.runtimeRestored(s.id(), rt.id()));
+    }
+
+    private void tell(java.util.function.Consumer<RuntimeListener> call) {
+        RuntimeListener l = listener;
+        if (l == null) return;
+        try {
+            call.accept(l);
+        } catch (RuntimeException e) {
+            log.warn("the host could not record a runtime change: {}", e.getMessage());
+        }
     }
 }

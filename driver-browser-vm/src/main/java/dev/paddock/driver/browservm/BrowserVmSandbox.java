@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,26 +34,39 @@ final class BrowserVmSandbox implements Sandbox {
     private static final Duration EXEC_GRACE = Duration.ofSeconds(30);
 
     private final BrowserVm vm;
-    private final BrowserRuntime runtime;
+    /** The tab that runs it; another tab of the same tenant adopts it when this one is gone (see the driver). */
+    private volatile BrowserRuntime runtime;
     private final SandboxSpec spec;
-    private final SandboxRef ref;
     private final ScheduledExecutorService timers;
     private final BrowserVmWorkspace workspace = new BrowserVmWorkspace(this);
     private final Set<RemoteExec> running = ConcurrentHashMap.newKeySet();
     private volatile boolean terminated;
+    /** Whether the host was told the runtime is gone (and not yet that it is back). */
+    private final AtomicBoolean lostReported = new AtomicBoolean();
 
     BrowserVmSandbox(BrowserVm vm, BrowserRuntime runtime, SandboxSpec spec, ScheduledExecutorService timers) {
         this.vm = vm;
         this.runtime = runtime;
         this.spec = spec;
         this.timers = timers;
-        this.ref = new SandboxRef(spec.sandboxId(), BrowserVmDriver.ID, runtime.id());
     }
 
     @Override
-    public SandboxRef ref() { return ref; }
+    public SandboxRef ref() { return new SandboxRef(spec.sandboxId(), BrowserVmDriver.ID, runtime.id()); }
+
+    String id() { return spec.sandboxId(); }
+
+    String tenantId() { return spec.tenantId(); }
 
     BrowserRuntime runtime() { return runtime; }
+
+    void moveTo(BrowserRuntime rt) { runtime = rt; }
+
+    /** True once per loss: the caller tells the host. */
+    boolean markLost() { return !terminated && lostReported.compareAndSet(false, true); }
+
+    /** True once per return after a reported loss: the caller tells the host. */
+    boolean markRestored() { return !terminated && lostReported.compareAndSet(true, false); }
 
     @Override
     public ExecHandle exec(ExecRequest request, ExecOutput output) {
@@ -130,12 +144,13 @@ final class BrowserVmSandbox implements Sandbox {
         terminated = true;
         PaddockException ended = PaddockException.conflict("sandbox_terminated", "sandbox " + spec.sandboxId() + " was terminated");
         running.forEach(e -> e.abandon(ended));
+        BrowserRuntime rt = runtime;
         try {
-            if (runtime.online()) vm.call(runtime, spec.sandboxId(), "destroy", Map.of("reason", reason.name().toLowerCase()), null, 1 << 16);
+            if (rt.online()) vm.call(rt, spec.sandboxId(), "destroy", Map.of("reason", reason.name().toLowerCase()), null, 1 << 16);
         } catch (PaddockException e) {
             log.info("sandbox tab of {} could not clean up ({}); it will when it reconnects", spec.sandboxId(), e.code());
         } finally {
-            runtime.unbind(spec.sandboxId());
+            rt.unbind(spec.sandboxId());
         }
     }
 

@@ -36,7 +36,15 @@ public final class Frames {
 
     public sealed interface Inbound permits Hello, Heartbeat, Chunk, Result {}
 
-    public record Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis) implements Inbound {}
+    /** {@code mirrors}: the sandboxes whose workspace this browser keeps in OPFS (a reopened tab offers to adopt them). */
+    public record Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis, List<String> mirrors) implements Inbound {
+        public Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis) {
+            this(engine, vm, sandboxId, bootMode, bootMillis, List.of());
+        }
+    }
+
+    /** At most this many OPFS mirrors are listed in a hello. */
+    public static final int MAX_MIRRORS = 32;
 
     public record Heartbeat() implements Inbound {}
 
@@ -70,7 +78,7 @@ public final class Frames {
     }
 
     private static Hello hello(JsonNode n) throws FrameException {
-        allow(n, Set.of("v", "type", "engine", "vm", "sandbox_id", "boot_mode", "boot_ms"), null);
+        allow(n, Set.of("v", "type", "engine", "vm", "sandbox_id", "boot_mode", "boot_ms", "mirrors"), null);
         String engine = string(n, "engine", 32, true, null);
         if (!ENGINE.matcher(engine).matches()) throw bad("malformed_frame", "engine must be a short lower-case name", null);
         String vm = oneOf(n, "vm", Set.of("booting", "ready", "failed"), true, null);
@@ -78,7 +86,16 @@ public final class Frames {
         if (sandboxId != null && !Ids.isValid("sbx", sandboxId)) throw bad("malformed_frame", "sandbox_id is not a sandbox id", null);
         String bootMode = oneOf(n, "boot_mode", Set.of("state", "cold"), false, null);
         Long bootMs = n.has("boot_ms") && !n.get("boot_ms").isNull() ? nonNegative(n, "boot_ms", Long.MAX_VALUE, null) : null;
-        return new Hello(engine, vm, sandboxId, bootMode, bootMs);
+        List<String> mirrors = new ArrayList<>();
+        JsonNode m = n.get("mirrors");
+        if (m != null && !m.isNull()) {
+            if (!m.isArray() || m.size() > MAX_MIRRORS) throw bad("malformed_frame", "mirrors must be an array of at most " + MAX_MIRRORS + " sandbox ids", null);
+            for (JsonNode e : m) {
+                if (!e.isString() || !Ids.isValid("sbx", e.asString())) throw bad("malformed_frame", "mirrors must hold sandbox ids", null);
+                if (!mirrors.contains(e.asString())) mirrors.add(e.asString());
+            }
+        }
+        return new Hello(engine, vm, sandboxId, bootMode, bootMs, List.copyOf(mirrors));
     }
 
     private static Chunk chunk(JsonNode n) throws FrameException {

@@ -19,6 +19,7 @@ public final class RelayConnection {
     private static final Logger log = LoggerFactory.getLogger(RelayConnection.class);
     static final int MAX_BAD_FRAMES = 50;
 
+    private final BrowserVm owner;
     private final BrowserRuntime runtime;
     private final RelayPeer peer;
     private final Clock clock;
@@ -26,8 +27,11 @@ public final class RelayConnection {
     private final AtomicInteger badFrames = new AtomicInteger();
     private volatile Instant lastSeen;
     private volatile boolean closed;
+    /** Why the socket went, for the sandbox's record: the tab closed it unless the server did. */
+    private volatile String why = "tab_closed";
 
-    RelayConnection(BrowserRuntime runtime, RelayPeer peer, Clock clock) {
+    RelayConnection(BrowserVm owner, BrowserRuntime runtime, RelayPeer peer, Clock clock) {
+        this.owner = owner;
         this.runtime = runtime;
         this.peer = peer;
         this.clock = clock;
@@ -44,7 +48,10 @@ public final class RelayConnection {
         runtime.heartbeat(lastSeen);
         try {
             switch (Frames.parse(text)) {
-                case Frames.Hello h -> runtime.hello(h);
+                case Frames.Hello h -> {
+                    runtime.hello(h);
+                    owner.helloFrom(runtime, h);
+                }
                 case Frames.Heartbeat hb -> { }
                 case Frames.Chunk c -> call(c.requestId()).chunk(c);
                 case Frames.Result r -> result(r);
@@ -133,6 +140,14 @@ public final class RelayConnection {
     }
 
     public void close(int code, String reason) {
+        why = switch (code) {
+            case 4408 -> "heartbeat_timeout";
+            case 4403 -> "runtime_revoked";
+            case 4410 -> "sandbox_moved";
+            case 4400 -> "malformed_frames";
+            case 4409 -> "replaced";
+            default -> "server_closed";
+        };
         try {
             peer.close(code, reason);
         } finally {
@@ -147,6 +162,7 @@ public final class RelayConnection {
         runtime.detach(this);
         for (PendingCall p : pending.values()) fail(p);
         pending.clear();
+        owner.closed(runtime, why);
     }
 
     private void fail(PendingCall p) {

@@ -47,7 +47,7 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) {
         CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
-        var request = dev.paddock.server.routes.browser.BrowserRoutes.applyTemplate(body, SandboxBodies.toRequest(body));
+        var request = dev.paddock.server.routes.browser.BrowserRoutes.applyTemplate(body, SandboxBodies.toRequest(body, host.defaultLimits(body.driver())));
         if (request.image() != null && images != null) images.get(request.image());
         var created = host.create(Auth.principal(ctx), request);
         ctx.attribute(dev.paddock.server.routes.browser.BrowserRoutes.CREATED, created.id());

@@ -31,6 +31,8 @@ public final class RuntimeRoutes {
     private static final Logger log = LoggerFactory.getLogger(RuntimeRoutes.class);
     public static final String EXCHANGE = "/v1/runtimes/exchange";
     public static final String RELAY = "/v1/runtimes/relay";
+    /** A tab asks whether its runtime token still works (a refused WebSocket upgrade tells a page nothing). */
+    public static final String SELF = "/v1/runtimes/self";
     private static final String CONNECTION = "paddock.relay";
 
     private final BrowserVm vm;
@@ -42,11 +44,12 @@ public final class RuntimeRoutes {
     }
 
     /**
-     * Requests that carry their own credential instead of an API key: the code exchange (POST) and the relay (GET,
-     * a WebSocket upgrade with the runtime token). Any other method on these paths needs an API key like the rest.
+     * Requests that carry their own credential instead of an API key: the code exchange (POST), the relay (GET, a
+     * WebSocket upgrade with the runtime token) and a tab's own runtime (GET, its token as bearer). Any other method
+     * on these paths needs an API key like the rest.
      */
     public static boolean isPublic(String method, String path) {
-        return ("POST".equals(method) && path.equals(EXCHANGE)) || ("GET".equals(method) && path.equals(RELAY));
+        return ("POST".equals(method) && path.equals(EXCHANGE)) || ("GET".equals(method) && (path.equals(RELAY) || path.equals(SELF)));
     }
 
     public void register(RoutesConfig r) {
@@ -57,6 +60,7 @@ public final class RuntimeRoutes {
             throw PaddockException.invalid("websocket_upgrade_required",
                     "this is the relay WebSocket of a paired tab: connect with a WebSocket upgrade and ?token=<runtime token>");
         });
+        r.get(SELF, this::self); // before /v1/runtimes/{id}
         r.get("/v1/runtimes", ctx -> ctx.json(new Views.DataList<>(vm.runtimes(Auth.principal(ctx).tenantId()))));
         r.get("/v1/runtimes/{id}", ctx -> ctx.json(vm.runtime(Auth.principal(ctx).tenantId(), id(ctx))
                 .orElseThrow(() -> PaddockException.notFound("runtime", id(ctx)))));
@@ -134,6 +138,15 @@ public final class RuntimeRoutes {
     }
 
     private static final dev.paddock.server.http.ApiJson ERROR_JSON = new dev.paddock.server.http.ApiJson();
+
+    /** The runtime of the bearer token (no API key: the token is the credential); 401 invalid_runtime_token when it is unknown. */
+    private void self(Context ctx) {
+        String header = ctx.header("Authorization");
+        String token = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).trim() : null;
+        BrowserRuntime rt = vm.authenticate(token);
+        ctx.header("Cache-Control", "no-store");
+        ctx.json(rt.view());
+    }
 
     private static void requireKind(String kind) {
         if (!BrowserRuntime.KIND.equals(kind)) {

@@ -24,6 +24,11 @@ public final class SandboxBodies {
     private SandboxBodies() {}
 
     public static SandboxRequest toRequest(CreateSandboxBody b) {
+        return toRequest(b, Limits.DEFAULT);
+    }
+
+    /** {@code base}: the limits of the chosen driver, which a limit the body leaves out keeps. */
+    public static SandboxRequest toRequest(CreateSandboxBody b, Limits base) {
         String driver = b.driver();
         if (driver != null && !DRIVER.matcher(driver).matches()) {
             throw Check.invalid("driver", "must be a driver id such as \"bwrap\" (see GET /v1/drivers), got '" + Text.clip(driver, 40) + "'");
@@ -36,16 +41,15 @@ public final class SandboxBodies {
         Map<String, String> env = Check.env("env", b.env());
         NetworkPolicy network = network(b.network());
         List<CredentialBinding> credentials = CredentialBodies.toBindings(b.credentials(), env.keySet(), network);
-        return new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits()),
+        return new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits(), base),
                 env, network, seconds("timeout_seconds", b.timeoutSeconds()),
                 b.idle() == null ? null : seconds("idle.suspend_after_seconds", b.idle().suspendAfterSeconds()),
                 b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()),
                 credentials);
     }
 
-    private static Limits limits(CreateSandboxBody.LimitsBody l) {
+    private static Limits limits(CreateSandboxBody.LimitsBody l, Limits d) {
         if (l == null) return null;
-        Limits d = Limits.DEFAULT;
         long memory = l.memory() == null || l.memory().isNull() ? d.memoryBytes() : MemorySize.parse("limits.memory", l.memory());
         int pids = l.pids() == null ? d.pids() : (int) Check.range("limits.pids", (long) l.pids(), 8, MAX_PIDS);
         double cpus = d.cpus();
