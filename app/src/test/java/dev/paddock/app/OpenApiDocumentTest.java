@@ -35,7 +35,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The OpenAPI document (one source: {@link SystemRoutes#OPENAPI_RESOURCE} in the server module) is valid against the
  * OpenAPI 3.1 schema, served as is at {@code GET /v1/openapi.json} without a key, copied unchanged to docs/openapi.json, and
- * true to the router of a fully wired server: every route is documented and every documented operation exists.
+ * true to the router of a fully wired server: every route is documented and every documented operation exists. Real
+ * answers of the main endpoints are checked against the document's schemas.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenApiDocumentTest {
@@ -52,7 +53,11 @@ class OpenApiDocumentTest {
             "GET /sandbox-tab", "the browser-vm tab's HTML page, opened by a person from the pairing code's tab_url",
             "GET /sandbox-tab/vm/{file}", "the emulator's static files (wasm, BIOS, kernel) that the tab page loads");
 
+    /** Where the document's own schemas are found when answers are checked against them. */
+    private static final String DOCUMENT_ID = "https://paddock.invalid/v1/openapi.json";
+
     private Path dataDir;
+    private SchemaRegistry documentSchemas;
     private PaddockApp app;
     private byte[] resource;
 
@@ -111,6 +116,35 @@ class OpenApiDocumentTest {
     }
 
     @Test
+    void answersMatchTheirDocumentedSchemas() {
+        String key = app.createdAdminKey().orElseThrow();
+        JsonNode sandbox = answer(key, "POST", "/v1/sandboxes", "{}", 201, "Sandbox");
+        String sbx = "/v1/sandboxes/" + sandbox.path("id").asString();
+        answer(key, "GET", sbx, null, 200, "Sandbox");
+        answer(key, "GET", "/v1/sandboxes", null, 200, "SandboxPage");
+        answer(key, "POST", sbx + "/exec", "{\"argv\":[\"echo\",\"hi\"]}", 200, "ExecResult");
+        answer(key, "POST", sbx + "/processes", "{\"argv\":[\"true\"]}", 201, "Process");
+        answer(key, "POST", sbx + "/files/mkdir?path=d", null, 200, "FileEntry");
+        answer(key, "POST", sbx + "/checkpoints", null, 201, "Checkpoint");
+        answer(key, "GET", sbx + "/checkpoints", null, 200, "CheckpointPage");
+        answer(key, "GET", sbx + "/events", null, 200, "SandboxEventPage");
+        answer(key, "GET", sbx + "/egress", null, 200, "EgressPage");
+        answer(key, "POST", "/v1/secrets", "{\"name\":\"tok\",\"value\":\"v\"}", 201, "Secret");
+        answer(key, "POST", "/v1/api_keys", "{\"name\":\"k\"}", 201, "CreatedApiKey");
+        answer(key, "POST", "/v1/runtimes/pairing_codes", "{\"kind\":\"browser-vm\"}", 201, "PairingCode");
+        answer(key, "GET", "/v1/health", null, 200, "Health");
+        for (JsonNode driver : answer(key, "GET", "/v1/drivers", null, 200, null).path("data")) assertMatches("Driver", driver);
+        JsonNode agent = answer(key, "POST", "/v1/agents", "{\"name\":\"a\",\"model\":\"m\"}", 200, "Agent");
+        JsonNode env = answer(key, "POST", "/v1/environments", "{\"name\":\"e\",\"config\":{\"type\":\"self_hosted\"}}", 200, "Environment");
+        answer(key, "POST", "/v1/sessions", "{\"agent\":\"" + agent.path("id").asString() + "\",\"environment_id\":\""
+                + env.path("id").asString() + "\"}", 200, "Session");
+        answer(key, "GET", "/v1/sandboxes/sbx_0123456789abcdefghjkmnpqrs", null, 404, "Error");
+        answer(null, "GET", "/v1/sandboxes", null, 401, "Error");
+        answer(key, "DELETE", sbx + "?purge=true", null, 200, "Sandbox");
+        assertThat(documentSchema("Checkpoint").validate(sandbox)).as("the check is live: a sandbox is no checkpoint").isNotEmpty();
+    }
+
+    @Test
     void everyRouteIsDocumentedAndEveryDocumentedOperationExists() {
         Set<String> routes = new TreeSet<>();
         for (String route : app.routes()) {
@@ -136,6 +170,36 @@ class OpenApiDocumentTest {
         assertThat(undocumented).as("routes the server has that " + SystemRoutes.OPENAPI_RESOURCE
                 + " does not document (add them, as docs/API.md describes them)").isEmpty();
         assertThat(missing).as("operations the document names that the server does not have").isEmpty();
+    }
+
+    private JsonNode answer(String key, String method, String path, String body, int status, String schema) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(app.url() + path)).timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) b.header("Content-Type", "application/json");
+        if (key != null) b.header("x-api-key", key);
+        HttpResponse<String> r;
+        try {
+            r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new AssertionError(method + " " + path + " failed: " + e, e);
+        }
+        assertThat(r.statusCode()).as("%s %s: %s", method, path, r.body()).isEqualTo(status);
+        JsonNode json = JSON.readTree(r.body());
+        if (schema != null) assertMatches(schema, json);
+        return json;
+    }
+
+    /** {@code answer} is valid against {@code #/components/schemas/<name>} of the document. */
+    private void assertMatches(String name, JsonNode answer) {
+        assertThat(documentSchema(name).validate(answer)).as("%s against the document's %s", answer, name).isEmpty();
+    }
+
+    private Schema documentSchema(String name) {
+        if (documentSchemas == null) {
+            documentSchemas = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12,
+                    b -> b.schemas(Map.of(DOCUMENT_ID, new String(resource, StandardCharsets.UTF_8))));
+        }
+        return documentSchemas.getSchema(SchemaLocation.of(DOCUMENT_ID + "#/components/schemas/" + name));
     }
 
     /**
