@@ -74,8 +74,11 @@ class OpenApiDocumentTest {
     }
 
     @AfterAll
-    void tearDown() {
+    void tearDown() throws IOException {
         if (app != null) app.close();
+        try (var files = Files.walk(dataDir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
     }
 
     @Test
