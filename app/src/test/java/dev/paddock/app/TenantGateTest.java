@@ -47,6 +47,7 @@ class TenantGateTest {
     private static final Map<String, String> NO_TENANT_ID = Map.ofEntries(
             Map.entry("GET /v1/health", "public"),
             Map.entry("GET /metrics", "aggregate counts only"),
+            Map.entry("GET /v1/openapi.json", "the API's description, the same for every server"),
             Map.entry("GET /v1/drivers", "the server's drivers, the same for every tenant"),
             Map.entry("GET /v1/images", "the shared image catalog"),
             Map.entry("GET /v1/images/{name}", "the shared image catalog"),

@@ -193,6 +193,7 @@ public final class PaddockServer implements AutoCloseable {
     }
 
     private static boolean needsKey(Context ctx) {
-        return isApi(ctx) && !ctx.path().equals("/v1/health") && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.method().name(), ctx.path());
+        return isApi(ctx) && !ctx.path().equals("/v1/health") && !ctx.path().equals(SystemRoutes.OPENAPI_PATH)
+                && !dev.paddock.server.runtimes.RuntimeRoutes.isPublic(ctx.method().name(), ctx.path());
     }
 }

@@ -37,6 +37,15 @@ class SystemRoutesTest {
     }
 
     @Test
+    void theOpenApiDocumentIsServedWithoutAKey() {
+        var r = t.as(null).get("/v1/openapi.json");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.headers().firstValue("content-type").orElse("")).startsWith("application/json");
+        assertThat(r.json().path("openapi").asString()).isEqualTo("3.1.0");
+        assertThat(r.json().path("paths").has("/v1/sandboxes/{id}/exec")).isTrue();
+    }
+
+    @Test
     void metricsExposePrometheusTextWithRequestsAndLiveSandboxes() {
         t.admin.createSandbox();
         t.admin.get("/v1/sandboxes/sbx_0123456789abcdefghjkmnpqrs");

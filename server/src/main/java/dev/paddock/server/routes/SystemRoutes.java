@@ -6,8 +6,12 @@ import dev.paddock.server.http.HttpMetrics;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 
-/** Health, loaded drivers and Prometheus metrics. */
+/** Health, loaded drivers, Prometheus metrics and the OpenAPI document of the API. */
 public final class SystemRoutes {
+    /** The one source of the API's OpenAPI document; docs/openapi.json is a copy that a test keeps equal. */
+    public static final String OPENAPI_RESOURCE = "/dev/paddock/server/openapi.json";
+    public static final String OPENAPI_PATH = "/v1/openapi.json";
+
     private final RuntimeHost host;
     private final HttpMetrics metrics;
     private final String version;
@@ -22,6 +26,17 @@ public final class SystemRoutes {
         r.get("/v1/health", ctx -> ctx.json(new Views.Health("ok", version,
                 host.drivers().stream().map(Conformance::driver).toList())));
         r.get("/v1/drivers", ctx -> ctx.json(new Views.DataList<>(host.drivers())));
+        byte[] openapi = openapi();
+        r.get(OPENAPI_PATH, ctx -> ctx.contentType("application/json").result(openapi));
         r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));
+    }
+
+    private static byte[] openapi() {
+        try (var in = SystemRoutes.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+            if (in == null) throw new IllegalStateException("the build left out " + OPENAPI_RESOURCE);
+            return in.readAllBytes();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }
