@@ -56,6 +56,8 @@ class TenantGateTest {
             Map.entry("GET /sandbox-tab/vm/{file}", "the tab's static VM assets"),
             Map.entry("POST /v1/runtimes/exchange", "a pairing code is its own credential, bound to its tenant"),
             Map.entry("WS /v1/runtimes/relay", "a runtime token is its own credential, bound to its tenant"),
+            Map.entry("GET /v1/runtimes/relay", "without the WebSocket upgrade: a 400 that names no resource"),
+            Map.entry("GET /v1/runtimes/self", "the tab's own runtime, found by its token, which is bound to its tenant"),
             Map.entry("POST /v1/runtimes/pairing_codes", "creates the caller's own"),
             Map.entry("GET /v1/runtimes", "collection"),
             Map.entry("POST /v1/sandboxes", "creates the caller's own (credentials naming another tenant's secret: checked below)"),
