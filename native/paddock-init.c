@@ -1,14 +1,18 @@
 /*
  * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, three modes.
  *
- *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... -- BWRAP ARGS...
+ *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] -- BWRAP ARGS...
  *     Runs as root on the host. Binds and listens on SOCKET, joins the sandbox's cgroups (writes "0" to
  *     each FILE), waits for one byte 'g' on stdin (the host made the workspace meanwhile), double-forks
  *     and setsid()s (so the sandbox outlives the host process), writes the pid of the process that
  *     becomes bwrap to PIDFILE, drops to UID/GID (no groups, no_new_privs) and execs bwrap with the
- *     listening socket as fd 3 and the write end of a readiness pipe as fd 4. Exit status 0 once init
- *     reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
+ *     listening socket as fd 3 and the write end of a readiness pipe as fd 4; with --seccomp also the
+ *     sandbox's seccomp filter (paddock-seccomp.h) as fd 5, for bwrap's "--seccomp 5". Exit status 0 once
+ *     init reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
  *     pings or polls: when the launcher is done, the sandbox answers.
+ *
+ *   paddock-init seccomp
+ *     Writes that filter (a BPF program, as bwrap --seccomp reads it) to stdout.
  *
  *   paddock-init connect SOCKET WAIT_MS
  *     Runs inside the sandbox as an ordinary command: relays stdin to a unix socket there and its answer to
@@ -36,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -46,6 +51,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "paddock-seccomp.h"
 
 #define MAX_FRAME (1u << 20)      /* largest frame payload accepted */
 #define MAX_ARGS 4096             /* argv and env entries per request */
@@ -59,6 +65,7 @@
 /* fds the launcher hands through bwrap to init; BwrapArgs.java passes READY_FD to "serve" */
 #define LISTEN_FD 3
 #define READY_FD 4
+#define SECCOMP_FD 5  /* BwrapArgs.SECCOMP_FD */
 
 extern char **environ;
 
@@ -757,16 +764,35 @@ static long parse_id(const char *s, const char *what) {
     return v;
 }
 
+/* The filter as an fd bwrap can read to its end: a memfd holding the program, open across exec. -1 on failure. */
+static int seccomp_fd(void) {
+    static struct seccomp_prog prog;
+    if (seccomp_program(&prog)) { errno = E2BIG; return -1; }
+    int fd = memfd_create("paddock-seccomp", 0);
+    if (fd < 0) return -1;
+    size_t n = prog.len * sizeof prog.insn[0];
+    if (write(fd, prog.insn, n) != (ssize_t)n || lseek(fd, 0, SEEK_SET) != 0) { close(fd); return -1; }
+    return fd;
+}
+
+static int seccomp_dump(void) {
+    static struct seccomp_prog prog;
+    if (seccomp_program(&prog)) die("seccomp: the filter does not fit");
+    size_t n = prog.len * sizeof prog.insn[0];
+    return fwrite(prog.insn, 1, n, stdout) == n && fflush(stdout) == 0 ? 0 : 1;
+}
+
 static int launch(int argc, char **argv) {
-    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... -- BWRAP ARGS...");
+    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
     uid_t uid = (uid_t)parse_id(argv[3], "UID");
     gid_t gid = (gid_t)parse_id(argv[4], "GID");
     int i = 7;
-    const char *joins[16]; int njoin = 0;
-    for (; i < argc && strcmp(argv[i], "--"); i += 2) {
+    const char *joins[16]; int njoin = 0, seccomp = 0;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--seccomp")) { seccomp = 1; continue; }
         if (strcmp(argv[i], "--join") || i + 1 >= argc || njoin == 16) die("launch: unexpected argument '%s'", argv[i]);
-        joins[njoin++] = argv[i + 1];
+        joins[njoin++] = argv[++i];
     }
     if (i >= argc - 1) die("launch: missing '-- BWRAP ARGS'");
     char **cmd = argv + i + 1;
@@ -819,6 +845,14 @@ static int launch(int argc, char **argv) {
         if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, READY_FD) < 0) _exit(1);
         report[1] = READY_FD;
         close_range(READY_FD + 1, ~0u, 0);
+        if (seccomp) {
+            /* bwrap reads the filter from fd 5, closes it and applies it right before it execs init */
+            int sfd = seccomp_fd();
+            if (sfd < 0 || dup2(sfd, SECCOMP_FD) < 0) {
+                dprintf(report[1], "cannot prepare the seccomp filter: %s", strerror(errno)); _exit(1);
+            }
+            if (sfd != SECCOMP_FD) close(sfd);
+        }
         if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
                 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
             dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
@@ -864,6 +898,7 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
     if (argc == 4 && !strcmp(argv[1], "connect")) return connect_relay(argv[2], argv[3]);
-    fprintf(stderr, "usage: paddock-init serve [4] [--egress SOCKET] | paddock-init launch ... | paddock-init connect SOCKET WAIT_MS\n");
+    if (argc == 2 && !strcmp(argv[1], "seccomp")) return seccomp_dump();
+    fprintf(stderr, "usage: paddock-init serve [4] [--egress SOCKET] | paddock-init launch ... | paddock-init connect SOCKET WAIT_MS | paddock-init seccomp\n");
     return 2;
 }

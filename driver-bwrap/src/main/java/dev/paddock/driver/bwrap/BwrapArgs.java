@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The bubblewrap command line of one sandbox. Every namespace is unshared (user, ipc, pid, net, uts, cgroup),
- * all capabilities are dropped, nested user namespaces are disabled and the environment starts empty. There is
+ * all capabilities are dropped, nested user namespaces are disabled, the seccomp filter applies (see
+ * native/paddock-seccomp.h) and the environment starts empty. There is
  * deliberately no {@code --die-with-parent}: a sandbox outlives the host process and ends with its init.
  */
 final class BwrapArgs {
@@ -17,6 +18,8 @@ final class BwrapArgs {
     static final String INIT_PATH = "/dev/.paddock/init";
     /** The fd on which init reports that it serves; the launcher places it (see paddock-init.c), bwrap passes it on. */
     static final String READY_FD = "4";
+    /** The fd from which bwrap reads the seccomp filter; the launcher places it there when told {@code --seccomp}. */
+    static final String SECCOMP_FD = "5";
     static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     /** Root of the sandbox: the host's /usr and /etc, or an image rootfs (optionally behind a throwaway overlay). */
@@ -52,7 +55,7 @@ final class BwrapArgs {
     static List<String> build(Path bwrap, Path initBinary, Path workspace, String hostname, Root root, Map<String, String> env, Egress egress) {
         List<String> a = new ArrayList<>(List.of(bwrap.toString(),
                 "--unshare-all", "--unshare-user", "--disable-userns",
-                "--new-session", "--cap-drop", "ALL", "--as-pid-1",
+                "--new-session", "--cap-drop", "ALL", "--seccomp", SECCOMP_FD, "--as-pid-1",
                 "--hostname", hostname,
                 "--clearenv", "--setenv", "PATH", PATH, "--setenv", "HOME", "/workspace", "--setenv", "LANG", "C.UTF-8"));
         if (egress != null) proxyEnvironment().forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));

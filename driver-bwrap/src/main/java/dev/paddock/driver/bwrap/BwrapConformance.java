@@ -20,7 +20,7 @@ import java.util.Set;
 final class BwrapConformance {
     static final Conformance RECORD = new Conformance(
             BwrapDriver.ID,
-            "bubblewrap namespaces + cgroups on the local Linux host; one unprivileged uid and init agent per sandbox",
+            "bubblewrap namespaces + seccomp filter + cgroups on the local Linux host; one unprivileged uid and init agent per sandbox",
             Set.of(Lane.SUPERVISED, Lane.WORKER),
             new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
             new WorkspaceFacts(List.of(WorkspaceStrategy.DURABLE_MOUNT), Durability.DURABLE),

@@ -32,6 +32,8 @@ final class SandboxLauncher {
         List<String> cmd = new ArrayList<>(List.of(initBinary.toString(), "launch", paths.socket().toString(),
                 Integer.toString(uid), Integer.toString(gid), paths.log().toString(), paths.pidFile().toString()));
         for (Path p : cgroupJoinFiles) cmd.addAll(List.of("--join", p.toString()));
+        // the seccomp filter at fd 5, where bwrap reads it (BwrapArgs always passes --seccomp SECCOMP_FD)
+        cmd.add("--seccomp");
         cmd.add("--");
         cmd.addAll(bwrapArgs);
         try {
