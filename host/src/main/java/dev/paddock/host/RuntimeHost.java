@@ -298,16 +298,8 @@ public final class RuntimeHost implements AutoCloseable {
             SandboxRecord r = reload(id);
             if (r.state() == SandboxState.RUNNING) return r;
             requireState(r, SandboxState.SUSPENDED, "resume");
-            Sandbox s = attached(r);
-            bounded("resume", () -> { s.resume(); return null; });
             activity.put(id, clock.instant());
-            SandboxRecord out;
-            try {
-                out = transition(r, SandboxState.RUNNING, null);
-            } catch (RuntimeException e) {
-                undo("resume", r, s::suspend); // the record still says suspended: so must the backend
-                throw e;
-            }
+            SandboxRecord out = freezeOrThaw(r, attached(r), SandboxState.RUNNING, null);
             event(out, "sandbox.resumed", Map.of());
             return out;
         });
@@ -579,15 +571,7 @@ public final class RuntimeHost implements AutoCloseable {
             if (!d.conformance().supportsSuspendResume()) {
                 throw new dev.paddock.core.spi.UnsupportedCapabilityException(d.id(), "suspend/resume");
             }
-            Sandbox s = attached(r);
-            bounded("suspend", () -> { s.suspend(); return null; });
-            SandboxRecord out;
-            try {
-                out = transition(r, SandboxState.SUSPENDED, reason);
-            } catch (RuntimeException e) {
-                undo("suspend", r, s::resume); // the record still says running: so must the backend
-                throw e;
-            }
+            SandboxRecord out = freezeOrThaw(r, attached(r), SandboxState.SUSPENDED, reason);
             event(out, "sandbox.suspended", Map.of("reason", reason));
             return out;
         });
@@ -747,12 +731,24 @@ public final class RuntimeHost implements AutoCloseable {
         }
     }
 
-    /** Best effort to put the backend back where the record says it is, after the record's write failed. */
-    private void undo(String op, SandboxRecord r, Runnable back) {
+    /**
+     * Freezes ({@code to} suspended) or thaws the backend, then records it. Should the record not be written (a full
+     * disk), the backend is put back at once, so record and backend never disagree for long; the sweep's
+     * reconciliation catches what this cannot.
+     */
+    private SandboxRecord freezeOrThaw(SandboxRecord r, Sandbox s, SandboxState to, String reason) {
+        boolean freeze = to == SandboxState.SUSPENDED;
+        String op = freeze ? "suspend" : "resume";
+        bounded(op, () -> { if (freeze) s.suspend(); else s.resume(); return null; });
         try {
-            back.run();
+            return transition(r, to, reason);
         } catch (RuntimeException e) {
-            log.warn("could not undo {} of {} after its record was not written ({}); the sweep will reconcile it", op, r.id(), e.getMessage());
+            try {
+                if (freeze) s.resume(); else s.suspend();
+            } catch (RuntimeException undo) {
+                log.warn("could not undo {} of {} after its record was not written ({}); the sweep will reconcile it", op, r.id(), undo.getMessage());
+            }
+            throw e;
         }
     }
 
