@@ -380,10 +380,70 @@ class BrowserEndToEndTest {
             JsonNode r = act(id, obj().put("action", "navigate").put("url", url).put("timeout_ms", 15000));
             assertThat(r.path("title").asString()).as(url + " " + r).isNotEqualTo("Form");
             assertThat(r.toString()).as(url).doesNotContain("ami-id");
+            assertThat(r.path("ok").asBoolean()).as(url + " " + r).isFalse();
+            assertThat(r.path("code").asString()).as(url + " " + r).isEqualTo("navigation_refused");
         }
         JsonNode log = api.get("/v1/sandboxes/" + id + "/egress", Map.of("limit", 1000));
         assertThat(StreamSupport.stream(log.path("data").spliterator(), false).map(e -> e.path("host").asString() + " " + e.path("decision").asString()))
                 .contains("10.0.0.1 denied", "127.0.0.2 denied", "169.254.169.254 denied");
+    }
+
+    @Test
+    void aNavigationTheEgressPolicyRefusesIsAnErrorWithItsHostAndTheNextNavigationWorks() {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        // plain http: the proxy answers the refusal itself; it must not come back as a page that loaded fine
+        JsonNode http = act(id, obj().put("action", "navigate").put("url", "http://refused.example/x"));
+        assertThat(http.path("ok").asBoolean()).as(http.toString()).isFalse();
+        assertThat(http.path("code").asString()).isEqualTo("navigation_refused");
+        assertThat(http.path("host").asString()).isEqualTo("refused.example");
+        assertThat(http.path("error").asString()).contains("refused", "refused.example");
+        // https: Chromium sees a failed tunnel; the answer is the same, and the tab is ready for the next navigation
+        for (int i = 0; i < 3; i++) {
+            JsonNode https = act(id, obj().put("action", "navigate").put("url", "https://refused.example/" + i));
+            assertThat(https.path("ok").asBoolean()).as(https.toString()).isFalse();
+            assertThat(https.path("code").asString()).as(https.toString()).isEqualTo("navigation_refused");
+            assertThat(https.path("host").asString()).isEqualTo("refused.example");
+            JsonNode next = act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+            assertThat(next.path("ok").asBoolean()).as(next.toString()).isTrue();
+            assertThat(next.path("title").asString()).isEqualTo("Form");
+        }
+    }
+
+    @Test
+    void theEgressAuditLogHoldsOnlyWhatThePagesAskedForAndTheProfileStaysOutOfTheWorkspace() throws Exception {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        act(id, obj().put("action", "type").put("selector", "#name").put("text", "Ada")); // a form: autofill would ask home
+        act(id, obj().put("action", "click").put("text", "Go"));
+        act(id, obj().put("action", "screenshot"));
+        JsonNode run = api.json("POST", "/v1/sandboxes/" + id + "/browser/script", Map.of(), obj().put("script",
+                "import { chromium } from 'playwright';\nconst b = await chromium.launch();\nconst p = await b.newPage();\n"
+                        + "await p.goto('http://127.0.0.1:" + port + "/form');\nawait p.fill('#name', 'x');\nawait b.close();\n"));
+        assertThat(run.path("exit_code").asInt()).as(run.toString()).isZero();
+        assertThat(run.path("files")).as("script mode lists only what the script made").isEmpty();
+        Thread.sleep(3000); // Chromium's background requests come in the first seconds after its start
+        JsonNode log = api.get("/v1/sandboxes/" + id + "/egress", Map.of("limit", 1000));
+        assertThat(StreamSupport.stream(log.path("data").spliterator(), false).map(e -> e.path("host").asString()))
+                .as(log.toString()).isNotEmpty().containsOnly("127.0.0.1");
+        JsonNode top = api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace"));
+        assertThat(StreamSupport.stream(top.path("data").spliterator(), false).map(e -> e.path("name").asString()))
+                .as("Chromium's home is in the sandbox's tmpfs").doesNotContain(".config", ".cache", ".pki", ".local");
+    }
+
+    @Test
+    void aLiveViewEndsAtTheLengthAskedFor() throws Exception {
+        String id = browserSandbox();
+        act(id, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
+        var request = java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.url() + "/v1/sandboxes/" + id + "/browser/screencast?seconds=2"))
+                .header("x-api-key", key).header("Accept", "text/event-stream").build();
+        long t0 = System.nanoTime();
+        var response = java.net.http.HttpClient.newHttpClient().send(request, java.net.http.HttpResponse.BodyHandlers.ofLines());
+        var lines = response.body().iterator();
+        nextEvent(lines, null); // the page's url and title come at once, a frame with the next repaint
+        nextEvent(lines, "end");
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+        assertThat(seconds).as("a 2 s live view, the wait for the agent included, ends within a small margin").isLessThan(6);
     }
 
     @Test

@@ -86,12 +86,27 @@ final class BrowserAssets {
         for (var e : FILES.entrySet()) run(sandbox, id, "cat > " + e.getValue(), resource(e.getKey()));
     }
 
-    /** One request to the step-mode agent through the relay, waiting up to {@code connect} for the agent to listen. */
+    /**
+     * One request to the step-mode agent through the relay, waiting up to {@code connect} for the agent to listen.
+     * The exec may take the action's {@code timeout} plus that wait plus a margin: the agent answers a timed-out
+     * action itself, and the host kills the relay only when it does not.
+     */
     static ExecRequest toAgent(byte[] request, Duration timeout, Duration connect) {
+        return relay(request, connect, timeout.plus(connect).plusSeconds(10));
+    }
+
+    /**
+     * A live view through the relay: the exec ends after exactly {@code length}, the wait for the agent included,
+     * so a cast never outlasts what was asked for (killing the relay closes the agent's connection, ending the cast).
+     */
+    static ExecRequest castFromAgent(byte[] request, Duration length, Duration connect) {
+        return relay(request, connect.compareTo(length) < 0 ? connect : length, length);
+    }
+
+    private static ExecRequest relay(byte[] request, Duration connect, Duration limit) {
         byte[] line = java.util.Arrays.copyOf(request, request.length + 1);
         line[request.length] = '\n'; // the agent reads one line
-        return new ExecRequest(List.of(RELAY, "connect", AGENT_SOCKET, Long.toString(connect.toMillis())), Map.of(), "/",
-                timeout.plus(connect).plusSeconds(10), line);
+        return new ExecRequest(List.of(RELAY, "connect", AGENT_SOCKET, Long.toString(connect.toMillis())), Map.of(), "/", limit, line);
     }
 
     private static void run(Commands sandbox, String id, String line, byte[] stdin) {

@@ -43,6 +43,9 @@ public final class BrowserService {
     private static final Pattern REF = Pattern.compile("(f[0-9]{1,4})?e[0-9]{1,7}");
     public static final Set<String> ACTIONS = Set.of("navigate", "click", "type", "press", "scroll", "select", "hover",
             "wait_for", "back", "forward", "tabs", "screenshot", "frame", "snapshot", "evaluate", "set_cookies");
+    /** Codes the agent gives a failed navigation: refused by the egress policy, or not carried by the proxy. */
+    static final Set<String> NAVIGATION_CODES = Set.of("navigation_refused", "navigation_failed");
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9._:-]{1,255}");
     private static final List<String> ANSWER_FIELDS = List.of("url", "title", "snapshot", "screenshot", "frame", "tabs", "value", "error");
 
     static final List<String> AGENT_ARGV = List.of("node", BrowserAssets.DIR + "/agent.mjs");
@@ -146,7 +149,7 @@ public final class BrowserService {
         ObjectNode req = JSON.createObjectNode().put("action", "screencast").put("quality", quality);
         Screencast cast = new Screencast(new Heartbeat(host, p, id));
         try {
-            cast.attach(host.exec(p, id, BrowserAssets.toAgent(JSON.writeValueAsBytes(req), t, Duration.ofSeconds(60)),
+            cast.attach(host.exec(p, id, BrowserAssets.castFromAgent(JSON.writeValueAsBytes(req), t, Duration.ofSeconds(60)),
                     Screencast.lines(JSON, sink, cast::close)));
         } catch (RuntimeException e) {
             cast.close();
@@ -272,9 +275,21 @@ public final class BrowserService {
         if (raw == null || !raw.isObject()) {
             throw new PaddockException(ErrorType.API, "browser_bad_answer", "the browser agent in sandbox " + id + " sent an unreadable answer");
         }
+        return checked(raw);
+    }
+
+    /** The agent's answer with only known fields; {@code code} only when it is one of {@link #NAVIGATION_CODES}. */
+    static ObjectNode checked(JsonNode raw) {
         ObjectNode answer = JSON.createObjectNode();
         answer.put("ok", raw.path("ok").asBoolean(false));
         for (String f : ANSWER_FIELDS) if (raw.has(f)) answer.set(f, raw.get(f));
+        // a navigation the egress proxy refused or could not carry: a known code and the host, nothing else
+        String code = raw.path("code").asString("");
+        if (!answer.path("ok").asBoolean() && NAVIGATION_CODES.contains(code)) {
+            answer.put("code", code);
+            String h = raw.path("host").asString("");
+            if (HOST.matcher(h).matches()) answer.put("host", h);
+        }
         return answer;
     }
 

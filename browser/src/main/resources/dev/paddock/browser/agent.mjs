@@ -2,7 +2,7 @@
 // line back; the host reaches it only through exec of paddock-init's connect relay (its host-only channel). It owns one persistent
 // Chromium context whose profile lives in the sandbox's private /tmp and dies with the sandbox.
 import { createInterface } from 'node:readline';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { rmSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -28,8 +28,84 @@ function target(r) {
   throw new Error('this action needs "ref", "selector" or "text"');
 }
 
+// A navigation the egress proxy did not carry is an error, not a page: over plain http the proxy answers itself
+// (403 refused, 502/504 could not reach) and marks its answer with X-Paddock-Egress; over https Chromium sees only a
+// failed tunnel, so the proxy is asked once more, directly, what it makes of the host.
+class NavigationError extends Error {
+  constructor(code, host, message) { super(message); this.code = code; this.host = host; }
+}
+const PROXY = process.env.HTTP_PROXY ? new URL(process.env.HTTP_PROXY) : null;
+
+async function navigate(r) {
+  const url = new URL(r.url);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let response;
+  try {
+    response = await page.goto(r.url, { waitUntil: r.wait_until || 'load' });
+  } catch (e) {
+    const message = String(e && e.message || e);
+    if (!/net::ERR_/.test(message)) throw e;
+    await settle();
+    if (/net::ERR_TUNNEL_CONNECTION_FAILED|net::ERR_PROXY_CONNECTION_FAILED/.test(message)) {
+      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+      const verdict = PROXY ? await askProxy(host, port) : { refused: true, text: 'this sandbox has no network access' };
+      if (verdict) throw proxyError(verdict, host, r.url);
+    }
+    throw e;
+  }
+  const mark = response ? await response.headerValue('x-paddock-egress').catch(() => null) : null;
+  if (mark === 'denied' || mark === 'error') {
+    const text = (await response.text().catch(() => '')).replace(/^paddock egress proxy: /, '').trim().slice(0, 500);
+    await settle(false);
+    throw proxyError({ refused: mark === 'denied', text }, host, r.url);
+  }
+}
+
+function proxyError(verdict, host, url) {
+  return verdict.refused
+    ? new NavigationError('navigation_refused', host, 'navigation to ' + url + ' refused by the sandbox\'s network policy: ' + verdict.text)
+    : new NavigationError('navigation_failed', host, 'navigation to ' + url + ' failed at the egress proxy: ' + verdict.text);
+}
+
+// Leaves the tab on about:blank. After a network error Chromium commits its error page a moment after goto
+// rejects; a navigation started before that commit is interrupted by it, so wait for it first.
+async function settle(failed = true) {
+  const until = Date.now() + 3000;
+  while (failed && !page.url().startsWith('chrome-error:') && Date.now() < until) await new Promise(d => setTimeout(d, 25));
+  for (let i = 0; i < 3; i++) {
+    try { await page.goto('about:blank', { timeout: 5000 }); return; } catch { /* interrupted: try again */ }
+  }
+}
+
+// CONNECT host:port to the sandbox's proxy; the answer's status line and X-Paddock-Egress mark say whether the
+// policy refused the host (403 denied) or the proxy could not reach it. Null when the proxy would carry it.
+function askProxy(host, port) {
+  return new Promise(done => {
+    const authority = (host.includes(':') ? '[' + host + ']' : host) + ':' + port;
+    const s = connect(Number(PROXY.port || 80), PROXY.hostname);
+    let answer = '';
+    const finish = (v) => { s.destroy(); done(v); };
+    const status = () => Number((answer.match(/^HTTP\/1\.[01] (\d{3})/) || [])[1]);
+    s.setTimeout(5000, () => finish(null));
+    s.on('error', () => finish(null));
+    s.on('connect', () => s.write('CONNECT ' + authority + ' HTTP/1.1\r\nHost: ' + authority + '\r\n\r\n'));
+    s.on('data', d => {
+      answer += d.toString('latin1');
+      if (answer.length > 16384 || (status() === 200 && answer.includes('\r\n\r\n'))) finish(null);
+    });
+    // a refusal is a short answer after which the proxy closes the connection
+    s.on('end', () => {
+      const end = answer.indexOf('\r\n\r\n');
+      const mark = end < 0 ? '' : ((answer.slice(0, end).match(/\r\nx-paddock-egress:[ \t]*([a-z]+)/i) || [])[1] || '').toLowerCase();
+      if (!mark) return finish(null);
+      const text = answer.slice(end + 4).replace(/^paddock egress proxy: /, '').trim().slice(0, 500);
+      finish({ refused: status() === 403 && mark === 'denied', text: text || 'HTTP ' + status() });
+    });
+  });
+}
+
 const actions = {
-  navigate: r => page.goto(r.url, { waitUntil: r.wait_until || 'load' }),
+  navigate: r => navigate(r),
   click: r => target(r).click(),
   type: async r => { await target(r).fill(r.text ?? ''); if (r.submit) await target(r).press('Enter'); },
   press: r => (r.ref || r.selector ? target(r).press(r.key) : page.keyboard.press(r.key)),
@@ -74,7 +150,9 @@ async function handle(line) {
     if (r.include_screenshot && !res.screenshot) res.screenshot = (await page.screenshot()).toString('base64');
     return res;
   } catch (e) {
-    return { id: r.id, ok: false, error: String(e && e.message || e).slice(0, 4000), url: page.url(), title: await page.title().catch(() => '') };
+    const failed = { id: r.id, ok: false, error: String(e && e.message || e).slice(0, 4000), url: page.url(), title: await page.title().catch(() => '') };
+    if (e instanceof NavigationError) Object.assign(failed, { code: e.code, host: e.host });
+    return failed;
   }
 }
 

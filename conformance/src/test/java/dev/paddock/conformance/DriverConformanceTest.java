@@ -22,6 +22,7 @@ import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
+import dev.paddock.core.testing.Prerequisites;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -72,7 +73,7 @@ class DriverConformanceTest {
     @BeforeEach
     void createSandbox() throws Exception {
         Optional<String> missing = fixture.unavailableReason().get();
-        Assumptions.assumeTrue(missing.isEmpty(), () -> fixture.name() + " cannot run on this machine: " + missing.orElse(""));
+        Prerequisites.require(missing.isEmpty(), () -> fixture.name() + " cannot run on this machine: " + missing.orElse(""));
         dataDir = DataDirs.create();
         driver = fixture.create(dataDir);
         claims = driver.conformance();

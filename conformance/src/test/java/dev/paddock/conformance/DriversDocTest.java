@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import java.util.Optional;
-import org.junit.jupiter.api.Assumptions;
+import dev.paddock.core.testing.Prerequisites;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,7 +20,7 @@ class DriversDocTest {
         List<Conformance> records = new ArrayList<>();
         for (DriverFixture fixture : DriverFixtures.all()) {
             Optional<String> missing = fixture.unavailableReason().get();
-            Assumptions.assumeTrue(missing.isEmpty(), () -> "every driver must run here to render the full table; "
+            Prerequisites.require(missing.isEmpty(), () -> "every driver must run here to render the full table; "
                     + fixture.name() + " cannot: " + missing.orElse(""));
             Path dataDir = DataDirs.create();
             try (SandboxDriver driver = fixture.create(dataDir)) {

@@ -1,8 +1,8 @@
 package dev.paddock.driver.bwrap.cgroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.paddock.core.testing.Prerequisites;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +22,8 @@ class CgroupV2RealMountTest {
     void mountCgroup2() throws Exception {
         mount = Files.createTempDirectory("cg2");
         Process p = new ProcessBuilder("mount", "-t", "cgroup2", "none", mount.toString()).redirectErrorStream(true).start();
-        assumeTrue(p.waitFor() == 0, "cannot mount cgroup2 here: " + new String(p.getInputStream().readAllBytes()));
+        String out = new String(p.getInputStream().readAllBytes());
+        Prerequisites.require(p.waitFor() == 0, "cannot mount cgroup2 here: " + out);
     }
 
     @AfterEach
