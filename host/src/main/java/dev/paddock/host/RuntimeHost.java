@@ -114,6 +114,7 @@ public final class RuntimeHost implements AutoCloseable {
             Files.createDirectories(config.checkpointsDir());
             // every tenant's workspace archives: the server's user alone may read them
             Files.setPosixFilePermissions(config.checkpointsDir(), PRIVATE_DIR);
+            deletePartialCheckpoints();
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + config.checkpointsDir(), e);
         }
@@ -534,13 +535,10 @@ public final class RuntimeHost implements AutoCloseable {
             }
             Workspace ws = usable(cur).workspace();
             Path file = config.checkpointsDir().resolve(cp.id() + ".tar");
-            frozenWhile(cur, () -> {
-                ws.clear();
-                try (InputStream in = Files.newInputStream(file)) {
-                    ws.importTar(Workspace.ROOT, in);
-                }
-                return null;
-            });
+            // unpacked beside the workspace while the sandbox runs; frozen only for the swap (all or nothing)
+            try (InputStream in = Files.newInputStream(file)) {
+                ws.replaceFromTar(in, swap -> frozenFor(cur, swap));
+            }
             event(cur, "sandbox.restored", Map.of("checkpoint_id", cp.id()));
             return reload(id);
         });
@@ -818,6 +816,27 @@ public final class RuntimeHost implements AutoCloseable {
             }
         } finally {
             gate.unlock();
+        }
+    }
+
+    /** {@link #frozenWhile} for a {@link Workspace.SwapGuard}, which takes no checked exceptions. */
+    private void frozenFor(SandboxRecord r, Runnable swap) {
+        try {
+            frozenWhile(r, () -> {
+                swap.run();
+                return null;
+            });
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw asPaddock("restore", e);
+        }
+    }
+
+    /** A checkpoint being written when the previous host process died is never listed: its file goes at start-up. */
+    private void deletePartialCheckpoints() throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(config.checkpointsDir())) {
+            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".tar.partial")).toList()) Files.deleteIfExists(p);
         }
     }
 

@@ -61,16 +61,88 @@ class CheckpointStorageTest {
         Workspace ws = host.workspace(ALICE, sbx.id());
         ws.write("small.txt", new java.io.ByteArrayInputStream(new byte[1000]));
         host.checkpoint(ALICE, sbx.id());
-        // a sparse file: nothing on disk, but an archive would hold all of it
-        try (var f = new java.io.RandomAccessFile(dataDir.resolve("subprocess/sandboxes").resolve(sbx.id()).resolve("workspace/sparse").toFile(), "rw")) {
-            f.setLength(1L << 30);
-        }
+        byte[] noise = new byte[256 * 1024];
+        new java.util.Random(7).nextBytes(noise);
+        ws.write("big.bin", new java.io.ByteArrayInputStream(noise));
         assertThatThrownBy(() -> host.checkpoint(ALICE, sbx.id())).isInstanceOfSatisfying(PaddockException.class,
                 e -> assertThat(e.code()).isEqualTo("checkpoint_too_large"));
         assertThat(host.checkpoints(ALICE, sbx.id(), PageRequest.first(10)).data()).hasSize(1);
         try (Stream<Path> files = Files.list(dataDir.resolve("checkpoints"))) {
             assertThat(files.toList()).hasSize(1).allMatch(p -> p.toString().endsWith(".tar"));
         }
+    }
+
+    @Test
+    void sparseFilesMakeSmallCheckpointsAndComeBackSparse() throws Exception {
+        host(64 * 1024, 0);
+        SandboxRecord sbx = host.create(ALICE, SandboxRequest.defaults());
+        Path dir = workspaceDir(sbx);
+        try (var f = new java.io.RandomAccessFile(dir.resolve("hole").toFile(), "rw")) {
+            f.setLength(2L << 30); // `truncate -s 2G`
+        }
+        try (var f = new java.io.RandomAccessFile(dir.resolve("islands").toFile(), "rw")) {
+            f.setLength(3L << 30);
+            f.seek(1L << 30);
+            f.write("island".getBytes());
+        }
+        CheckpointRecord cp = host.checkpoint(ALICE, sbx.id());
+        assertThat(cp.sizeBytes()).isLessThan(64 * 1024);
+        Files.delete(dir.resolve("hole"));
+        Files.delete(dir.resolve("islands"));
+
+        host.restore(ALICE, sbx.id(), cp.id());
+        assertThat(Files.size(dir.resolve("hole"))).isEqualTo(2L << 30);
+        assertThat(Files.size(dir.resolve("islands"))).isEqualTo(3L << 30);
+        assertThat(blocks(dir.resolve("hole")) + blocks(dir.resolve("islands"))).isLessThan(1024);
+        try (var f = new java.io.RandomAccessFile(dir.resolve("islands").toFile(), "r")) {
+            byte[] b = new byte[6];
+            f.seek(1L << 30);
+            f.readFully(b);
+            assertThat(new String(b)).isEqualTo("island");
+        }
+    }
+
+    @Test
+    void aRestoreFromABrokenArchiveLeavesTheWorkspaceAsItWas() throws IOException {
+        host(0, 0);
+        SandboxRecord sbx = host.create(ALICE, SandboxRequest.defaults());
+        Workspace ws = host.workspace(ALICE, sbx.id());
+        for (int i = 0; i < 200; i++) ws.write("a/f" + i, new java.io.ByteArrayInputStream(("v1 " + i).getBytes()));
+        CheckpointRecord cp = host.checkpoint(ALICE, sbx.id());
+        ws.write("after.txt", new java.io.ByteArrayInputStream("written after the checkpoint".getBytes()));
+        Path archive = dataDir.resolve("checkpoints").resolve(cp.id() + ".tar");
+        byte[] whole = Files.readAllBytes(archive);
+        Files.write(archive, java.util.Arrays.copyOf(whole, whole.length / 2)); // cut off midway
+
+        assertThatThrownBy(() -> host.restore(ALICE, sbx.id(), cp.id())).isInstanceOfSatisfying(PaddockException.class,
+                e -> assertThat(e.code()).isEqualTo("invalid_tar"));
+        Path dir = workspaceDir(sbx);
+        assertThat(Files.readString(dir.resolve("after.txt"))).isEqualTo("written after the checkpoint");
+        try (Stream<Path> files = Files.list(dir.resolve("a"))) {
+            assertThat(files.count()).isEqualTo(200);
+        }
+        try (Stream<Path> staged = Files.list(dir.resolveSibling(".staging"))) {
+            assertThat(staged.toList()).isEmpty();
+        }
+    }
+
+    @Test
+    void partialArchivesOfADeadHostAreDeletedAtStart() throws IOException {
+        Path dir = Files.createDirectories(dataDir.resolve("checkpoints"));
+        Path partial = Files.writeString(dir.resolve("cp_dead.tar.partial"), "cut short");
+        host(0, 0);
+        assertThat(partial).doesNotExist();
+    }
+
+    private Path workspaceDir(SandboxRecord sbx) {
+        return dataDir.resolve("subprocess/sandboxes").resolve(sbx.id()).resolve("workspace");
+    }
+
+    private static long blocks(Path p) throws Exception {
+        Process stat = new ProcessBuilder("stat", "-c", "%b", p.toString()).start();
+        String out = new String(stat.getInputStream().readAllBytes()).trim();
+        assertThat(stat.waitFor()).isZero();
+        return Long.parseLong(out);
     }
 
     @Test

@@ -8,14 +8,26 @@ import java.time.Instant;
 import java.util.HexFormat;
 
 /**
- * Creates entries under a temporary name in the target directory and renames them over the final name, so a
- * reader sees the old entry or the whole new one. The temporary name is created with O_EXCL | O_NOFOLLOW; if
- * the sandbox tampers with it, the worst outcome is that its own entry ends up in its own workspace.
+ * Creates entries under a temporary name and renames them over the final name, so a reader sees the old entry or
+ * the whole new one. The temporary name is made in the workspace's staging area ({@code tmpDir}: same filesystem,
+ * outside the sandbox's view, so an upload cut short by a crash never shows up in the sandbox and is removed by
+ * {@link Staging#recover}) or, without one, in the target directory. It is created with O_EXCL | O_NOFOLLOW; if the
+ * sandbox tampers with one in its own directory, the worst outcome is that its own entry ends up in its workspace.
  */
 final class AtomicFiles {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private AtomicFiles() {}
+
+    /** Writes a new file's content into its open descriptor. */
+    @FunctionalInterface
+    interface Content {
+        void writeTo(Fd file) throws IOException;
+
+        static Content of(InputStream in) {
+            return file -> FdWriter.copy(in, file);
+        }
+    }
 
     static String temporaryName() {
         byte[] bytes = new byte[8];
@@ -23,22 +35,37 @@ final class AtomicFiles {
         return ".paddock-" + HexFormat.of().formatHex(bytes) + ".tmp";
     }
 
-    /** Replaces {@code name} in {@code dir} with a regular file holding {@code content}; returns its stat. */
-    static Stat replaceFile(Fd dir, String name, InputStream content, int mode, Instant modifiedAt, Ownership owner, String path) {
+    /** A temporary name registered as in use by this process, so recovery leaves it alone. */
+    private static String liveTemporaryName() {
         String tmp = temporaryName();
-        Fd file = new Fd(Posix.openat(dir.fd(), tmp, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600));
+        Staging.LIVE.add(tmp);
+        return tmp;
+    }
+
+    /** Replaces {@code name} in {@code dir} with a regular file holding {@code content}; returns its stat. */
+    static Stat replaceFile(Fd tmpDir, Fd dir, String name, InputStream content, int mode, Instant modifiedAt, Ownership owner, String path) {
+        return replaceFile(tmpDir, dir, name, Content.of(content), mode, modifiedAt, owner, path, true);
+    }
+
+    /** {@code sync} false: the caller makes the whole tree durable at once (a staged restore syncs before its commit). */
+    static Stat replaceFile(Fd tmpDir, Fd dir, String name, Content content, int mode, Instant modifiedAt, Ownership owner, String path,
+                            boolean sync) {
+        Fd at = tmpDir != null ? tmpDir : dir;
+        String tmp = liveTemporaryName();
         boolean renamed = false;
+        Fd file = null;
         try {
+            file = new Fd(Posix.openat(at.fd(), tmp, Posix.O_WRONLY | Posix.O_CREAT | Posix.O_EXCL | Posix.O_NOFOLLOW, 0600));
             Posix.fchmod(file.fd(), mode & 0777); // never setuid/setgid: content comes from API callers and archives
             owner.apply(file);
-            FdWriter.copy(content, file);
-            Posix.fsync(file.fd());
+            content.writeTo(file);
+            if (sync) Posix.fsync(file.fd());
             if (modifiedAt != null) Posix.setTimes(file.fd(), modifiedAt);
             Stat stat = Posix.stat(file.fd(), "");
             file.close();
-            Posix.renameat(dir.fd(), tmp, dir.fd(), name);
+            Posix.renameat(at.fd(), tmp, dir.fd(), name);
             renamed = true;
-            Posix.fsync(dir.fd());
+            if (sync) Posix.fsync(dir.fd());
             return stat;
         } catch (IOException e) {
             throw PaddockException.invalid("content_read_failed",
@@ -46,40 +73,45 @@ final class AtomicFiles {
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
         } finally {
-            file.close();
-            if (!renamed) unlinkQuietly(dir, tmp);
+            if (file != null) file.close();
+            if (!renamed) unlinkQuietly(at, tmp);
+            Staging.LIVE.remove(tmp);
         }
     }
 
     /** Replaces {@code name} (not a directory) with a symlink to {@code target}. */
-    static void replaceWithSymlink(Fd dir, String name, String target, Instant modifiedAt, Ownership owner, String path) {
-        String tmp = temporaryName();
+    static void replaceWithSymlink(Fd tmpDir, Fd dir, String name, String target, Instant modifiedAt, Ownership owner, String path) {
+        Fd at = tmpDir != null ? tmpDir : dir;
+        String tmp = liveTemporaryName();
         boolean renamed = false;
         try {
-            Posix.symlinkat(target, dir.fd(), tmp);
-            owner.applyToLink(dir.fd(), tmp);
-            if (modifiedAt != null) Posix.setTimes(dir.fd(), tmp, modifiedAt);
-            Posix.renameat(dir.fd(), tmp, dir.fd(), name);
+            Posix.symlinkat(target, at.fd(), tmp);
+            owner.applyToLink(at.fd(), tmp);
+            if (modifiedAt != null) Posix.setTimes(at.fd(), tmp, modifiedAt);
+            Posix.renameat(at.fd(), tmp, dir.fd(), name);
             renamed = true;
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
         } finally {
-            if (!renamed) unlinkQuietly(dir, tmp);
+            if (!renamed) unlinkQuietly(at, tmp);
+            Staging.LIVE.remove(tmp);
         }
     }
 
     /** Replaces {@code name} with a hard link to {@code sourceName} in {@code sourceDir} (never through a symlink). */
-    static void replaceWithHardLink(Fd sourceDir, String sourceName, Fd dir, String name, String path) {
-        String tmp = temporaryName();
+    static void replaceWithHardLink(Fd tmpDir, Fd sourceDir, String sourceName, Fd dir, String name, String path) {
+        Fd at = tmpDir != null ? tmpDir : dir;
+        String tmp = liveTemporaryName();
         boolean renamed = false;
         try {
-            Posix.linkat(sourceDir.fd(), sourceName, dir.fd(), tmp);
-            Posix.renameat(dir.fd(), tmp, dir.fd(), name);
+            Posix.linkat(sourceDir.fd(), sourceName, at.fd(), tmp);
+            Posix.renameat(at.fd(), tmp, dir.fd(), name);
             renamed = true;
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
         } finally {
-            if (!renamed) unlinkQuietly(dir, tmp);
+            if (!renamed) unlinkQuietly(at, tmp);
+            Staging.LIVE.remove(tmp);
         }
     }
 

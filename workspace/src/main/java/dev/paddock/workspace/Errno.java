@@ -3,7 +3,7 @@ package dev.paddock.workspace;
 /** A failed system call with its errno; callers translate it into a PaddockException that says what to fix. */
 final class Errno extends RuntimeException {
     public static final int EPERM = 1, ENOENT = 2, EINTR = 4, ENXIO = 6, EAGAIN = 11, EACCES = 13, EEXIST = 17,
-            EXDEV = 18, ENOTDIR = 20, EISDIR = 21, EINVAL = 22, ENOSPC = 28, ENAMETOOLONG = 36, ENOTEMPTY = 39,
+            EXDEV = 18, ENOTDIR = 20, EISDIR = 21, EINVAL = 22, EFBIG = 27, ENOSPC = 28, ENAMETOOLONG = 36, ENOTEMPTY = 39,
             ELOOP = 40, EDQUOT = 122;
 
     private final int errno;
@@ -32,6 +32,7 @@ final class Errno extends RuntimeException {
             case ENOTDIR -> "ENOTDIR (not a directory)";
             case EISDIR -> "EISDIR (is a directory)";
             case EINVAL -> "EINVAL";
+            case EFBIG -> "EFBIG (file too large)";
             case ENOSPC -> "ENOSPC (no space left on device)";
             case ENAMETOOLONG -> "ENAMETOOLONG";
             case ENOTEMPTY -> "ENOTEMPTY (directory not empty)";

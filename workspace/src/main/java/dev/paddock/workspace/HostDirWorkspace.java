@@ -18,6 +18,9 @@ import java.util.List;
  * leaves is refused with {@code path_outside_workspace}. Files are opened with O_NOFOLLOW | O_NONBLOCK and must
  * be regular, so a fifo can never block us. Writes go to a temporary file that is fsynced and renamed over the
  * target. Everything created is chowned to the sandbox user.
+ *
+ * <p>With a staging area (a host directory on the same filesystem that the sandbox does not see), temporary files
+ * are made there instead of beside their target, and {@link #replaceFromTar} is all or nothing (see {@link Staging}).
  */
 public final class HostDirWorkspace implements Workspace {
     /** More entries than this in one directory listing is refused; use exportTar for big trees. */
@@ -28,6 +31,7 @@ public final class HostDirWorkspace implements Workspace {
     private final Ownership owner;
     private final Resolver resolver;
     private final TarImporter importer;
+    private final Staging staging;
 
     /** {@code ownerUid}/{@code ownerGid} -1: leave ownership as created (the host process's user). */
     public HostDirWorkspace(Path root, int ownerUid, int ownerGid) {
@@ -47,6 +51,14 @@ public final class HostDirWorkspace implements Workspace {
     }
 
     public HostDirWorkspace(Path root, String virtualRoot, int ownerUid, int ownerGid, TarLimits tarLimits) {
+        this(root, virtualRoot, ownerUid, ownerGid, tarLimits, null);
+    }
+
+    /**
+     * {@code staging}: a directory on the same filesystem as {@code root} and outside the sandbox's view (created on
+     * first use, 0700), or null to make temporary files beside their targets and restore without staging.
+     */
+    public HostDirWorkspace(Path root, String virtualRoot, int ownerUid, int ownerGid, TarLimits tarLimits, Path staging) {
         if (virtualRoot == null || !virtualRoot.startsWith("/") || virtualRoot.endsWith("/") || virtualRoot.contains("//")) {
             throw new IllegalArgumentException("virtual root must be an absolute path without a trailing slash: " + virtualRoot);
         }
@@ -54,10 +66,34 @@ public final class HostDirWorkspace implements Workspace {
         this.owner = new Ownership(ownerUid, ownerGid);
         this.resolver = new Resolver(owner, virtualRoot);
         this.importer = new TarImporter(resolver, owner, tarLimits);
+        this.staging = staging == null ? null : new Staging(staging, virtualRoot);
     }
 
     /** The host directory that backs the virtual root (normally /workspace). */
     public Path root() { return root; }
+
+    /** The staging area's descriptor, or null without one; the caller closes it. */
+    private Fd openStaging() {
+        return staging == null ? null : staging.open();
+    }
+
+    private static void closeQuietly(Fd fd) {
+        if (fd != null) fd.close();
+    }
+
+    /**
+     * Finishes a restore that a crash interrupted after its commit and deletes what crashes left in the staging area
+     * (unfinished unpacks, trash, upload temporaries). Drivers call it where the sandbox is frozen or not running:
+     * when they attach to it and when they open an ended sandbox's files.
+     */
+    public void recover() {
+        if (staging == null) return;
+        try (Fd r = openRoot()) {
+            staging.recover(r);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, resolver.virtualRoot());
+        }
+    }
 
     private Fd openRoot() {
         try {
@@ -141,8 +177,13 @@ public final class HostDirWorkspace implements Workspace {
         try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, true)) {
             if (place.isRoot() || (place.exists() && place.stat().isDirectory())) throw WorkspaceErrors.isADirectory(path);
             int mode = place.exists() && place.stat().isRegular() ? place.stat().permissions() : FILE_MODE;
-            Stat stat = AtomicFiles.replaceFile(place.dir(), place.name(), content, mode, null, owner, path);
-            return toEntry(place.sandboxPath(), place.name(), stat, null);
+            Fd tmp = openStaging();
+            try {
+                Stat stat = AtomicFiles.replaceFile(tmp, place.dir(), place.name(), content, mode, null, owner, path);
+                return toEntry(place.sandboxPath(), place.name(), stat, null);
+            } finally {
+                closeQuietly(tmp);
+            }
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
         }
@@ -187,8 +228,26 @@ public final class HostDirWorkspace implements Workspace {
 
     @Override
     public void importTar(String path, InputStream tar) {
+        Fd tmp = null;
         try (Fd r = openRoot()) {
-            importer.unpack(r, path, tar);
+            tmp = openStaging();
+            importer.unpack(r, path, tar, tmp);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        } finally {
+            closeQuietly(tmp);
+        }
+    }
+
+    /** With a staging area: unpacked there while the sandbox runs, swapped in by rename inside {@code guard}. */
+    @Override
+    public void replaceFromTar(InputStream tar, SwapGuard guard) {
+        if (staging == null) {
+            Workspace.super.replaceFromTar(tar, guard);
+            return;
+        }
+        try (Fd r = openRoot()) {
+            staging.replace(r, importer, tar, guard);
         }
     }
 

@@ -30,6 +30,7 @@ final class Posix {
     static final int O_RDONLY = 0, O_WRONLY = 1, O_CREAT = 0100, O_EXCL = 0200, O_NONBLOCK = 04000, O_CLOEXEC = 02000000;
     static final int O_DIRECTORY = AARCH64 ? 040000 : 0200000;
     static final int O_NOFOLLOW = AARCH64 ? 0100000 : 0400000;
+    static final int SEEK_SET = 0, SEEK_DATA = 3, SEEK_HOLE = 4;
     static final int AT_SYMLINK_NOFOLLOW = 0x100, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
     private static final int STATX_BASIC_STATS = 0x7ff;
 
@@ -54,6 +55,9 @@ final class Posix {
     private static final MethodHandle FSYNC = fn("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle READ = fn("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
     private static final MethodHandle WRITE = fn("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
+    private static final MethodHandle SYNCFS = fn("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle LSEEK = fn("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), -1);
+    private static final MethodHandle FTRUNCATE = fn("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
     private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
 
     @SuppressWarnings("restricted") // the point of this class; the JVM needs --enable-native-access
@@ -112,6 +116,15 @@ final class Posix {
             long seconds = buf.get(JAVA_LONG, 112);
             int nanos = buf.get(JAVA_INT, 120);
             return new Stat(mode, uid, gid, size, Instant.ofEpochSecond(seconds, nanos));
+        }
+    }
+
+    /** The device an open descriptor's file lives on (statx's stx_dev_major and stx_dev_minor). */
+    static long device(int fd) {
+        try (Arena buffers = Arena.ofConfined()) {
+            MemorySegment buf = buffers.allocate(256, 8);
+            call("statx", (s, a) -> (int) STATX.invokeExact(s, fd, a.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, buf));
+            return (Integer.toUnsignedLong(buf.get(JAVA_INT, 136)) << 32) | Integer.toUnsignedLong(buf.get(JAVA_INT, 140));
         }
     }
 
@@ -181,12 +194,26 @@ final class Posix {
         call("fsync", (s, a) -> (int) FSYNC.invokeExact(s, fd));
     }
 
+    /** Flushes the whole filesystem that {@code fd} lives on. */
+    static void syncfs(int fd) {
+        call("syncfs", (s, a) -> (int) SYNCFS.invokeExact(s, fd));
+    }
+
     static int read(int fd, MemorySegment buf, long length) {
         return (int) call("read", (s, a) -> (long) READ.invokeExact(s, fd, buf, length));
     }
 
     static int write(int fd, MemorySegment buf, long length) {
         return (int) call("write", (s, a) -> (long) WRITE.invokeExact(s, fd, buf, length));
+    }
+
+    /** lseek(2); with SEEK_DATA past the last data it fails with ENXIO. */
+    static long lseek(int fd, long offset, int whence) {
+        return call("lseek", (s, a) -> (long) LSEEK.invokeExact(s, fd, offset, whence));
+    }
+
+    static void ftruncate(int fd, long length) {
+        call("ftruncate", (s, a) -> (int) FTRUNCATE.invokeExact(s, fd, length));
     }
 
     static int getdents64(int fd, MemorySegment buf) {

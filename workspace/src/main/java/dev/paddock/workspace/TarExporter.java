@@ -99,6 +99,11 @@ final class TarExporter {
         try (InputStream in = new FdInputStream(file)) {
             Stat stat = Posix.stat(file.fd(), "");
             if (!stat.isRegular()) return;
+            SparseMap sparse = SparseMap.scan(file, stat.size());
+            if (sparse != null) {
+                exportSparse(tar, file, in, entryName, stat, sparse);
+                return;
+            }
             TarArchiveEntry entry = new TarArchiveEntry(entryName, TarConstants.LF_NORMAL);
             describe(entry, stat);
             entry.setSize(stat.size());
@@ -106,6 +111,61 @@ final class TarExporter {
             copyExactly(in, tar, stat.size()); // the file may change while we read: the header's size wins
             tar.closeArchiveEntry();
         }
+    }
+
+    /**
+     * A file with holes as a GNU tar "PAX 1.0" sparse entry: an extended header naming the file and its real size,
+     * then a regular entry under a stand-in name whose data is the sparse map followed by the data regions. Commons
+     * Compress does not write this format, so the extended header is written here as an entry of its own; the
+     * stand-in name is short ASCII so that no second extended header is needed (sizes past the ustar field are
+     * written in base-256, which GNU tar and the importer read).
+     */
+    private static void exportSparse(TarArchiveOutputStream tar, Fd file, InputStream in, String entryName, Stat stat,
+                                     SparseMap sparse) throws IOException {
+        String standIn = "GNUSparseFile.0/" + asciiTag(entryName);
+        byte[] records = paxRecords(List.of(
+                new String[] {"GNU.sparse.major", "1"},
+                new String[] {"GNU.sparse.minor", "0"},
+                new String[] {"GNU.sparse.name", entryName},
+                new String[] {"GNU.sparse.realsize", Long.toString(sparse.realSize())}));
+        TarArchiveEntry header = new TarArchiveEntry("PaxHeaders.0/" + asciiTag(entryName), TarConstants.LF_PAX_EXTENDED_HEADER_LC);
+        describe(header, stat);
+        header.setSize(records.length);
+        tar.putArchiveEntry(header);
+        tar.write(records);
+        tar.closeArchiveEntry();
+        byte[] map = sparse.encode();
+        TarArchiveEntry entry = new TarArchiveEntry(standIn, TarConstants.LF_NORMAL);
+        describe(entry, stat);
+        entry.setSize(map.length + sparse.dataBytes());
+        tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_STAR); // never a second extended header
+        try {
+            tar.putArchiveEntry(entry);
+        } finally {
+            tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+        }
+        tar.write(map);
+        sparse.copyData(file, in, tar);
+        tar.closeArchiveEntry();
+    }
+
+    /** A short ASCII rendering of an entry's last component, for stand-in names only. */
+    private static String asciiTag(String entryName) {
+        String base = entryName.substring(entryName.lastIndexOf('/') + 1).replaceAll("[^A-Za-z0-9._-]", "_");
+        return base.length() > 64 ? base.substring(0, 64) : base.isEmpty() ? "file" : base;
+    }
+
+    /** pax extended header records: "<length> <key>=<value>\n", the length counting itself. */
+    static byte[] paxRecords(List<String[]> pairs) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (String[] kv : pairs) {
+            byte[] body = (" " + kv[0] + "=" + kv[1] + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            int length = body.length;
+            while (length != body.length + Integer.toString(length).length()) length = body.length + Integer.toString(length).length();
+            out.writeBytes(Integer.toString(length).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.writeBytes(body);
+        }
+        return out.toByteArray();
     }
 
     private static void describe(TarArchiveEntry entry, Stat stat) {
@@ -117,7 +177,7 @@ final class TarExporter {
         entry.setLastModifiedTime(FileTime.from(stat.modifiedAt()));
     }
 
-    private static void copyExactly(InputStream in, OutputStream out, long size) throws IOException {
+    static void copyExactly(InputStream in, OutputStream out, long size) throws IOException {
         byte[] buffer = new byte[64 * 1024];
         long left = size;
         while (left > 0) {

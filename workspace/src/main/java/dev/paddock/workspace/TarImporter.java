@@ -31,10 +31,16 @@ final class TarImporter {
 
     private record DirectoryTimes(String sandboxPath, int mode, Instant modifiedAt) {}
 
-    void unpack(Fd root, String path, InputStream in) {
+    /** {@code tmp}: where temporary entries are made before being renamed into place; null for the target directory. */
+    void unpack(Fd root, String path, InputStream in, Fd tmp) {
+        unpack(root, path, in, tmp, true);
+    }
+
+    /** {@code syncEach} false: files are not fsynced one by one; the caller syncs the filesystem when it is done. */
+    void unpack(Fd root, String path, InputStream in, Fd tmp, boolean syncEach) {
         List<String> base = targetDirectory(root, path);
         List<DirectoryTimes> directories = new ArrayList<>();
-        TarArchiveInputStream tar = new TarArchiveInputStream(in, "UTF-8");
+        TarArchiveInputStream tar = new SparseTarInputStream(in);
         long entries = 0;
         long bytes = 0;
         try {
@@ -43,17 +49,18 @@ final class TarImporter {
                     throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "tar_too_many_entries",
                             "the archive has more than " + limits.maxEntries() + " entries; split it or raise the limit");
                 }
-                List<String> relative = entryComponents(entry.getName());
+                String sparseName = sparseName(entry);
+                List<String> relative = entryComponents(sparseName != null ? sparseName : entry.getName());
                 if (relative.isEmpty()) continue;
                 String target = Resolved.toSandboxPath(resolver.virtualRoot(), concat(base, relative));
                 if (entry.isDirectory()) {
                     directory(root, base, entry, target);
                     directories.add(new DirectoryTimes(target, entry.getMode(), entry.getLastModifiedTime().toInstant()));
                 } else if (entry.isSymbolicLink()) {
-                    symlink(root, base, entry, target);
+                    symlink(root, base, entry, target, tmp);
                 } else if (entry.isLink()) {
-                    hardLink(root, base, entry, target);
-                } else if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isFIFO() || entry.isGNUSparse()) {
+                    hardLink(root, base, entry, target, tmp);
+                } else if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isFIFO() || entry.isSparse()) {
                     throw unsupported(entry);
                 } else if (entry.isFile()) {
                     bytes += entry.getSize();
@@ -61,7 +68,7 @@ final class TarImporter {
                         throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "tar_too_large",
                                 "the archive unpacks to more than " + limits.maxTotalBytes() + " bytes; split it or raise the limit");
                     }
-                    file(root, base, entry, tar, target);
+                    file(root, base, entry, tar, target, tmp, sparseName != null, syncEach);
                 } else {
                     throw unsupported(entry);
                 }
@@ -92,26 +99,59 @@ final class TarImporter {
         }
     }
 
-    private void file(Fd root, List<String> base, TarArchiveEntry entry, InputStream content, String target) {
+    private void file(Fd root, List<String> base, TarArchiveEntry entry, InputStream content, String target, Fd tmp, boolean sparse,
+                      boolean sync) {
+        AtomicFiles.Content writer = AtomicFiles.Content.of(content);
+        if (sparse) {
+            long realSize = sparseRealSize(entry);
+            writer = file -> SparseMap.read(content, entry.getSize(), realSize).writeTo(content, file);
+        }
         try (Resolved place = place(root, base, entry, target)) {
             if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
-            AtomicFiles.replaceFile(place.dir(), place.name(), content, entry.getMode(),
-                    entry.getLastModifiedTime().toInstant(), owner, target);
+            AtomicFiles.replaceFile(tmp, place.dir(), place.name(), writer, entry.getMode(),
+                    entry.getLastModifiedTime().toInstant(), owner, target, sync);
         }
     }
 
-    private void symlink(Fd root, List<String> base, TarArchiveEntry entry, String target) {
+    /**
+     * The real name of a GNU "PAX 1.0" sparse entry (the header carries a stand-in), null for any other entry. Other
+     * GNU sparse formats (0.x) are refused.
+     */
+    private static String sparseName(TarArchiveEntry entry) {
+        java.util.Map<String, String> pax = entry.getExtraPaxHeaders();
+        boolean gnuSparse = pax.keySet().stream().anyMatch(k -> k.regionMatches(true, 0, "GNU.sparse.", 0, 11));
+        if (!gnuSparse) return null;
+        String name = pax.get("GNU.sparse.name");
+        boolean mapInHeaders = entry.getSparseHeaders() != null && !entry.getSparseHeaders().isEmpty();
+        if (!entry.isFile() || mapInHeaders || !"1".equals(pax.get("GNU.sparse.major")) || !"0".equals(pax.get("GNU.sparse.minor"))
+                || name == null || pax.get(SparseTarInputStream.REALSIZE) == null || pax.containsKey(SparseTarInputStream.OLD_SIZE)) {
+            throw unsupported(entry);
+        }
+        return name;
+    }
+
+    private static long sparseRealSize(TarArchiveEntry entry) {
+        try {
+            long size = Long.parseLong(entry.getExtraPaxHeaders().get(SparseTarInputStream.REALSIZE));
+            if (size >= 0) return size;
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw PaddockException.invalid("tar_entry_invalid", "sparse entry '" + Text.clip(entry.getName(), 200) + "' has an unusable real size");
+    }
+
+    private void symlink(Fd root, List<String> base, TarArchiveEntry entry, String target, Fd tmp) {
         String linkName = entry.getLinkName();
         if (linkName.isEmpty() || linkName.indexOf('\0') >= 0 || linkName.length() > SandboxPath.MAX_PATH_BYTES) {
             throw PaddockException.invalid("tar_entry_invalid", "symlink entry '" + Text.clip(entry.getName(), 200) + "' has an unusable target");
         }
         try (Resolved place = place(root, base, entry, target)) {
             if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
-            AtomicFiles.replaceWithSymlink(place.dir(), place.name(), linkName, entry.getLastModifiedTime().toInstant(), owner, target);
+            AtomicFiles.replaceWithSymlink(tmp, place.dir(), place.name(), linkName, entry.getLastModifiedTime().toInstant(), owner, target);
         }
     }
 
-    private void hardLink(Fd root, List<String> base, TarArchiveEntry entry, String target) {
+    private void hardLink(Fd root, List<String> base, TarArchiveEntry entry, String target, Fd tmp) {
         List<String> source = entryComponents(entry.getLinkName());
         String sourcePath = Resolved.toSandboxPath(resolver.virtualRoot(), concat(base, source));
         try (Resolved from = place(root, base, entry, sourcePath); Resolved place = place(root, base, entry, target)) {
@@ -120,7 +160,7 @@ final class TarImporter {
                         + "' must point to a regular file unpacked earlier from the same archive");
             }
             if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
-            AtomicFiles.replaceWithHardLink(from.dir(), from.name(), place.dir(), place.name(), target);
+            AtomicFiles.replaceWithHardLink(tmp, from.dir(), from.name(), place.dir(), place.name(), target);
         }
     }
 
@@ -190,7 +230,7 @@ final class TarImporter {
 
     private static PaddockException unsupported(TarArchiveEntry entry) {
         return PaddockException.invalid("tar_entry_unsupported", "archive entry '" + Text.clip(entry.getName(), 200)
-                + "' is a device, fifo or sparse file; only files, directories and links can be unpacked");
+                + "' is a device, a fifo or a sparse file in a format other than GNU tar's PAX 1.0; only files (sparse as PAX 1.0), directories and links can be unpacked");
     }
 
     private static PaddockException conflict(TarArchiveEntry entry, String why) {

@@ -60,6 +60,8 @@ final class WorkspaceErrors {
             case Errno.ENAMETOOLONG -> invalidPath(path, "name too long");
             case Errno.ENOSPC, Errno.EDQUOT -> new PaddockException(ErrorType.REQUEST_TOO_LARGE, "workspace_full",
                     "the workspace has no space left while writing " + show(path) + "; delete files or raise the quota");
+            case Errno.EFBIG -> new PaddockException(ErrorType.REQUEST_TOO_LARGE, "file_too_large",
+                    show(path) + " would be larger than the workspace's filesystem allows");
             case Errno.EACCES, Errno.EPERM -> new PaddockException(ErrorType.PERMISSION, "permission_denied",
                     "the host was denied access to " + show(path) + " (" + e.getMessage() + ")");
             default -> new PaddockException(ErrorType.API, "workspace_io_error",

@@ -37,6 +37,29 @@ public interface Workspace {
     /** Unpacks a tar archive under {@code path}; entries that would land outside the workspace are refused. */
     void importTar(String path, InputStream tar);
 
-    /** Removes everything inside the workspace (used before a checkpoint restore). */
+    /** Removes everything inside the workspace. */
     void clear();
+
+    /**
+     * Replaces the whole workspace with the archive's tree (a checkpoint restore). Workspaces with a staging area on
+     * the same filesystem, outside the sandbox's view, make this all or nothing: the archive is unpacked there while
+     * the sandbox runs, and only the swap of the top-level entries runs inside {@code guard} (where the host freezes
+     * the sandbox); a crash before the swap's commit leaves the old tree, one after it is rolled forward the next time
+     * the workspace is opened. This default, for workspaces without a staging area, clears and imports inside the
+     * guard and is not atomic.
+     */
+    default void replaceFromTar(InputStream tar, SwapGuard guard) {
+        guard.run(() -> {
+            clear();
+            importTar(ROOT, tar);
+        });
+    }
+
+    /** Runs the short critical part of {@link #replaceFromTar}; the host freezes the sandbox around it. */
+    @FunctionalInterface
+    interface SwapGuard {
+        void run(Runnable swap);
+
+        SwapGuard NONE = Runnable::run;
+    }
 }

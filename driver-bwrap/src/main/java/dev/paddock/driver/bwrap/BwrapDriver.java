@@ -18,6 +18,7 @@ import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
 import dev.paddock.driver.bwrap.disk.DiskQuota;
 import dev.paddock.driver.bwrap.disk.LoopImageQuota;
 import dev.paddock.workspace.HostDirWorkspace;
+import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -284,6 +285,8 @@ public final class BwrapDriver implements SandboxDriver {
             return Optional.empty();
         }
         BwrapSandbox sandbox = new BwrapSandbox(this, paths, meta.get(), cgroup);
+        // a host that died inside a restore's swap left the sandbox frozen: finish the swap before anyone thaws it
+        recoverWorkspace(paths, meta.get().uid(), meta.get().gid());
         if (cgroup.frozen()) return cgroup.pids() > 0 ? Optional.of(sandbox) : Optional.empty();
         try {
             sandbox.init().ping(java.time.Duration.ofSeconds(2));
@@ -351,14 +354,25 @@ public final class BwrapDriver implements SandboxDriver {
         try {
             int uid = (Integer) Files.getAttribute(ws, "unix:uid", LinkOption.NOFOLLOW_LINKS);
             int gid = (Integer) Files.getAttribute(ws, "unix:gid", LinkOption.NOFOLLOW_LINKS);
-            return Optional.of(openWorkspace(ws, uid, gid));
+            HostDirWorkspace workspace = openWorkspace(paths, uid, gid);
+            if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) workspace.recover(); // ended: nothing runs in it
+            return Optional.of(workspace);
         } catch (IOException e) {
             throw PaddockException.internal("cannot read the owner of " + ws + ": " + e.getMessage(), e);
         }
     }
 
-    Workspace openWorkspace(Path dir, int uid, int gid) {
-        return new HostDirWorkspace(dir, uid, gid);
+    HostDirWorkspace openWorkspace(SandboxPaths paths, int uid, int gid) {
+        return new HostDirWorkspace(paths.workspace(), Workspace.ROOT, uid, gid, TarLimits.DEFAULT, paths.staging());
+    }
+
+    private void recoverWorkspace(SandboxPaths paths, int uid, int gid) {
+        if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return;
+        try {
+            openWorkspace(paths, uid, gid).recover();
+        } catch (PaddockException e) {
+            // the files stay as they are; the next restore recovers first
+        }
     }
 
     @Override
@@ -371,14 +385,14 @@ public final class BwrapDriver implements SandboxDriver {
         try {
             int uid = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
             int gid = (Integer) Files.getAttribute(dir, "unix:gid", LinkOption.NOFOLLOW_LINKS);
-            return Optional.of(openOutputs(dir, uid, gid));
+            return Optional.of(openOutputs(paths, uid, gid));
         } catch (IOException e) {
             throw PaddockException.internal("cannot read the owner of " + dir + ": " + e.getMessage(), e);
         }
     }
 
-    Workspace openOutputs(Path dir, int uid, int gid) {
-        return new HostDirWorkspace(dir, Workspace.OUTPUTS, uid, gid);
+    Workspace openOutputs(SandboxPaths paths, int uid, int gid) {
+        return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, uid, gid, TarLimits.DEFAULT, paths.staging());
     }
 
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */

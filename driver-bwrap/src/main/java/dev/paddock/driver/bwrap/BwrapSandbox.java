@@ -92,12 +92,12 @@ final class BwrapSandbox implements Sandbox {
 
     @Override
     public Workspace workspace() {
-        return driver.openWorkspace(paths.workspace(), meta.uid(), meta.gid());
+        return driver.openWorkspace(paths, meta.uid(), meta.gid());
     }
 
     @Override
     public Workspace outputs() {
-        return driver.openOutputs(paths.outputs(), meta.uid(), meta.gid());
+        return driver.openOutputs(paths, meta.uid(), meta.gid());
     }
 
     @Override

@@ -33,6 +33,11 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
     Path workspace() { return sandboxDir.resolve("workspace"); }
     /** Bound read-write at /mnt/session/outputs; kept after the sandbox ends, like the workspace. */
     Path outputs() { return sandboxDir.resolve("outputs"); }
+    /**
+     * Upload temporaries and restores being unpacked (see HostDirWorkspace): on the workspace's filesystem (inside the
+     * sandbox's disk image when it has one), never bound into the sandbox.
+     */
+    Path staging() { return sandboxDir.resolve(".staging"); }
     /** The generated part of the sandbox's /etc; outside the workspace so the sandbox cannot change it. */
     Path etc() { return sandboxDir.resolve("etc"); }
     /** The CA bundle of a sandbox with egress; readable by its uid (bwrap opens it), outside its workspace. */

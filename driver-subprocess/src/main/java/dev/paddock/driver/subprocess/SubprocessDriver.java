@@ -13,6 +13,7 @@ import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.workspace.HostDirWorkspace;
+import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -121,13 +122,25 @@ public final class SubprocessDriver implements SandboxDriver {
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
         Path dir = workspaceDir(ref.sandboxId());
-        return Files.isDirectory(dir) ? Optional.of(new HostDirWorkspace(dir, -1, -1)) : Optional.empty();
+        if (!Files.isDirectory(dir)) return Optional.empty();
+        HostDirWorkspace ws = workspaceAt(dir);
+        if (!live.containsKey(ref.sandboxId())) ws.recover(); // an ended sandbox: nothing runs that could see a half swap
+        return Optional.of(ws);
     }
 
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
         Path dir = outputsDir(ref.sandboxId());
-        return Files.isDirectory(dir) ? Optional.of(new HostDirWorkspace(dir, Workspace.OUTPUTS, -1, -1)) : Optional.empty();
+        return Files.isDirectory(dir) ? Optional.of(outputsAt(dir)) : Optional.empty();
+    }
+
+    /** The workspace and outputs share the staging area beside them ({@code sandboxes/<id>/.staging}). */
+    static HostDirWorkspace workspaceAt(Path dir) {
+        return new HostDirWorkspace(dir, Workspace.ROOT, -1, -1, TarLimits.DEFAULT, dir.resolveSibling(".staging"));
+    }
+
+    static HostDirWorkspace outputsAt(Path dir) {
+        return new HostDirWorkspace(dir, Workspace.OUTPUTS, -1, -1, TarLimits.DEFAULT, dir.resolveSibling(".staging"));
     }
 
     @Override

@@ -43,9 +43,9 @@ final class SubprocessSandbox implements Sandbox {
         this.ref = ref;
         this.spec = spec;
         this.workspaceDir = workspaceDir;
-        this.workspace = new HostDirWorkspace(workspaceDir, -1, -1);
+        this.workspace = SubprocessDriver.workspaceAt(workspaceDir);
         this.outputsDir = outputsDir;
-        this.outputs = new HostDirWorkspace(outputsDir, Workspace.OUTPUTS, -1, -1);
+        this.outputs = SubprocessDriver.outputsAt(outputsDir);
     }
 
     @Override
