@@ -160,6 +160,30 @@ class CliEndToEndTest {
     }
 
     @Test
+    void aSparseFileOfGibibytesComesDownSparseWithItsData() throws Exception {
+        String id = create();
+        cli.run("sandbox", "exec", id, "--shell", "truncate -s 3G big && printf start | dd of=big conv=notrunc status=none"
+                + " && printf end | dd of=big bs=1 seek=3000000000 conv=notrunc status=none");
+        Path dest = local.resolve("big");
+        Cli.Result down = cli.run("sandbox", "cp", id + ":/workspace/big", dest.toString());
+        assertThat(down.code()).as(down.toString()).isZero();
+        assertThat(Files.size(dest)).isEqualTo(3L << 30);
+        assertThat((Long) Files.getAttribute(dest, "unix:size")).isEqualTo(3L << 30);
+        try (var f = new java.io.RandomAccessFile(dest.toFile(), "r")) {
+            byte[] start = new byte[5];
+            f.readFully(start);
+            assertThat(new String(start)).isEqualTo("start");
+            f.seek(3_000_000_000L);
+            byte[] end = new byte[3];
+            f.readFully(end);
+            assertThat(new String(end)).isEqualTo("end");
+        }
+        Process du = new ProcessBuilder("du", "-k", dest.toString()).start();
+        long kib = Long.parseLong(new String(du.getInputStream().readAllBytes()).split("\\s+")[0]);
+        assertThat(kib).as("the holes stay holes on the local disk").isLessThan(1024);
+    }
+
+    @Test
     void checkpointAndRestore() {
         String id = create();
         cli.run("sandbox", "exec", id, "--shell", "echo v1 > state.txt");

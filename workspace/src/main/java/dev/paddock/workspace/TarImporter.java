@@ -117,7 +117,7 @@ final class TarImporter {
      * The real name of a GNU "PAX 1.0" sparse entry (the header carries a stand-in), null for any other entry. Other
      * GNU sparse formats (0.x) are refused.
      */
-    private static String sparseName(TarArchiveEntry entry) {
+    static String sparseName(TarArchiveEntry entry) {
         java.util.Map<String, String> pax = entry.getExtraPaxHeaders();
         boolean gnuSparse = pax.keySet().stream().anyMatch(k -> k.regionMatches(true, 0, "GNU.sparse.", 0, 11));
         if (!gnuSparse) return null;
@@ -130,7 +130,7 @@ final class TarImporter {
         return name;
     }
 
-    private static long sparseRealSize(TarArchiveEntry entry) {
+    static long sparseRealSize(TarArchiveEntry entry) {
         try {
             long size = Long.parseLong(entry.getExtraPaxHeaders().get(SparseTarInputStream.REALSIZE));
             if (size >= 0) return size;

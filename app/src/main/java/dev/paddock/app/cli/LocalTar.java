@@ -71,10 +71,11 @@ final class LocalTar {
         Files.createDirectories(target);
         Path root = target.toRealPath();
         int skipped = 0;
-        TarArchiveInputStream tar = new TarArchiveInputStream(in, "UTF-8");
+        TarArchiveInputStream tar = dev.paddock.workspace.SparseTars.reader(in);
         TarArchiveEntry e;
         while ((e = tar.getNextEntry()) != null) {
-            String name = e.getName();
+            String sparse = dev.paddock.workspace.SparseTars.sparseName(e);
+            String name = sparse != null ? sparse : e.getName();
             while (name.startsWith("./")) name = name.substring(2);
             if (name.isEmpty() || name.equals(".") || name.equals("./")) continue;
             Path dest = root.resolve(name).normalize();
@@ -92,9 +93,14 @@ final class LocalTar {
                 requireInside(root, dest.getParent());
                 if (Files.isSymbolicLink(dest)) Files.delete(dest);
                 Path tmp = dest.resolveSibling("." + dest.getFileName() + ".paddock-partial");
-                try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                    tar.transferTo(out);
+                Files.deleteIfExists(tmp);
+                if (sparse != null) {
+                    dev.paddock.workspace.SparseTars.extract(tar, e, tmp); // holes stay holes
+                } else {
+                    try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                            LinkOption.NOFOLLOW_LINKS)) {
+                        tar.transferTo(out);
+                    }
                 }
                 Files.setPosixFilePermissions(tmp, permissions(e.getMode()));
                 Files.move(tmp, dest, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

@@ -82,12 +82,20 @@ public final class SandboxCopyCommand extends ClientCommand {
         } else if ("file".equals(type)) {
             Path parent = target.toAbsolutePath().getParent();
             Files.createDirectories(parent);
-            Path tmp = Files.createTempFile(parent, ".paddock-cp-", ".partial");
-            try (InputStream in = client().download(filesPath(src, "content"), Map.of("path", src.path()))) {
-                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            // as a one-file archive, so a sparse file keeps its holes; unpacked beside the target, then moved over it
+            Path staging = Files.createTempDirectory(parent, ".paddock-cp-");
+            try (InputStream in = client().download(filesPath(src, "archive"), Map.of("path", src.path()))) {
+                LocalTar.unpack(in, staging);
+                Path got;
+                try (var files = Files.list(staging)) {
+                    got = files.findFirst().orElseThrow(() -> new CliException("the sandbox sent no file for " + src));
+                }
+                Files.move(got, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } finally {
-                Files.deleteIfExists(tmp);
+                try (var left = Files.list(staging)) {
+                    for (Path p : left.toList()) Files.deleteIfExists(p);
+                }
+                Files.deleteIfExists(staging);
             }
         } else {
             throw new CliException(src + " is a " + type + "; only files and directories can be copied out");
