@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Makes the backend agree with the record, which is the intent: a sandbox the record calls running is thawed when
  * its backend was left frozen (a host killed mid-checkpoint, a suspend whose write failed), one it calls suspended is
- * frozen again, and one whose backend died (its init killed, its processes gone) is marked failed with the reason.
+ * frozen again, and one whose backend died (its init killed, its processes gone) is marked failed with the reason
+ * (unless its driver says such a sandbox comes back by itself, as a reopened browser tab does).
  * Runs for every adopted sandbox at start-up and for every live one on each sweep; a sandbox whose lock is held is
  * mid-operation and is left to that operation.
  */
@@ -35,7 +36,7 @@ final class Reconciler {
                 log.debug("inspect of {} failed: {}", r.id(), e.getMessage());
                 return;
             }
-            if (!status.alive()) {
+            if (!status.alive() && s.goneWhenNotAlive()) {
                 host.fail(r, "backend_lost", "the sandbox's backend stopped (its init process died or was killed); its workspace is kept");
             } else if (r.state() == SandboxState.RUNNING && status.frozen()) {
                 s.resume();

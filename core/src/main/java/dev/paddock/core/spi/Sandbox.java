@@ -42,4 +42,12 @@ public interface Sandbox {
     void terminate(TerminationReason reason);
 
     SandboxStatus inspect();
+
+    /**
+     * Whether a sandbox that {@link #inspect} reports not alive is gone for good, so the host marks it failed. A driver
+     * whose sandboxes come back by themselves (a browser tab reopened) answers false and reports presence otherwise.
+     */
+    default boolean goneWhenNotAlive() {
+        return true;
+    }
 }

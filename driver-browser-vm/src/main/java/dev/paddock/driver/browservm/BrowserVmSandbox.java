@@ -154,6 +154,12 @@ final class BrowserVmSandbox implements Sandbox {
         }
     }
 
+    /** A closed tab may be reopened, and the sandbox with it: the runtime watch records its absence instead. */
+    @Override
+    public boolean goneWhenNotAlive() {
+        return false;
+    }
+
     @Override
     public SandboxStatus inspect() {
         return new SandboxStatus(!terminated && runtime.online(), false, -1, -1, -1, -1, -1);
