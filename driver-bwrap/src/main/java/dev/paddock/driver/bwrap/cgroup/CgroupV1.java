@@ -140,11 +140,15 @@ public final class CgroupV1 implements CgroupSystem {
         public void killAll() {
             if (!exists()) return;
             Path procs = dir("freezer").resolve("cgroup.procs");
-            for (int round = 0; round < 20 && !CgroupFiles.pids(procs).isEmpty(); round++) {
-                freeze();
-                CgroupFiles.pids(procs).forEach(CgroupFiles::kill);
-                thaw();
-                for (int i = 0; i < 200 && !CgroupFiles.pids(procs).isEmpty(); i++) CgroupFiles.sleep(i < 50 ? 1 : 5);
+            try {
+                for (int round = 0; round < 20 && !CgroupFiles.pids(procs).isEmpty(); round++) {
+                    freeze();
+                    CgroupFiles.pids(procs).forEach(CgroupFiles::kill);
+                    thaw();
+                    for (int i = 0; i < 200 && !CgroupFiles.pids(procs).isEmpty(); i++) CgroupFiles.sleep(i < 50 ? 1 : 5);
+                }
+            } catch (dev.paddock.core.PaddockException e) {
+                if (exists()) throw e; // else another clean-up of the same sandbox removed it meanwhile: nothing is left to kill
             }
         }
 
