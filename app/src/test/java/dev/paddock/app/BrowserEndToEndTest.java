@@ -172,14 +172,11 @@ class BrowserEndToEndTest {
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() ->
                 api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "downloads")).path("data").size() == 1);
         api.call("DELETE", "/v1/sandboxes/" + id, Map.of(), null);
-        assertThat(api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")).path("data")).as("the download is gone").isEmpty();
-        for (String part : new String[] {"workspace", "outputs"}) {
-            Path dir = dataDir.resolve("sandboxes").resolve(id).resolve(part);
-            assertThat(dir).isDirectory();
-            try (var files = Files.walk(dir)) {
-                assertThat(files.filter(f -> !f.equals(dir))).as("nothing of the task left in its " + part + " on the host's disk").isEmpty();
-            }
-        }
+        // purged: the download, the workspace and outputs, their directory and disk image are gone from the host's disk
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")))
+                .isInstanceOfSatisfying(dev.paddock.app.client.ApiException.class, e -> assertThat(e.code()).isEqualTo("workspace_gone"));
+        assertThat(dataDir.resolve("sandboxes").resolve(id)).as("nothing of the task left on the host's disk").doesNotExist();
+        assertThat(dataDir.resolve("disks").resolve(id + ".img")).doesNotExist();
 
         String kept = browserSandbox();
         act(kept, obj().put("action", "navigate").put("url", "http://127.0.0.1:" + port + "/form"));
@@ -290,7 +287,8 @@ class BrowserEndToEndTest {
             // deleting it over MCP leaves nothing of the task behind, like over REST
             assertThat(api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")).path("data")).isNotEmpty();
             mcp(client, "delete_sandbox", Map.of("sandbox_id", id));
-            assertThat(api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")).path("data")).isEmpty();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> api.get("/v1/sandboxes/" + id + "/files/list", Map.of("path", "/workspace")))
+                    .isInstanceOfSatisfying(dev.paddock.app.client.ApiException.class, e -> assertThat(e.code()).isEqualTo("workspace_gone"));
         }
     }
 

@@ -65,8 +65,12 @@ class DataAtRestEndToEndTest {
         assertThat(full).contains("No space left on device").doesNotContain("exit=0");
         JsonNode limits = server.api.get("/v1/sandboxes/" + id).path("limits");
         assertThat(limits.path("disk_bytes").asLong()).isEqualTo(64L << 20);
-        // a sparse file takes no disk but would be all zeros in an archive: the checkpoint cap stops it
+        // a sparse file takes no disk, and no room in a checkpoint either: its holes stay holes in the archive
         exec(id, "rm /workspace/big; truncate -s 2G /workspace/sparse");
+        JsonNode sparse = server.api.json("POST", "/v1/sandboxes/" + id + "/checkpoints", Map.of(), null);
+        assertThat(sparse.path("size_bytes").asLong()).as("archive of a 2 GiB hole").isLessThan(1L << 20);
+        // data past the archive cap is refused
+        exec(id, "rm /workspace/sparse; head -c 4000000 /dev/urandom > /workspace/noise");
         assertThatThrownBy(() -> server.api.call("POST", "/v1/sandboxes/" + id + "/checkpoints", Map.of(), null))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("checkpoint_too_large"));
         // asking past the maximum is refused before anything starts
