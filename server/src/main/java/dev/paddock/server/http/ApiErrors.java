@@ -49,6 +49,8 @@ public final class ApiErrors {
             return;
         }
         PaddockException pe = classify(e, ctx);
+        // a body refused unread is not drained: say the connection ends, so the answer is sent whole before it does
+        if (pe.type() == ErrorType.REQUEST_TOO_LARGE) ctx.header("Connection", "close");
         write(ctx, pe.type(), pe.code(), pe.getMessage());
     }
 
