@@ -9,14 +9,16 @@ import java.util.Locale;
 
 /**
  * What a disk limit costs a sandbox's create and end with the bwrap driver's loop images: the first image of a size
- * (mkfs of the template), then each further one (sparse copy + loop mount), and the unmount at the end. Prints
- * rows for docs/BENCHMARKS.md. Needs root and loop devices. Run: {@code java -cp … dev.paddock.bench.DiskBench}.
+ * (mkfs of the template), then each further one (sparse copy + loop mount), and the unmount at the end. Writes
+ * its section of docs/BENCHMARKS.md. Needs root and loop devices. Run: {@code scripts/bench DiskBench}.
  */
 public final class DiskBench {
     private DiskBench() {}
 
     public static void main(String[] args) throws Exception {
-        int runs = args.length > 0 ? Integer.parseInt(args[0]) : 30;
+        Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
+        int runs = 30;
+        List<String> rows = new ArrayList<>();
         Path data = Files.createTempDirectory(Path.of("/tmp"), "pdk-disk");
         try {
             for (long gib : List.of(1L, 10L)) {
@@ -40,10 +42,28 @@ public final class DiskBench {
                     end.add((c - b) / 1e6);
                     quota.delete(id, dir);
                 }
-                System.out.printf(Locale.ROOT, "| %d GiB: first image of the size (mkfs of the template + mount) | %.2f ms | | |%n", gib, firstMs);
-                System.out.printf(Locale.ROOT, "| %d GiB: each further image (sparse copy + loop mount) | %.2f ms | %.2f ms | |%n", gib, pct(create, 50), pct(create, 90));
-                System.out.printf(Locale.ROOT, "| %d GiB: unmount at the end | %.2f ms | %.2f ms | |%n", gib, pct(end, 50), pct(end, 90));
+                rows.add(String.format(Locale.ROOT, "| %d GiB: first image of the size (mkfs of the template + mount) | %.2f ms | |", gib, firstMs));
+                rows.add(String.format(Locale.ROOT, "| %d GiB: each further image (sparse copy + loop mount) | %.2f ms | %.2f ms |", gib, pct(create, 50), pct(create, 90)));
+                rows.add(String.format(Locale.ROOT, "| %d GiB: unmount at the end | %.2f ms | %.2f ms |", gib, pct(end, 50), pct(end, 90)));
             }
+            String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+            String markdown = """
+                    ## Disk limits (DiskBench)
+
+                    %s (1-minute load average during the run: %s)
+
+                    What `limits.disk` adds to a bwrap sandbox's create and end, %d runs per size. Each image is a
+                    sparse copy of a template made once per size (`cp --sparse=always`, about 4× faster than mkfs),
+                    loop-mounted. The create path pays copy + mount (the warm pool hides it); the unmount happens at
+                    the end, after the sandbox's processes are gone. An empty image takes 116 KiB (64 MiB limit) to
+                    228 KiB (10 GiB limit) of real disk until the sandbox writes.
+
+                    | what | median | p90 |
+                    |---|---|---|
+                    %s
+                    """.formatted(BenchReport.machine(), load, runs, String.join("\n", rows));
+            BenchReport.writeSection(repo, "disk", markdown);
+            System.out.println(markdown);
         } finally {
             new ProcessBuilder("rm", "-rf", data.toString()).start().waitFor();
         }

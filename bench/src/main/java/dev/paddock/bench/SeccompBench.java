@@ -116,7 +116,7 @@ public final class SeccompBench {
                 Allowed calls whose answer does not depend on their arguments (all but `socket`, `socketpair`, `clone`
                 and `personality`) are answered from the kernel's per-filter cache after their first use, so a
                 system-call-heavy process pays little more than the kernel's seccomp entry check. Under a load
-                average well above the core count, differences of up to about 10% either way are noise (the filter
+                average well above the core count, differences of up to about 10%% either way are noise (the filter
                 cannot make a process faster); run it on a quiet machine for finer numbers.
                 """.formatted(BenchReport.machine(), load, instructions, String.join("\n", rows));
     }
