@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
-import dev.paddock.core.spi.Limits;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.Store;
@@ -28,23 +27,22 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** On real bwrap sandboxes, with and without a disk image: a restore is seen inside the sandbox, and purge leaves nothing. */
 @Tag("bwrap")
 class BwrapRestoreAndPurgeTest {
+    BwrapDataDir dir;
     Path dataDir;
     Store store;
     RuntimeHost host;
 
     @BeforeEach
     void setUp() throws Exception {
-        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdp");
-        store = HostFixture.store(dataDir);
+        dir = new BwrapDataDir("pdp");
+        dataDir = dir.path;
+        store = dir.store;
     }
 
     @AfterEach
     void tearDown() throws Exception {
         if (host != null) host.close();
-        store.close();
-        BwrapDriver bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
-        bwrap.list().forEach(bwrap::destroy);
-        new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+        dir.close();
     }
 
     @ParameterizedTest

@@ -39,21 +39,20 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("bwrap")
 class HostFaultTest {
+    BwrapDataDir dir;
     Path dataDir;
     Store store;
 
     @BeforeEach
     void setUp() throws Exception {
-        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdf");
-        store = HostFixture.store(dataDir);
+        dir = new BwrapDataDir("pdf");
+        dataDir = dir.path;
+        store = dir.store;
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        store.close();
-        BwrapDriver bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
-        bwrap.list().forEach(bwrap::destroy);
-        new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+        dir.close();
     }
 
     private List<SandboxDriver> drivers() {

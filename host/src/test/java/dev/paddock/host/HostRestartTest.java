@@ -19,7 +19,6 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.Store;
 import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,22 +36,20 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("bwrap")
 class HostRestartTest {
+    BwrapDataDir dir;
     Path dataDir;
     Store store;
 
     @BeforeEach
     void setUp() throws Exception {
-        // bwrap's socket paths must stay short: a temp dir directly under /tmp
-        dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdh");
-        store = HostFixture.store(dataDir);
+        dir = new BwrapDataDir("pdh");
+        dataDir = dir.path;
+        store = dir.store;
     }
 
     @AfterEach
     void tearDown() throws Exception {
-        store.close();
-        BwrapDriver bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
-        bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a host by design; a test leaves none behind
-        new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+        dir.close();
     }
 
     private List<SandboxDriver> drivers() {
