@@ -16,8 +16,12 @@ final class BwrapDataDir implements AutoCloseable {
     final Path path;
     final Store store;
 
-    BwrapDataDir(String prefix) throws IOException {
-        path = Files.createTempDirectory(Path.of("/tmp"), prefix);
+    BwrapDataDir(String prefix) {
+        try {
+            path = Files.createTempDirectory(Path.of("/tmp"), prefix);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         store = HostFixture.store(path);
     }
 

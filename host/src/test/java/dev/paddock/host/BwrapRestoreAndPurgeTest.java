@@ -19,7 +19,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,17 +26,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** On real bwrap sandboxes, with and without a disk image: a restore is seen inside the sandbox, and purge leaves nothing. */
 @Tag("bwrap")
 class BwrapRestoreAndPurgeTest {
-    BwrapDataDir dir;
-    Path dataDir;
-    Store store;
+    final BwrapDataDir dir = new BwrapDataDir("pdp"); // a new one per test: JUnit makes an instance per test
+    final Path dataDir = dir.path;
+    final Store store = dir.store;
     RuntimeHost host;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        dir = new BwrapDataDir("pdp");
-        dataDir = dir.path;
-        store = dir.store;
-    }
 
     @AfterEach
     void tearDown() throws Exception {

@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -39,16 +38,9 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("bwrap")
 class HostFaultTest {
-    BwrapDataDir dir;
-    Path dataDir;
-    Store store;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        dir = new BwrapDataDir("pdf");
-        dataDir = dir.path;
-        store = dir.store;
-    }
+    final BwrapDataDir dir = new BwrapDataDir("pdf"); // a new one per test: JUnit makes an instance per test
+    final Path dataDir = dir.path;
+    final Store store = dir.store;
 
     @AfterEach
     void tearDown() throws Exception {

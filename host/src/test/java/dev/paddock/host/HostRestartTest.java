@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,16 +35,9 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("bwrap")
 class HostRestartTest {
-    BwrapDataDir dir;
-    Path dataDir;
-    Store store;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        dir = new BwrapDataDir("pdh");
-        dataDir = dir.path;
-        store = dir.store;
-    }
+    final BwrapDataDir dir = new BwrapDataDir("pdh"); // a new one per test: JUnit makes an instance per test
+    final Path dataDir = dir.path;
+    final Store store = dir.store;
 
     @AfterEach
     void tearDown() throws Exception {
