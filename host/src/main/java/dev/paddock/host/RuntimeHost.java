@@ -129,10 +129,7 @@ public final class RuntimeHost implements AutoCloseable {
         // pooled sandboxes serve requests that name no disk limit: they start with the default one
         SandboxRequest t = profile.template();
         Limits limits = withDefaultDisk(t.limits() == null ? Limits.DEFAULT : t.limits(), defaultDriver);
-        WarmProfile withDisk = new WarmProfile(profile.name(), profile.size(), new SandboxRequest(t.driver(), t.image(), t.writableRootfs(),
-                limits, t.env(), t.network(), t.timeout(), t.idleSuspendAfter(), t.idleTerminateAfter(), t.credentials()),
-                profile.fits(), profile.prepare(), profile.freezeWhileWaiting(), profile.refillDelay());
-        warmPools.add(new WarmPool(defaultDriver, withDisk, ownerId, this::withEgress, this::closeEgress));
+        warmPools.add(new WarmPool(defaultDriver, profile.withTemplate(t.withLimits(limits)), ownerId, this::withEgress, this::closeEgress));
     }
 
     /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
@@ -185,9 +182,7 @@ public final class RuntimeHost implements AutoCloseable {
         if (sandboxFreeDriver == null) {
             throw PaddockException.invalid("sandbox_free_unavailable", "this server has no driver for sandbox-free sessions");
         }
-        SandboxRequest r = new SandboxRequest(sandboxFreeDriver, request.image(), request.writableRootfs(), request.limits(), request.env(),
-                request.network(), request.timeout(), request.idleSuspendAfter(), request.idleTerminateAfter(), request.credentials());
-        return create(caller, r, driverFor(sandboxFreeDriver));
+        return create(caller, request.withDriver(sandboxFreeDriver), driverFor(sandboxFreeDriver));
     }
 
     /**
@@ -584,22 +579,27 @@ public final class RuntimeHost implements AutoCloseable {
                 r = transition(r, SandboxState.TERMINATING, reason.name().toLowerCase());
                 event(r, "sandbox.terminating", Map.of("reason", reason.name().toLowerCase()));
             }
-            Sandbox s = live.remove(id);
-            activity.remove(id);
-            closeEgress(id);
-            try {
-                if (s != null) {
-                    bounded("terminate", () -> { s.terminate(reason); return null; });
-                } else if (r.handle() != null) {
-                    driver(r).destroy(ref(r));
-                }
-            } catch (RuntimeException e) {
-                log.warn("terminate of {} reported: {}", id, e.getMessage());
-            }
+            release(r, reason);
             SandboxRecord out = transition(r, SandboxState.TERMINATED, reason.name().toLowerCase());
             event(out, "sandbox.terminated", Map.of("reason", reason.name().toLowerCase()));
             return out;
         });
+    }
+
+    /** Detaches the sandbox from this host and ends what is left of it on the backend; the record is the caller's. */
+    private void release(SandboxRecord r, TerminationReason reason) {
+        Sandbox s = live.remove(r.id());
+        activity.remove(r.id());
+        closeEgress(r.id());
+        try {
+            if (s != null) {
+                bounded("terminate", () -> { s.terminate(reason); return null; });
+            } else if (r.handle() != null) {
+                driver(r).destroy(ref(r));
+            }
+        } catch (RuntimeException e) {
+            log.warn("ending {} on its backend reported: {}", r.id(), e.getMessage());
+        }
     }
 
     Store store() { return store; }
@@ -609,7 +609,7 @@ public final class RuntimeHost implements AutoCloseable {
 
     /** Runs {@code body} under the sandbox's lock when no operation holds it; otherwise does nothing. */
     void ifUnlocked(String id, Runnable body) {
-        ReentrantLock lock = locks.computeIfAbsent(id, k -> new ReentrantLock());
+        ReentrantLock lock = lock(id);
         if (!lock.tryLock()) return;
         try {
             body.run();
@@ -623,16 +623,7 @@ public final class RuntimeHost implements AutoCloseable {
         withLock(r.id(), () -> {
             SandboxRecord cur = reload(r.id());
             if (cur.state().isTerminal()) return cur;
-            Sandbox s = live.remove(r.id());
-            activity.remove(r.id());
-            closeEgress(r.id());
-            if (s != null) {
-                try {
-                    bounded("terminate", () -> { s.terminate(TerminationReason.BACKEND_LOST); return null; });
-                } catch (RuntimeException e) {
-                    log.warn("releasing the remains of {} reported: {}", r.id(), e.getMessage());
-                }
-            }
+            release(cur, TerminationReason.BACKEND_LOST);
             SandboxRecord out = transition(cur, SandboxState.FAILED, reason);
             event(out, "sandbox.failed", Map.of("code", code, "reason", reason));
             log.warn("sandbox {} failed: {}", r.id(), reason);
@@ -897,8 +888,12 @@ public final class RuntimeHost implements AutoCloseable {
         return d != null ? d : fallback;
     }
 
+    private ReentrantLock lock(String id) {
+        return locks.computeIfAbsent(id, k -> new ReentrantLock());
+    }
+
     private <T> T withLock(String id, Callable<T> body) {
-        ReentrantLock lock = locks.computeIfAbsent(id, k -> new ReentrantLock());
+        ReentrantLock lock = lock(id);
         lock.lock();
         try {
             return body.call();

@@ -29,6 +29,14 @@ public record SandboxRequest(
         this(driver, image, writableRootfs, limits, env, network, timeout, idleSuspendAfter, idleTerminateAfter, List.of());
     }
 
+    public SandboxRequest withDriver(String d) {
+        return new SandboxRequest(d, image, writableRootfs, limits, env, network, timeout, idleSuspendAfter, idleTerminateAfter, credentials);
+    }
+
+    public SandboxRequest withLimits(Limits l) {
+        return new SandboxRequest(driver, image, writableRootfs, l, env, network, timeout, idleSuspendAfter, idleTerminateAfter, credentials);
+    }
+
     public static SandboxRequest defaults() {
         return new SandboxRequest(null, null, false, null, null, null, null, null, null);
     }

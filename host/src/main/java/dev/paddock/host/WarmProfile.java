@@ -40,6 +40,10 @@ public record WarmProfile(String name, int size, SandboxRequest template, Predic
         }
     }
 
+    WarmProfile withTemplate(SandboxRequest t) {
+        return new WarmProfile(name, size, t, fits, prepare, freezeWhileWaiting, refillDelay);
+    }
+
     /** Plain sandboxes: default settings, no network. */
     static WarmProfile plain(int size) {
         return new WarmProfile("default", size, SandboxRequest.defaults(), r -> r.image() == null && !r.writableRootfs()
