@@ -110,8 +110,7 @@ final class JdbcSandboxStore implements SandboxStore {
         Require.present(fence, "fence");
         Require.present(to, "target state");
         return db.write("sandboxes.transition", c -> {
-            SandboxRecord current = selectById(c, id, true).orElseThrow(() -> PaddockException.notFound("sandbox", id));
-            if (!current.fence().equals(fence)) throw new FenceLostException(id, fence);
+            SandboxRecord current = heldRow(c, id, fence);
             if (!current.state().canMoveTo(to)) {
                 throw PaddockException.conflict("invalid_transition", "cannot move sandbox " + id + " from "
                         + current.state().wireName() + " to " + to.wireName());
@@ -133,8 +132,7 @@ final class JdbcSandboxStore implements SandboxStore {
         Require.present(fence, "fence");
         Require.present(state, "state");
         return db.write("sandboxes.replace_reason", c -> {
-            SandboxRecord current = selectById(c, id, true).orElseThrow(() -> PaddockException.notFound("sandbox", id));
-            if (!current.fence().equals(fence)) throw new FenceLostException(id, fence);
+            SandboxRecord current = heldRow(c, id, fence);
             if (current.state() != state || !java.util.Objects.equals(current.stateReason(), expectedReason)) return Optional.empty();
             Instant now = now();
             // compare-and-set on fence, state and reason (COALESCE: a typed comparison that also matches "no reason")
@@ -201,6 +199,13 @@ final class JdbcSandboxStore implements SandboxStore {
                 .orElseThrow(() -> PaddockException.notFound("sandbox", id));
         if (!holder.fence().equals(fence)) throw new FenceLostException(id, fence);
         return holder.tenantId();
+    }
+
+    /** The sandbox's row, locked, which {@code fence} must still hold. */
+    private SandboxRecord heldRow(Connection c, String id, Fence fence) throws SQLException {
+        SandboxRecord current = selectById(c, id, true).orElseThrow(() -> PaddockException.notFound("sandbox", id));
+        if (!current.fence().equals(fence)) throw new FenceLostException(id, fence);
+        return current;
     }
 
     private Optional<SandboxRecord> selectById(Connection c, String id, boolean lock) throws SQLException {
