@@ -24,7 +24,9 @@ final class Reconciler {
         this.host = host;
     }
 
-    void reconcile(SandboxRecord record) {
+    /** False when the sandbox's backend was found lost and the sandbox is now failed. */
+    boolean reconcile(SandboxRecord record) {
+        boolean[] lost = {false};
         host.ifUnlocked(record.id(), () -> {
             SandboxRecord r = host.store().sandboxes().find(record.id()).orElse(null);
             Sandbox s = host.liveSandbox(record.id());
@@ -38,6 +40,7 @@ final class Reconciler {
             }
             if (!status.alive() && s.goneWhenNotAlive()) {
                 host.fail(r, "backend_lost", "the sandbox's backend stopped (its init process died or was killed); its workspace is kept");
+                lost[0] = true;
             } else if (r.state() == SandboxState.RUNNING && status.frozen()) {
                 s.resume();
                 log.warn("sandbox {} was frozen while its record says running; thawed it", r.id());
@@ -48,5 +51,6 @@ final class Reconciler {
                 host.event(r, "sandbox.reconciled", Map.of("backend", "running", "now", "suspended"));
             }
         });
+        return !lost[0];
     }
 }

@@ -18,9 +18,11 @@ import org.slf4j.LoggerFactory;
 final class Sweeper {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
     private final RuntimeHost host;
+    private final Reconciler reconciler;
 
     Sweeper(RuntimeHost host) {
         this.host = host;
+        this.reconciler = new Reconciler(host);
     }
 
     void sweep() {
@@ -36,9 +38,7 @@ final class Sweeper {
     }
 
     private void sweepOne(SandboxRecord r, Instant now) {
-        new Reconciler(host).reconcile(r);
-        r = host.store().sandboxes().find(r.id()).orElse(r);
-        if (r.state().isTerminal()) return; // its backend was lost
+        if (!reconciler.reconcile(r)) return; // its backend was lost: it is failed now
         host.flushActivity(r);
         if (r.expiresAt() != null && !now.isBefore(r.expiresAt())) {
             host.terminate(r, TerminationReason.LIFETIME_EXPIRED);
