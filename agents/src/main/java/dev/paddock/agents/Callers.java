@@ -2,7 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 
 /**
  * Who may do what. An environment key (key id {@code ekey_…}) is a worker's credential: it reaches its own

@@ -8,7 +8,7 @@ import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.toolset.BoundedBuffer;

@@ -8,7 +8,7 @@ import dev.paddock.core.agents.ResourceFilter;
 import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

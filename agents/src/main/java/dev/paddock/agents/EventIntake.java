@@ -5,7 +5,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.SessionEvent;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -4,7 +4,7 @@ import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.toolset.AgentToolset;

@@ -9,7 +9,7 @@ import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.agents.SessionEvent;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

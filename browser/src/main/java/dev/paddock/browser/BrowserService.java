@@ -8,7 +8,7 @@ import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

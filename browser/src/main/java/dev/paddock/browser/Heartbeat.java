@@ -1,6 +1,6 @@
 package dev.paddock.browser;
 
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.time.Duration;
 

@@ -1,5 +1,6 @@
 package dev.paddock.host;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.Ids;

@@ -1,5 +1,6 @@
 package dev.paddock.host;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.store.Store;
 import dev.paddock.driver.subprocess.SubprocessDriver;

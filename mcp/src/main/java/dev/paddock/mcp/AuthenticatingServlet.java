@@ -1,7 +1,7 @@
 package dev.paddock.mcp;
 
-import dev.paddock.host.ApiKeys;
-import dev.paddock.host.Principal;
+import dev.paddock.access.ApiKeys;
+import dev.paddock.access.Principal;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;

@@ -9,7 +9,7 @@ import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.browser.ScriptResult;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;

@@ -1,6 +1,6 @@
 package dev.paddock.mcp;
 
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import jakarta.servlet.http.HttpServletRequest;

@@ -1,6 +1,6 @@
 package dev.paddock.mcp;
 
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.browser.BrowserService;
 import dev.paddock.host.RuntimeHost;
 import io.modelcontextprotocol.server.McpSyncServer;

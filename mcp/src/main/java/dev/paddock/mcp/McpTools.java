@@ -1,7 +1,7 @@
 package dev.paddock.mcp;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;

@@ -120,7 +120,7 @@ final class SandboxTools {
                         }));
     }
 
-    private CallToolResult exec(dev.paddock.host.Principal caller, McpArgs args) {
+    private CallToolResult exec(dev.paddock.access.Principal caller, McpArgs args) {
         args.allowOnly(Set.of("sandbox_id", "command", "argv", "cwd", "stdin", "timeout_seconds"));
         String id = args.requiredString("sandbox_id");
         String command = args.optionalString("command");
@@ -148,7 +148,7 @@ final class SandboxTools {
         return McpTools.json(result);
     }
 
-    private CallToolResult readFile(dev.paddock.host.Principal caller, McpArgs args) {
+    private CallToolResult readFile(dev.paddock.access.Principal caller, McpArgs args) {
         args.allowOnly(Set.of("sandbox_id", "path", "encoding"));
         String id = args.requiredString("sandbox_id");
         String path = args.requiredString("path");
@@ -165,7 +165,7 @@ final class SandboxTools {
         return McpTools.text(base64 ? Base64.getEncoder().encodeToString(bytes) : new String(bytes, StandardCharsets.UTF_8));
     }
 
-    private CallToolResult writeFile(dev.paddock.host.Principal caller, McpArgs args) {
+    private CallToolResult writeFile(dev.paddock.access.Principal caller, McpArgs args) {
         args.allowOnly(Set.of("sandbox_id", "path", "content", "encoding"));
         String id = args.requiredString("sandbox_id");
         String path = args.requiredString("path");

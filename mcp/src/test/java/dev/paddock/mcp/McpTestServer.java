@@ -2,7 +2,7 @@ package dev.paddock.mcp;
 
 import dev.paddock.core.store.Store;
 import dev.paddock.driver.subprocess.SubprocessDriver;
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;

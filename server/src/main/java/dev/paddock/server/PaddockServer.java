@@ -1,6 +1,6 @@
 package dev.paddock.server;
 
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;

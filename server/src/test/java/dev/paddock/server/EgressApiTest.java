@@ -7,7 +7,7 @@ import dev.paddock.egress.EgressAuditRecord;
 import dev.paddock.egress.EgressDecision;
 import dev.paddock.egress.Vault;
 import dev.paddock.egress.VaultKey;
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.driver.subprocess.SubprocessDriver;

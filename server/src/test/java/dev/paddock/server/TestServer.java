@@ -1,7 +1,7 @@
 package dev.paddock.server;
 
 import dev.paddock.driver.subprocess.SubprocessDriver;
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.images.ImageStore;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;

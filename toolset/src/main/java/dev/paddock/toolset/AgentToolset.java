@@ -2,7 +2,7 @@ package dev.paddock.toolset;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;

@@ -4,7 +4,7 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Workspace;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.time.Duration;
 import java.util.List;

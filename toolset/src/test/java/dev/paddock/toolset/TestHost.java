@@ -3,7 +3,7 @@ package dev.paddock.toolset;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.store.Store;
 import dev.paddock.host.HostConfig;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.store.JdbcStore;

@@ -2,7 +2,7 @@ package dev.paddock.agents.worker;
 
 import dev.paddock.core.Ids;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.toolset.AgentToolset;

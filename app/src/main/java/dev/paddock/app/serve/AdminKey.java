@@ -1,6 +1,6 @@
 package dev.paddock.app.serve;
 
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import java.util.Optional;
 
 /** Makes sure an admin can sign in: registers {@code PADDOCK_API_KEY}, or creates a key on first start. */

@@ -1,7 +1,7 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.core.spi.SandboxDriver;
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.images.ImageStore;

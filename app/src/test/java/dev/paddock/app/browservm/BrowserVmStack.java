@@ -3,7 +3,7 @@ package dev.paddock.app.browservm;
 import dev.paddock.driver.browservm.BrowserVm;
 import dev.paddock.driver.browservm.BrowserVmConfig;
 import dev.paddock.driver.browservm.BrowserVmDriver;
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.PaddockServer;

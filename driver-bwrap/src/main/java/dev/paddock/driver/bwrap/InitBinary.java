@@ -13,7 +13,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The init agent (native/paddock-init.c) ships inside this jar; it is installed under {@code <dataDir>/bin} with
+ * The init agent (driver-bwrap/src/main/c/paddock-init.c) ships inside this jar; it is installed under {@code <dataDir>/bin} with
  * its content hash in the name, so a new version never overwrites the binary live sandboxes still run.
  */
 final class InitBinary {

@@ -2,8 +2,8 @@ package dev.paddock.server.http;
 
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
-import dev.paddock.host.ApiKeys;
-import dev.paddock.host.Principal;
+import dev.paddock.access.ApiKeys;
+import dev.paddock.access.Principal;
 import io.javalin.http.Context;
 
 /**

@@ -1,8 +1,8 @@
 package dev.paddock.server.routes;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.host.ApiKeys;
-import dev.paddock.host.Principal;
+import dev.paddock.access.ApiKeys;
+import dev.paddock.access.Principal;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;

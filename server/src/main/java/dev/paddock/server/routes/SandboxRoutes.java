@@ -1,6 +1,6 @@
 package dev.paddock.server.routes;
 
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.ImageService;
 import dev.paddock.server.http.Auth;

@@ -3,7 +3,7 @@ package dev.paddock.server.agents;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.driver.subprocess.SubprocessDriver;
-import dev.paddock.host.ApiKeys;
+import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.PaddockServer;

@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.worker.PaddockWorker;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -26,7 +26,7 @@ import com.anthropic.models.beta.sessions.events.EventListParams;
 import com.anthropic.models.beta.sessions.events.EventSendParams;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.core.agents.Resource;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

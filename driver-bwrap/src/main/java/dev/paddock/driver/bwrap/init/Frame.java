@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 /**
  * One message of the init protocol: {@code [type u8][length u32 big endian][payload]}. The type letters are
- * shared with native/paddock-init.c; keep the two in step.
+ * shared with driver-bwrap/src/main/c/paddock-init.c; keep the two in step.
  */
 public record Frame(byte type, byte[] payload) {
     /** Largest payload either side accepts; anything longer is a protocol violation. */

@@ -1,7 +1,7 @@
 package dev.paddock.server.routes.agents;
 
 import dev.paddock.agents.ManagedAgents;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Bodies;
 import io.javalin.config.RoutesConfig;

@@ -4,7 +4,7 @@ import dev.paddock.agents.Callers;
 import dev.paddock.agents.EnvironmentService;
 import dev.paddock.agents.WorkQueue;
 import dev.paddock.core.ErrorType;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Params;

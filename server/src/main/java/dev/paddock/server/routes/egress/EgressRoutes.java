@@ -5,7 +5,7 @@ import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.egress.EgressAuditEntry;
 import dev.paddock.egress.EgressAuditLog;
-import dev.paddock.host.Principal;
+import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;

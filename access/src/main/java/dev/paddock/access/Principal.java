@@ -1,4 +1,4 @@
-package dev.paddock.host;
+package dev.paddock.access;
 
 /**
  * Who is calling: the tenant whose resources they may see, and whether they may manage API keys. An admin key of

@@ -1,4 +1,4 @@
-package dev.paddock.host;
+package dev.paddock.access;
 
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.Ids;
