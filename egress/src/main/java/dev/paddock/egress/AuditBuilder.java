@@ -1,5 +1,8 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressAuditSink;
+import dev.paddock.core.egress.EgressDecision;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,7 @@
 package dev.paddock.egress;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.egress.HostName;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;

@@ -1,10 +1,10 @@
 package dev.paddock.egress;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.Text;
+import dev.paddock.core.egress.HostPattern;
+import dev.paddock.core.spi.CredentialBinding;
 
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Binds a vault secret to destination hosts and a {@link Placement}. Hosts use the {@code allowed_hosts} syntax
@@ -15,19 +15,18 @@ import java.util.regex.Pattern;
  * sandbox's policy.
  */
 public record CredentialRule(String secretId, List<String> hosts, Placement placement, String envVar) {
-    private static final Pattern ENV = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
-
     public CredentialRule {
-        if (!Vault.isSecretId(secretId)) {
-            throw PaddockException.invalid("invalid_credential_rule", "secret_id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(secretId, 40) + "'");
-        }
-        if (hosts == null || hosts.isEmpty()) throw PaddockException.invalid("invalid_credential_rule", "a credential rule needs at least one host");
+        CredentialBinding.checkSecretAndHosts(secretId, hosts);
         hosts = List.copyOf(hosts);
-        hosts.forEach(HostPattern::parse);
         if (placement == null) throw PaddockException.invalid("invalid_credential_rule", "a credential rule needs a placement");
-        if (envVar != null && !ENV.matcher(envVar).matches()) {
-            throw PaddockException.invalid("invalid_credential_rule", "env_var '" + Text.clip(envVar, 60) + "' is not a valid environment variable name");
-        }
+        CredentialBinding.checkEnvVar(envVar);
+    }
+
+    /** The rule a checked binding asks for. */
+    static CredentialRule of(CredentialBinding binding) {
+        Placement placement = binding.validate().setsHeader()
+                ? Placement.header(binding.header(), binding.headerTemplate()) : Placement.replacePlaceholder();
+        return new CredentialRule(binding.secretId(), binding.hosts(), placement, binding.envVar());
     }
 
     List<HostPattern> patterns() { return hosts.stream().map(HostPattern::parse).toList(); }

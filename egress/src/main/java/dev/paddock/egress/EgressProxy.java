@@ -2,6 +2,8 @@ package dev.paddock.egress;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressAuditSink;
 import dev.paddock.core.spi.NetworkPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,7 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.HostName;
+import dev.paddock.core.egress.HostPattern;
 import dev.paddock.core.spi.NetworkPolicy;
 
 import java.util.List;

@@ -2,6 +2,8 @@ package dev.paddock.egress;
 
 import dev.paddock.core.PaddockException;
 
+import dev.paddock.core.egress.SecretRepository;
+import dev.paddock.core.egress.StoredSecret;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,6 +1,8 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.HeaderNames;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -8,10 +10,6 @@ import java.util.function.UnaryOperator;
 
 /** An ordered, case-insensitive list of header fields. Never logged: values may carry credentials. */
 final class Headers {
-    /** Connection-level headers that a proxy must not forward (RFC 9110 §7.6.1), plus proxy credentials. */
-    static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authorization",
-            "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade");
-
     private final List<String[]> fields = new ArrayList<>();
 
     void add(String name, String value) { fields.add(new String[] {name, value}); }
@@ -53,7 +51,7 @@ final class Headers {
 
     /** A copy without hop-by-hop headers and without the headers the Connection header names. */
     Headers forwardable() {
-        Set<String> drop = new java.util.HashSet<>(HOP_BY_HOP);
+        Set<String> drop = new HashSet<>(HeaderNames.HOP_BY_HOP);
         for (String v : all("connection")) for (String part : v.split(",")) drop.add(part.strip().toLowerCase(Locale.ROOT));
         Headers out = new Headers();
         for (String[] f : fields) if (!drop.contains(f[0].toLowerCase(Locale.ROOT))) out.add(f[0], f[1]);

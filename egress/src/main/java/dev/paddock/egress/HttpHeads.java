@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.HeaderNames;
 import java.io.IOException;
 
 /** Strict parsing of HTTP/1.x request and response heads under size limits. */
@@ -34,7 +35,7 @@ final class HttpHeads {
         String[] parts = line.split(" ", -1);
         if (parts.length != 3) throw new ProtocolException(400, "malformed_request_line", "the request line must be 'METHOD target HTTP/1.1'");
         String method = parts[0], target = parts[1], version = parts[2];
-        if (method.isEmpty() || method.length() > 32 || !isToken(method)) throw new ProtocolException(400, "malformed_request_line", "the method is not a valid token");
+        if (method.isEmpty() || method.length() > 32 || !HeaderNames.isToken(method)) throw new ProtocolException(400, "malformed_request_line", "the method is not a valid token");
         if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) throw new ProtocolException(400, "unsupported_http_version", "only HTTP/1.1 and HTTP/1.0 are supported");
         if (target.isEmpty()) throw new ProtocolException(400, "malformed_request_line", "the request target is empty");
         for (int i = 0; i < target.length(); i++) {
@@ -84,7 +85,7 @@ final class HttpHeads {
             int colon = line.indexOf(':');
             if (colon <= 0) throw new ProtocolException(failStatus, "malformed_header", "a header line has no name");
             String name = line.substring(0, colon);
-            if (!isToken(name)) throw new ProtocolException(failStatus, "malformed_header", "a header name contains invalid characters");
+            if (!HeaderNames.isToken(name)) throw new ProtocolException(failStatus, "malformed_header", "a header name contains invalid characters");
             String value = line.substring(colon + 1).strip();
             for (int i = 0; i < value.length(); i++) {
                 char c = value.charAt(i);
@@ -94,13 +95,4 @@ final class HttpHeads {
         }
     }
 
-    static boolean isToken(String s) {
-        if (s.isEmpty()) return false;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) return false;
-        }
-        return true;
-    }
 }

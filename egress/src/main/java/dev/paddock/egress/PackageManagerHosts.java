@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.HostPattern;
 import java.util.List;
 
 /** The hosts {@code allow_package_managers} opens (ports 80 and 443): Debian, PyPI, npm and Maven Central. */

@@ -1,7 +1,6 @@
 package dev.paddock.egress;
 
-import dev.paddock.core.PaddockException;
-import dev.paddock.core.Text;
+import dev.paddock.core.spi.CredentialBinding;
 
 /**
  * Where a credential goes in an outbound request: only ever header values, and only on requests inside an intercepted
@@ -9,7 +8,7 @@ import dev.paddock.core.Text;
  */
 public sealed interface Placement {
     /** Marker in a header template replaced by the secret value. */
-    String SECRET_MARKER = "{secret}";
+    String SECRET_MARKER = CredentialBinding.SECRET_MARKER;
 
     /**
      * Sets header {@code name} to {@code template} with {@code {secret}} replaced by the value, on every request to
@@ -17,19 +16,7 @@ public sealed interface Placement {
      */
     record Header(String name, String template) implements Placement {
         public Header {
-            if (name == null || !HttpHeads.isToken(name)) {
-                throw PaddockException.invalid("invalid_credential_rule", "header name '" + Text.clip(name, 60) + "' is not a valid HTTP header name");
-            }
-            if (Headers.HOP_BY_HOP.contains(name.toLowerCase(java.util.Locale.ROOT)) || name.equalsIgnoreCase("host")
-                    || name.equalsIgnoreCase("content-length")) {
-                throw PaddockException.invalid("invalid_credential_rule", "header '" + name + "' cannot carry a credential");
-            }
-            if (template == null || !template.contains(SECRET_MARKER)) {
-                throw PaddockException.invalid("invalid_credential_rule", "the header template must contain " + SECRET_MARKER + ", e.g. 'Bearer {secret}'");
-            }
-            if (template.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-                throw PaddockException.invalid("invalid_credential_rule", "the header template must not contain control characters");
-            }
+            CredentialBinding.checkHeader(name, template);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.EgressDecision;
+import dev.paddock.core.egress.HostName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

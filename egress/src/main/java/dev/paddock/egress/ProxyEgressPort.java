@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -76,7 +75,8 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
         Open existing = open.get(sandboxId);
         if (existing != null) return existing.attachment();
         EgressRules.validate(policy);
-        List<CredentialRule> rules = rules(credentials == null ? List.of() : credentials);
+        // a bad binding fails here, before any sandbox runs with it
+        List<CredentialRule> rules = credentials == null ? List.of() : credentials.stream().map(CredentialRule::of).toList();
         if (!rules.isEmpty() && vault == null) {
             throw PaddockException.invalid("vault_unavailable", "this server has no vault, so sandboxes cannot have credentials");
         }
@@ -137,25 +137,6 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
     public synchronized void close() {
         open.values().forEach(o -> o.listener().close());
         open.clear();
-    }
-
-    /** Turns the core bindings into rules; a bad binding fails here, before any sandbox runs with it. */
-    public static List<CredentialRule> rules(List<CredentialBinding> bindings) {
-        List<CredentialRule> out = new ArrayList<>();
-        for (CredentialBinding b : bindings) {
-            Placement placement;
-            if (b.header() != null && !b.header().isBlank()) {
-                placement = Placement.header(b.header(), b.template() == null ? Placement.SECRET_MARKER : b.template());
-            } else if (b.template() != null) {
-                throw PaddockException.invalid("invalid_credential_rule", "a template needs a header to go into (credential " + b.secretId() + ")");
-            } else if (b.envVar() == null) {
-                throw PaddockException.invalid("invalid_credential_rule", "credential " + b.secretId() + " needs an env variable for its placeholder, or a header to set");
-            } else {
-                placement = Placement.replacePlaceholder();
-            }
-            out.add(new CredentialRule(b.secretId(), b.hosts(), placement, b.envVar()));
-        }
-        return out;
     }
 
     private static void prepareDir(Path dir) {

@@ -3,6 +3,7 @@ package dev.paddock.egress;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 
+import dev.paddock.core.egress.HostPattern;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;

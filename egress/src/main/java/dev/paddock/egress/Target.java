@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.HostName;
 import java.util.Locale;
 
 /**

@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.HostName;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;

@@ -4,6 +4,9 @@ import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
+import dev.paddock.core.egress.SecretMetadata;
+import dev.paddock.core.egress.SecretRepository;
+import dev.paddock.core.egress.StoredSecret;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressDecision;
 import dev.paddock.core.spi.NetworkPolicy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.EgressAuditRecord;
 import dev.paddock.core.spi.NetworkPolicy;
 
 import java.io.IOException;

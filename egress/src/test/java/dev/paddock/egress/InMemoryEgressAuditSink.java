@@ -1,5 +1,7 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressAuditSink;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 

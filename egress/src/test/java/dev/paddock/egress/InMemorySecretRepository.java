@@ -1,5 +1,7 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.egress.SecretRepository;
+import dev.paddock.core.egress.StoredSecret;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

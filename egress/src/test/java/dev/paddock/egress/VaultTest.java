@@ -1,6 +1,8 @@
 package dev.paddock.egress;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.egress.SecretMetadata;
+import dev.paddock.core.egress.StoredSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

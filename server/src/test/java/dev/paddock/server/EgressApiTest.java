@@ -2,9 +2,9 @@ package dev.paddock.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressDecision;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.egress.EgressAuditRecord;
-import dev.paddock.egress.EgressDecision;
 import dev.paddock.egress.Vault;
 import dev.paddock.egress.VaultKey;
 import dev.paddock.access.ApiKeys;

@@ -1,8 +1,8 @@
 package dev.paddock.store;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.egress.SecretRepository;
-import dev.paddock.egress.StoredSecret;
+import dev.paddock.core.egress.SecretRepository;
+import dev.paddock.core.egress.StoredSecret;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;

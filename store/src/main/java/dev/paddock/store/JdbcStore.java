@@ -1,5 +1,7 @@
 package dev.paddock.store;
 
+import dev.paddock.core.egress.EgressAuditLog;
+import dev.paddock.core.egress.SecretRepository;
 import dev.paddock.core.store.ApiKeyStore;
 import dev.paddock.core.store.CheckpointStore;
 import dev.paddock.core.store.EventStore;
@@ -67,10 +69,10 @@ public final class JdbcStore implements Store {
     public dev.paddock.core.agents.AgentsStore agents() { return agents; }
 
     /** Egress audit records, kept after their sandbox ended. */
-    public dev.paddock.egress.EgressAuditLog egressAudit() { return egressAudit; }
+    public EgressAuditLog egressAudit() { return egressAudit; }
 
     /** The vault's encrypted secrets (ciphertext only). */
-    public dev.paddock.egress.SecretRepository secrets() { return secrets; }
+    public SecretRepository secrets() { return secrets; }
 
     /** Refuses every later write (503 {@code store_writes_stopped}); reads keep working. */
     public void stopWrites(String reason) {

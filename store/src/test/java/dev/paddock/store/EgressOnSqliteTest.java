@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.paddock.core.egress.EgressAuditEntry;
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressDecision;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.egress.CertificateAuthority;
 import dev.paddock.egress.CredentialRule;
-import dev.paddock.egress.EgressAuditEntry;
-import dev.paddock.egress.EgressAuditRecord;
 import dev.paddock.egress.EgressConfig;
-import dev.paddock.egress.EgressDecision;
 import dev.paddock.egress.EgressProxy;
 import dev.paddock.egress.Placement;
 import dev.paddock.egress.SandboxCredentials;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.egress.EgressAuditEntry;
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressDecision;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.egress.EgressAuditEntry;
-import dev.paddock.egress.EgressAuditRecord;
-import dev.paddock.egress.EgressDecision;
 import dev.paddock.egress.SecretValue;
 import dev.paddock.egress.Vault;
 import dev.paddock.egress.VaultKey;

@@ -4,7 +4,6 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.egress.ProxyEgressPort;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -43,7 +42,7 @@ final class CredentialBodies {
             }
             CredentialBinding binding = new CredentialBinding(c.secretId(), hosts, c.header(), c.template(), c.env());
             try {
-                ProxyEgressPort.rules(List.of(binding));
+                binding.validate();
             } catch (PaddockException e) {
                 throw Check.invalid(field, "is not a valid credential rule: " + e.getMessage());
             }

@@ -2,8 +2,8 @@ package dev.paddock.server.wire;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.egress.HostPattern;
 import dev.paddock.core.spi.CredentialBinding;
-import dev.paddock.egress.EgressRules;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.host.SandboxRequest;
@@ -87,7 +87,7 @@ public final class SandboxBodies {
             if (h == null || h.isBlank() || h.length() > 260) throw Check.invalid("network.allowed_hosts[" + i + "]", "must be a host name");
             Check.noNul("network.allowed_hosts[" + i + "]", h);
             try {
-                EgressRules.validate(new NetworkPolicy(mode, List.of(h), false));
+                HostPattern.parse(h);
             } catch (PaddockException e) {
                 throw Check.invalid("network.allowed_hosts[" + i + "]", "is not a valid entry: " + e.getMessage());
             }

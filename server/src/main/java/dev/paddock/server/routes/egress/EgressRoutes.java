@@ -1,10 +1,10 @@
 package dev.paddock.server.routes.egress;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.egress.EgressAuditEntry;
+import dev.paddock.core.egress.EgressAuditLog;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.egress.EgressAuditEntry;
-import dev.paddock.egress.EgressAuditLog;
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.http.ApiJson;

@@ -1,8 +1,8 @@
 package dev.paddock.server.routes.egress;
 
-import dev.paddock.egress.EgressAuditEntry;
-import dev.paddock.egress.EgressAuditRecord;
-import dev.paddock.egress.SecretMetadata;
+import dev.paddock.core.egress.EgressAuditEntry;
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.SecretMetadata;
 import java.time.Instant;
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.paddock.egress;
+package dev.paddock.core.egress;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
  * literal, or an IPv6 literal (without brackets). Anything else is refused, including numeric tricks such as
  * {@code 2130706433} or {@code 0x7f.1}, which resolvers may quietly turn into loopback addresses.
  */
-final class HostName {
+public final class HostName {
     private static final Pattern LABEL = Pattern.compile("[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?");
     private static final Pattern DOTTED_QUAD =
             Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
@@ -22,7 +22,7 @@ final class HostName {
     private HostName() {}
 
     /** The canonical host, or empty when {@code raw} is not an acceptable host name or IP literal. */
-    static Optional<String> normalize(String raw) {
+    public static Optional<String> normalize(String raw) {
         if (raw == null || raw.isEmpty() || raw.length() > 254) return Optional.empty();
         String host = raw.toLowerCase(Locale.ROOT);
         if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
@@ -38,22 +38,22 @@ final class HostName {
         return Optional.of(host);
     }
 
-    static String require(String raw, String what) {
+    public static String require(String raw, String what) {
         return normalize(raw).orElseThrow(() -> PaddockException.invalid("invalid_host",
                 what + " '" + Text.clip(raw, 80) + "' is not a valid host name or IP address"));
     }
 
-    static boolean isIpLiteral(String canonical) {
+    public static boolean isIpLiteral(String canonical) {
         return canonical.indexOf(':') >= 0 || DOTTED_QUAD.matcher(canonical).matches();
     }
 
     /** The address of a canonical IP literal (never consults DNS). */
-    static InetAddress literalAddress(String canonical) {
+    public static InetAddress literalAddress(String canonical) {
         return InetAddress.ofLiteral(canonical);
     }
 
     /** How the host is written inside a URL or authority ({@code [::1]} for IPv6). */
-    static String forAuthority(String canonical) {
+    public static String forAuthority(String canonical) {
         return canonical.indexOf(':') >= 0 ? "[" + canonical + "]" : canonical;
     }
 

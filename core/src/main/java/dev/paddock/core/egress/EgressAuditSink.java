@@ -1,4 +1,4 @@
-package dev.paddock.egress;
+package dev.paddock.core.egress;
 
 /**
  * Receives one {@link EgressAuditRecord} per connection or request. Called from proxy threads, possibly

@@ -1,4 +1,4 @@
-package dev.paddock.egress;
+package dev.paddock.core.egress;
 
 import java.time.Instant;
 

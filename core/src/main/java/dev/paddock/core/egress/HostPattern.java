@@ -1,4 +1,4 @@
-package dev.paddock.egress;
+package dev.paddock.core.egress;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
