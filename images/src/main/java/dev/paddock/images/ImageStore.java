@@ -3,6 +3,7 @@ package dev.paddock.images;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.images.ImageLayout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -25,7 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The named root filesystems sandboxes can run on: {@code <imagesDir>/<name>/rootfs} plus {@code image.json}.
+ * The named root filesystems sandboxes can run on: {@code <imagesDir>/<name>/rootfs} plus {@code image.json}
+ * (the {@link ImageLayout} that drivers read).
  *
  * <p>Images are built or imported into a hidden temporary directory next to their final place and renamed into
  * place only when complete, so a crash or a refused archive never leaves a half-made image under a real name.
@@ -34,17 +36,22 @@ import org.slf4j.LoggerFactory;
  */
 public final class ImageStore {
     private static final Logger log = LoggerFactory.getLogger(ImageStore.class);
-    private static final String ROOTFS = "rootfs";
     private static final String TEMP_PREFIX = ".tmp-";
     private static final String DELETING_PREFIX = ".del-";
     private static final Set<java.nio.file.attribute.PosixFilePermission> DIR_MODE = Trees.permissions(0755);
 
+    private final ImageLayout layout;
     private final Path imagesDir;
     private final ImageLimits limits;
     private final Path etcApt;
     private final String defaultMirror;
     private final Clock clock;
     private final Set<String> inProgress = ConcurrentHashMap.newKeySet();
+
+    /** The images of a data directory, where drivers look for them ({@link ImageLayout#inDataDir}). */
+    public static ImageStore inDataDir(Path dataDir) {
+        return new ImageStore(ImageLayout.inDataDir(dataDir).imagesDir());
+    }
 
     public ImageStore(Path imagesDir) {
         this(imagesDir, ImageLimits.DEFAULT);
@@ -63,7 +70,8 @@ public final class ImageStore {
     }
 
     ImageStore(Path imagesDir, ImageLimits limits, String defaultMirror, Path etcApt, Clock clock) {
-        this.imagesDir = Objects.requireNonNull(imagesDir, "imagesDir").toAbsolutePath().normalize();
+        this.layout = new ImageLayout(imagesDir);
+        this.imagesDir = layout.imagesDir();
         this.limits = Objects.requireNonNull(limits, "limits");
         if (defaultMirror != null) BuildSpec.validateMirror(defaultMirror);
         this.defaultMirror = defaultMirror;
@@ -82,7 +90,7 @@ public final class ImageStore {
         try (var dirs = Files.list(imagesDir)) {
             for (Path dir : dirs.sorted().toList()) {
                 String name = dir.getFileName().toString();
-                if (ImageName.isValid(name)) load(name).ifPresent(images::add);
+                if (ImageLayout.isValidName(name)) load(name).ifPresent(images::add);
             }
         } catch (IOException e) {
             throw PaddockException.internal("cannot list images in " + imagesDir, e);
@@ -92,7 +100,7 @@ public final class ImageStore {
     }
 
     public Optional<ImageInfo> find(String name) {
-        return load(ImageName.validate(name));
+        return load(ImageLayout.validateName(name));
     }
 
     /** Like {@link #find} but throws {@code image_not_found}. */
@@ -107,10 +115,9 @@ public final class ImageStore {
 
     /** Deletes an image. The caller must have checked that no sandbox uses it. */
     public void delete(String name) {
-        ImageName.validate(name);
+        Path dir = layout.dir(name);
         if (!inProgress.add(name)) throw ImageErrors.busy(name);
         try {
-            Path dir = imagesDir.resolve(name);
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) throw ImageErrors.notFound(name);
             // Rename first so the name disappears at once and a failed delete leaves no half-image behind it.
             Path doomed = imagesDir.resolve(DELETING_PREFIX + name + "-" + System.nanoTime());
@@ -128,13 +135,13 @@ public final class ImageStore {
      * debootstrap's output line by line. Needs root and the {@code debootstrap} package.
      */
     public ImageInfo buildDebian(String name, BuildSpec spec, Consumer<String> progress) {
-        ImageName.validate(name);
+        ImageLayout.validateName(name);
         BuildSpec buildSpec = spec == null ? BuildSpec.defaults() : spec;
         Consumer<String> sink = progress == null ? line -> { } : progress;
         Debootstrap debootstrap = Debootstrap.locate();
         String mirror = mirrorFor(buildSpec);
         return create(name, staging -> {
-            Path rootfs = staging.resolve(ROOTFS);
+            Path rootfs = staging.resolve(ImageLayout.ROOTFS);
             sink.accept("building Debian " + buildSpec.suite() + " (minbase) from " + mirror);
             try {
                 debootstrap.run(buildSpec, mirror, rootfs, sink);
@@ -152,14 +159,14 @@ public final class ImageStore {
      * layer's digest. Hostile entries (escapes, writes through links, links out of the image) fail the import.
      */
     public ImageInfo importOci(String name, Path ociTar) {
-        ImageName.validate(name);
+        ImageLayout.validateName(name);
         if (ociTar == null || !Files.isRegularFile(ociTar)) {
             throw ImageErrors.invalidArchive("image archive '" + Text.clip(String.valueOf(ociTar), 200)
                     + "' is not a readable file");
         }
         return create(name, staging -> {
             Path archiveDir = Files.createDirectory(staging.resolve("archive"));
-            Path rootfs = Files.createDirectory(staging.resolve(ROOTFS));
+            Path rootfs = Files.createDirectory(staging.resolve(ImageLayout.ROOTFS));
             Files.setPosixFilePermissions(rootfs, DIR_MODE);
             ArchiveContents contents = ArchiveContents.unpack(ociTar, archiveDir, limits);
             OciImage image = OciArchiveReader.read(contents, limits);
@@ -218,7 +225,7 @@ public final class ImageStore {
 
     /** Reserves the name, runs {@code producer} in a private staging dir and renames the result into place. */
     private ImageInfo create(String name, Producer producer) {
-        Path target = imagesDir.resolve(name);
+        Path target = layout.dir(name);
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) throw ImageErrors.exists(name);
         if (!inProgress.add(name)) throw ImageErrors.busy(name);
         Path staging = null;
@@ -265,12 +272,12 @@ public final class ImageStore {
     }
 
     private Path finalRootfs(String name) {
-        return imagesDir.resolve(name).resolve(ROOTFS);
+        return layout.rootfs(name);
     }
 
     private Optional<ImageInfo> load(String name) {
-        Path dir = imagesDir.resolve(name);
-        Path rootfs = dir.resolve(ROOTFS);
+        Path dir = layout.dir(name);
+        Path rootfs = layout.rootfs(name);
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !Files.isDirectory(rootfs, LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }

@@ -2,10 +2,10 @@ package dev.paddock.server;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.images.ImageLayout;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.SandboxStore;
 import dev.paddock.images.ImageInfo;
-import dev.paddock.images.ImageName;
 import dev.paddock.images.ImageStore;
 import java.util.List;
 
@@ -34,7 +34,7 @@ public final class ImageCatalog implements ImageService {
 
     @Override
     public synchronized void delete(String name) {
-        ImageName.validate(name);
+        ImageLayout.validateName(name);
         store.get(name);
         // Only the count: the sandboxes may belong to other tenants.
         int users = usersOf(name).size();

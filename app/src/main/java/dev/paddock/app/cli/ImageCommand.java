@@ -4,6 +4,7 @@ import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.UnreachableException;
 import dev.paddock.app.serve.DataDir;
 import dev.paddock.app.serve.StartupException;
+import dev.paddock.core.images.ImageLayout;
 import dev.paddock.images.BuildSpec;
 import dev.paddock.images.ImageInfo;
 import dev.paddock.images.ImageStore;
@@ -33,7 +34,7 @@ public final class ImageCommand {
 
     abstract static class Local extends ClientCommand {
         ImageStore store() {
-            return new ImageStore(options.localDataDir(ctx).resolve("images"));
+            return ImageStore.inDataDir(options.localDataDir(ctx));
         }
 
         void print(ImageInfo info) {
@@ -95,7 +96,7 @@ public final class ImageCommand {
             try {
                 data = client().get("/v1/images").path("data");
             } catch (UnreachableException e) {
-                ctx.err().println("note: no server answers at " + client().baseUrl() + "; listing " + options.localDataDir(ctx).resolve("images"));
+                ctx.err().println("note: no server answers at " + client().baseUrl() + "; listing " + ImageLayout.inDataDir(options.localDataDir(ctx)).imagesDir());
                 var array = PaddockClient.JSON.createArrayNode();
                 store().list().forEach(i -> array.add(view(i)));
                 data = array;

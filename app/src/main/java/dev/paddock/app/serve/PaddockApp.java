@@ -160,7 +160,7 @@ public final class PaddockApp implements AutoCloseable {
 
     /** Images live in the data dir; half-made ones left by a crash are cleared before serving. */
     private static ImageStore images(DataDir dir) {
-        ImageStore images = new ImageStore(dir.root().resolve("images"));
+        ImageStore images = ImageStore.inDataDir(dir.root());
         images.removeLeftovers();
         return images;
     }

@@ -4,6 +4,7 @@ import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.images.ImageLayout;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
@@ -33,7 +34,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -47,7 +47,6 @@ public final class BwrapDriver implements SandboxDriver {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BwrapDriver.class);
     private static final java.util.concurrent.Executor PREPARE = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private static final Path HOST_ETC = Path.of("/etc");
-    private static final Pattern IMAGE_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     private final BwrapConfig config;
     private final CgroupSystem cgroups;
@@ -253,10 +252,7 @@ public final class BwrapDriver implements SandboxDriver {
             if (spec.writableRootfs()) throw new UnsupportedCapabilityException(ID, "a writable root without an image (name an image)");
             return new BwrapArgs.Root.Host(etcBase(), SandboxPaths.of(config.dataDir(), spec.sandboxId()).etc());
         }
-        if (!IMAGE_NAME.matcher(spec.image()).matches()) {
-            throw PaddockException.invalid("invalid_image", "image names are lower-case letters, digits, '.', '_' or '-', got '" + Text.clip(spec.image(), 70) + "'");
-        }
-        Path rootfs = config.dataDir().resolve("images").resolve(spec.image()).resolve("rootfs");
+        Path rootfs = ImageLayout.inDataDir(config.dataDir()).rootfs(spec.image());
         if (!Files.isDirectory(rootfs)) {
             throw new PaddockException(ErrorType.NOT_FOUND, "not_found", "image '" + spec.image() + "' does not exist: expected a root filesystem at " + rootfs);
         }

@@ -140,6 +140,9 @@ class BwrapLifecycleTest {
         var missingImage = new SandboxSpec(TestSandboxes.newId(), "t", "no-such-image", false, null, Map.of(), null);
         assertThatThrownBy(() -> env.create(missingImage)).isInstanceOf(PaddockException.class)
                 .extracting(e -> ((PaddockException) e).code()).isEqualTo("not_found");
+        var badImageName = new SandboxSpec(TestSandboxes.newId(), "t", "../etc", false, null, Map.of(), null);
+        assertThatThrownBy(() -> env.create(badImageName)).isInstanceOf(PaddockException.class)
+                .extracting(e -> ((PaddockException) e).code()).isEqualTo("invalid_image_name");
         assertThatThrownBy(() -> env.create(SandboxSpec.defaults("../escape", "t"))).isInstanceOf(PaddockException.class)
                 .extracting(e -> ((PaddockException) e).code()).isEqualTo("invalid_sandbox_id");
         assertThat(env.driver.list()).isEmpty();
