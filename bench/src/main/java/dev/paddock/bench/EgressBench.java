@@ -1,10 +1,10 @@
 package dev.paddock.bench;
 
 import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.egress.EgressConfig;
-import dev.paddock.egress.EgressProxy;
-import dev.paddock.egress.ProxyListener;
-import dev.paddock.egress.Resolver;
+import dev.paddock.egress.policy.Resolver;
+import dev.paddock.egress.proxy.EgressConfig;
+import dev.paddock.egress.proxy.EgressProxy;
+import dev.paddock.egress.proxy.ProxyListener;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -6,6 +6,13 @@ import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.EgressAttachment;
 import dev.paddock.core.spi.EgressPort;
 import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.egress.policy.EgressRules;
+import dev.paddock.egress.proxy.EgressProxy;
+import dev.paddock.egress.proxy.ProxyListener;
+import dev.paddock.egress.proxy.SandboxCredentials;
+import dev.paddock.egress.tls.CertificateAuthority;
+import dev.paddock.egress.vault.CredentialRule;
+import dev.paddock.egress.vault.Vault;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -45,7 +45,7 @@ public final class PaddockServer implements AutoCloseable {
     private dev.paddock.agents.ManagedAgents agents;
     private dev.paddock.mcp.McpHttpEndpoint mcp;
     private final dev.paddock.browser.BrowserService browser;
-    private dev.paddock.egress.Vault vault;
+    private dev.paddock.egress.vault.Vault vault;
     private dev.paddock.core.egress.EgressAuditLog egressAudit;
 
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
@@ -78,7 +78,7 @@ public final class PaddockServer implements AutoCloseable {
     }
 
     /** Serves the vault at {@code /v1/secrets} and the egress audit log at {@code /v1/sandboxes/{id}/egress}; call before {@link #start()}. */
-    public synchronized PaddockServer egress(dev.paddock.egress.Vault vault, dev.paddock.core.egress.EgressAuditLog audit) {
+    public synchronized PaddockServer egress(dev.paddock.egress.vault.Vault vault, dev.paddock.core.egress.EgressAuditLog audit) {
         if (app != null) throw new IllegalStateException("egress must be set before the server starts");
         this.vault = vault;
         this.egressAudit = audit;

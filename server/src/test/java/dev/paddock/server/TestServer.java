@@ -68,7 +68,7 @@ final class TestServer implements AutoCloseable {
             browserVm = new dev.paddock.driver.browservm.BrowserVm(
                     dev.paddock.driver.browservm.BrowserVmConfig.defaults(dataDir.resolve("vm-assets")), Clock.systemUTC());
             server.agents(agents).browserVm(browserVm)
-                    .egress(new dev.paddock.egress.Vault(store.secrets(), dev.paddock.egress.VaultKey.fromDataDir(dataDir)), store.egressAudit());
+                    .egress(new dev.paddock.egress.vault.Vault(store.secrets(), dev.paddock.egress.vault.VaultKey.fromDataDir(dataDir)), store.egressAudit());
         }
         int port = server.start();
         admin = new Api(port, adminKey);

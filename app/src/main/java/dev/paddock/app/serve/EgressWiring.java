@@ -1,12 +1,12 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.egress.CertificateAuthority;
-import dev.paddock.egress.EgressConfig;
-import dev.paddock.egress.EgressProxy;
 import dev.paddock.egress.ProxyEgressPort;
-import dev.paddock.egress.Vault;
-import dev.paddock.egress.VaultKey;
+import dev.paddock.egress.proxy.EgressConfig;
+import dev.paddock.egress.proxy.EgressProxy;
+import dev.paddock.egress.tls.CertificateAuthority;
+import dev.paddock.egress.vault.Vault;
+import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.store.JdbcStore;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,8 @@
 package dev.paddock.server.routes.egress;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.egress.SecretValue;
-import dev.paddock.egress.Vault;
+import dev.paddock.egress.vault.SecretValue;
+import dev.paddock.egress.vault.Vault;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;

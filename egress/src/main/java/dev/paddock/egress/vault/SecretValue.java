@@ -1,0 +1,56 @@
+package dev.paddock.egress.vault;
+
+import dev.paddock.core.PaddockException;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * A secret in memory. Its {@link #toString()} is redacted so it cannot leak through logs, string concatenation
+ * or exception messages; the value comes out only through {@link #reveal()}, called by the proxy when it injects it.
+ */
+public final class SecretValue {
+    /** Largest secret accepted (64 KiB). */
+    public static final int MAX_BYTES = 64 * 1024;
+
+    private final byte[] utf8;
+
+    private SecretValue(byte[] utf8) {
+        if (utf8.length == 0) throw PaddockException.invalid("invalid_secret", "a secret value must not be empty");
+        if (utf8.length > MAX_BYTES) throw PaddockException.invalid("invalid_secret", "a secret value must be at most " + MAX_BYTES + " bytes");
+        this.utf8 = utf8;
+    }
+
+    public static SecretValue of(String value) {
+        if (value == null) throw PaddockException.invalid("invalid_secret", "a secret value is required");
+        return new SecretValue(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static SecretValue ofBytes(byte[] utf8) { return new SecretValue(utf8.clone()); }
+
+    /** The plain value. Call only where it leaves for its destination. */
+    public String reveal() { return new String(utf8, StandardCharsets.UTF_8); }
+
+    byte[] bytes() { return utf8.clone(); }
+
+    /** True when the value can be written into an HTTP header without changing the header's structure. */
+    public boolean isHeaderSafe() {
+        String s = reveal();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 && c != '\t' || c == 0x7f || c > 0xff) return false;
+        }
+        return true;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SecretValue other && MessageDigest.isEqual(utf8, other.utf8);
+    }
+
+    @Override
+    public int hashCode() { return 0; } // constant: a hash of the value would leak information about it
+
+    @Override
+    public String toString() { return "SecretValue[redacted]"; }
+}
