@@ -24,7 +24,6 @@ import java.util.regex.Pattern;
 public final class Vault {
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
-    private static final Pattern SECRET_ID = Pattern.compile("sec_[0-9a-z]{26}");
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
 
@@ -95,7 +94,7 @@ public final class Vault {
     /** A token derived from the vault key for {@code label} that reveals nothing about the key ({@link VaultKey#placeholderToken}). */
     public byte[] placeholderToken(String label) { return key.placeholderToken(label); }
 
-    static boolean isSecretId(String id) { return id != null && SECRET_ID.matcher(id).matches(); }
+    static boolean isSecretId(String id) { return Ids.isValid("sec", id); }
 
     static String requireTenant(String tenantId) {
         if (tenantId == null || !TENANT.matcher(tenantId).matches()) {
