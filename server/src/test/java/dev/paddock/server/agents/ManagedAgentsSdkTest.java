@@ -1,7 +1,7 @@
 package dev.paddock.server.agents;
 
-import static dev.paddock.server.agents.ScriptedModel.text;
-import static dev.paddock.server.agents.ScriptedModel.toolUse;
+import static dev.paddock.agents.testing.ScriptedModel.text;
+import static dev.paddock.agents.testing.ScriptedModel.toolUse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,6 +25,7 @@ import com.anthropic.models.beta.sessions.events.BetaManagedAgentsStreamSessionE
 import com.anthropic.models.beta.sessions.events.EventListParams;
 import com.anthropic.models.beta.sessions.events.EventSendParams;
 import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.testing.ScriptedModel;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.access.Principal;
 import java.io.IOException;
