@@ -188,6 +188,6 @@ public final class EventIntake {
     }
 
     private boolean selfHosted(Session session) {
-        return EnvironmentConfigs.SELF_HOSTED.equals(sessions.environmentType(session));
+        return sessions.selfHosted(session);
     }
 }

@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.agents.loop.History;
 import dev.paddock.core.agents.SessionEvent;
+import java.lang.ref.SoftReference;
 import java.util.List;
 import java.util.function.Function;
 
@@ -16,7 +17,8 @@ public final class HistoryProjection {
 
     private final EventLog events;
     private final String sessionId;
-    private final History history = new History();
+    /** Soft, so idle sessions' conversations give way under memory pressure; the next read then reads the log again. */
+    private SoftReference<History> held = new SoftReference<>(new History());
 
     public HistoryProjection(EventLog events, String sessionId) {
         this.events = events;
@@ -25,9 +27,14 @@ public final class HistoryProjection {
 
     /** Brings the history up to the log's last event, then answers {@code query} from it. */
     public synchronized <T> T read(Function<History, T> query) {
+        History history = held.get();
+        if (history == null) {
+            history = new History();
+            held = new SoftReference<>(history);
+        }
         while (true) {
             List<SessionEvent> batch = events.after(sessionId, history.seq(), BATCH);
-            batch.forEach(history::add);
+            for (SessionEvent e : batch) history.add(e);
             if (batch.size() < BATCH) break;
         }
         return query.apply(history);

@@ -27,8 +27,8 @@ final class SessionFinder {
         return s;
     }
 
-    /** The config type of the session's environment (cloud, self_hosted, none). */
-    String environmentType(Session session) {
-        return store.find(Resource.ENVIRONMENT, session.tenantId(), session.environmentId()).map(Resource::state).orElse(EnvironmentConfigs.CLOUD);
+    /** True when the session's environment is self-hosted: an external worker runs its tools. */
+    boolean selfHosted(Session session) {
+        return store.find(Resource.ENVIRONMENT, session.tenantId(), session.environmentId()).map(Environment::of).map(Environment::selfHosted).orElse(false);
     }
 }

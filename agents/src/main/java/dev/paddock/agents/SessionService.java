@@ -59,8 +59,8 @@ public final class SessionService {
         Callers.requireApiKey(p, "create sessions");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         String envId = Fields.requiredString(body, "environment_id", 64);
-        Resource env = environments.find(p, envId);
-        if (env.archivedAt() != null) {
+        Resource envRow = environments.find(p, envId);
+        if (envRow.archivedAt() != null) {
             throw PaddockException.invalid("environment_archived", "environment " + envId + " is archived; sessions cannot start in it");
         }
         if (!config.hasModel()) {
@@ -98,12 +98,12 @@ public final class SessionService {
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
         store.insert(session.row());
-        String envType = env.state();
-        if (EnvironmentConfigs.NONE.equals(envType)) {
+        Environment env = Environment.of(envRow);
+        if (env.sandboxFree()) {
             events.append(id, p.tenantId(), SessionEventType.SESSION_WARNING, Map.of("code", "sandbox_free",
                     "message", "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
         }
-        if (EnvironmentConfigs.SELF_HOSTED.equals(envType)) work.enqueue(p.tenantId(), envId, id);
+        if (env.selfHosted()) work.enqueue(p.tenantId(), envId, id);
         if (initial != null && !initial.isEmpty()) intake.send(p, id, Map.of("events", initial));
         return get(p, id);
     }
