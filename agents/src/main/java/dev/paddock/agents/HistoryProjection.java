@@ -12,7 +12,7 @@ import java.util.function.Function;
  * (at start, or after a server restart) reads the log once from the beginning. The agent loop and the intake of
  * client events share it; every read holds its lock.
  */
-public final class HistoryProjection {
+final class HistoryProjection {
     private static final int BATCH = 500;
 
     private final EventLog events;
@@ -20,13 +20,13 @@ public final class HistoryProjection {
     /** Soft, so idle sessions' conversations give way under memory pressure; the next read then reads the log again. */
     private SoftReference<History> held = new SoftReference<>(new History());
 
-    public HistoryProjection(EventLog events, String sessionId) {
+    HistoryProjection(EventLog events, String sessionId) {
         this.events = events;
         this.sessionId = sessionId;
     }
 
     /** Brings the history up to the log's last event, then answers {@code query} from it. */
-    public synchronized <T> T read(Function<History, T> query) {
+    synchronized <T> T read(Function<History, T> query) {
         History history = held.get();
         if (history == null) {
             history = new History();

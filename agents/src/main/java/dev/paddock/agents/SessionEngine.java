@@ -98,7 +98,7 @@ public final class SessionEngine implements AutoCloseable {
     }
 
     /** The session's conversation as its loop sees it. */
-    public HistoryProjection history(String tenantId, String sessionId) {
+    HistoryProjection history(String tenantId, String sessionId) {
         return run(tenantId, sessionId).history;
     }
 
