@@ -15,8 +15,8 @@ import java.util.Set;
  * A session's conversation projected from its events: the messages to send to the model, and the tool calls of the
  * last model turn still waiting for a result. Tool-use ids in the conversation are the ids of the
  * {@code agent.tool_use} events, so the history needs nothing beyond the event log and survives restarts. It is
- * advanced one event at a time, in append order; an event it already holds (by {@code seq}) is skipped, so adding
- * the log's events again after it is a no-op.
+ * advanced one event at a time, in append order; an event it already holds (by {@code seq}, which the log starts
+ * at 1) is skipped, so adding the log's events again is a no-op.
  */
 public final class History {
     /** A tool call that has no result yet. */
