@@ -1,16 +1,21 @@
 package dev.paddock.agents;
 
+import dev.paddock.access.Principal;
 import dev.paddock.agents.loop.History;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
-import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.Session;
 import dev.paddock.core.agents.SessionEvent;
-import dev.paddock.access.Principal;
+import dev.paddock.core.agents.SessionEventType;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Events sent by clients and workers. All events of one request are checked before any is written, so a bad one
@@ -19,21 +24,25 @@ import java.util.Set;
  * session's work lease.
  */
 public final class EventIntake {
-    private static final Set<String> TYPES = Set.of("user.message", "user.interrupt", "user.tool_confirmation", "user.tool_result",
-            "user.custom_tool_result");
+    /** The types clients and workers may send. */
+    private static final Set<SessionEventType> TYPES = EnumSet.of(SessionEventType.USER_MESSAGE, SessionEventType.USER_INTERRUPT,
+            SessionEventType.USER_TOOL_CONFIRMATION, SessionEventType.USER_TOOL_RESULT, SessionEventType.USER_CUSTOM_TOOL_RESULT);
+    private static final Set<String> TYPE_NAMES = TYPES.stream().map(SessionEventType::wire).collect(Collectors.toCollection(TreeSet::new));
     private static final int MAX_EVENTS = 100;
 
-    private final SessionService sessions;
+    /** One checked event: its type and its normalised fields. */
+    record Accepted(SessionEventType type, Map<String, Object> body) {}
+
+    private final SessionFinder sessions;
     private final EventLog events;
     private final SessionEngine engine;
     private final WorkQueue work;
 
-    public EventIntake(SessionService sessions, EventLog events, SessionEngine engine, WorkQueue work) {
+    EventIntake(SessionFinder sessions, EventLog events, SessionEngine engine, WorkQueue work) {
         this.sessions = sessions;
         this.events = events;
         this.engine = engine;
         this.work = work;
-        sessions.intake(this);
     }
 
     /** Appends the events and wakes the agent loop; answers {@code {data:[…]}} with the stored events. */
@@ -49,62 +58,55 @@ public final class EventIntake {
         Fields.allowOnly(body, Set.of("events"), "");
         List<Object> raw = Fields.array(body.get("events"), "events");
         if (raw == null || raw.isEmpty()) throw PaddockException.invalid("missing_field", "field 'events' must hold at least one event");
-        Resource session = sessions.find(p, sessionId);
-        if ("terminated".equals(session.state())) {
+        Session session = sessions.find(p, sessionId);
+        if (session.terminated()) {
             throw PaddockException.conflict("session_terminated", "session " + sessionId + " is terminated and takes no more events");
         }
-        List<Map<String, Object>> checked = validate(p, session, raw, workerId);
+        List<Accepted> checked = validate(p, session, raw, workerId);
         List<Map<String, Object>> out = new ArrayList<>();
         boolean wake = false;
         boolean interrupt = false;
-        for (Map<String, Object> e : checked) {
-            Map<String, Object> fields = new LinkedHashMap<>(e);
-            String type = (String) fields.remove("type");
-            SessionEvent stored = events.append(session.id(), session.tenantId(), type, fields);
+        for (Accepted e : checked) {
+            SessionEvent stored = events.append(session.id(), session.tenantId(), e.type(), e.body());
             out.add(EventLog.wire(stored));
-            if (type.equals("user.interrupt")) interrupt = true;
+            if (e.type() == SessionEventType.USER_INTERRUPT) interrupt = true;
             else wake = true;
         }
         if (interrupt) engine.interrupt(session.tenantId(), session.id());
         if (wake) {
             engine.wake(session.tenantId(), session.id());
-            if (EnvironmentConfigs.SELF_HOSTED.equals(environmentType(session))) work.enqueue(session.tenantId(), session.parentId(), session.id());
+            if (selfHosted(session)) work.enqueue(session.tenantId(), session.environmentId(), session.id());
         }
         return Map.of("data", out);
     }
 
-    /** Checks every event; returns them normalised (type first). */
-    List<Map<String, Object>> validate(Principal p, Resource session, List<Object> raw) {
-        return validate(p, session, raw, null);
+    /** Checks every event of a session being created; nothing is written. */
+    void validate(Principal p, Session session, List<Object> raw) {
+        validate(p, session, raw, null);
     }
 
-    private List<Map<String, Object>> validate(Principal p, Resource session, List<Object> raw, String workerId) {
+    private List<Accepted> validate(Principal p, Session session, List<Object> raw, String workerId) {
         if (raw.size() > MAX_EVENTS) throw PaddockException.invalid("too_many_events", "send at most " + MAX_EVENTS + " events at once");
-        History h = null;
-        Set<String> answeredHere = new java.util.HashSet<>();
-        List<Map<String, Object>> out = new ArrayList<>();
+        HistoryProjection history = null;
+        Set<String> answeredHere = new HashSet<>();
+        List<Accepted> out = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             String where = "events[" + i + "]";
             Map<String, Object> e = Fields.object(raw.get(i), where);
-            String type = Fields.requiredString(e, "type", 64);
-            if (!TYPES.contains(type)) {
-                throw PaddockException.invalid("unknown_event_type", "field '" + where + ".type' must be one of " + new java.util.TreeSet<>(TYPES)
-                        + ", got '" + Text.clip(type, 60) + "'");
-            }
+            String name = Fields.requiredString(e, "type", 64);
+            SessionEventType type = SessionEventType.fromWire(name).filter(TYPES::contains).orElseThrow(() -> PaddockException.invalid(
+                    "unknown_event_type", "field '" + where + ".type' must be one of " + TYPE_NAMES + ", got '" + Text.clip(name, 60) + "'"));
             Map<String, Object> n = new LinkedHashMap<>();
-            n.put("type", type);
             switch (type) {
-                case "user.message" -> {
+                case USER_MESSAGE -> {
                     Fields.allowOnly(e, Set.of("type", "content"), where);
                     n.put("content", content(e.get("content"), where + ".content", true));
                 }
-                case "user.interrupt" -> {
-                    Fields.allowOnly(e, Set.of("type", "session_thread_id"), where);
-                }
-                case "user.tool_confirmation" -> {
+                case USER_INTERRUPT -> Fields.allowOnly(e, Set.of("type", "session_thread_id"), where);
+                case USER_TOOL_CONFIRMATION -> {
                     Fields.allowOnly(e, Set.of("type", "tool_use_id", "result", "deny_message"), where);
-                    if (h == null) h = History.of(events.all(session.id()));
-                    String useId = knownUse(h, e, "tool_use_id", where, session);
+                    if (history == null) history = engine.history(session.tenantId(), session.id());
+                    String useId = knownUse(history, e, "tool_use_id", where, session);
                     String result = Fields.requiredString(e, "result", 8);
                     if (!result.equals("allow") && !result.equals("deny")) {
                         throw PaddockException.invalid("invalid_field", "field '" + where + ".result' must be allow or deny");
@@ -113,15 +115,16 @@ public final class EventIntake {
                     n.put("result", result);
                     n.put("deny_message", Fields.optionalString(e, "deny_message", 4096));
                 }
-                case "user.tool_result", "user.custom_tool_result" -> {
-                    String idField = type.equals("user.tool_result") ? "tool_use_id" : "custom_tool_use_id";
+                case USER_TOOL_RESULT, USER_CUSTOM_TOOL_RESULT -> {
+                    boolean builtIn = type == SessionEventType.USER_TOOL_RESULT;
+                    String idField = builtIn ? "tool_use_id" : "custom_tool_use_id";
                     Fields.allowOnly(e, Set.of("type", idField, "content", "is_error"), where);
-                    if (h == null) h = History.of(events.all(session.id()));
-                    String useId = knownUse(h, e, idField, where, session);
-                    History.PendingUse use = h.use(useId);
-                    if (type.equals("user.tool_result") == use.custom()) {
+                    if (history == null) history = engine.history(session.tenantId(), session.id());
+                    String useId = knownUse(history, e, idField, where, session);
+                    History.PendingUse use = history.read(h -> h.use(useId));
+                    if (builtIn == use.custom()) {
                         throw PaddockException.invalid("wrong_result_type", "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
-                                + " tool call; answer it with " + (use.custom() ? "user.custom_tool_result" : "user.tool_result"));
+                                + " tool call; answer it with " + (use.custom() ? SessionEventType.USER_CUSTOM_TOOL_RESULT : SessionEventType.USER_TOOL_RESULT));
                     }
                     if (!answeredHere.add(useId)) {
                         throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " is answered twice in this request");
@@ -134,28 +137,28 @@ public final class EventIntake {
                         throw PaddockException.conflict("no_live_lease", "no worker holds a live lease on this session's work; "
                                 + "poll, ack and heartbeat the work item before sending tool results");
                     }
-                    if (!use.custom() && !EnvironmentConfigs.SELF_HOSTED.equals(environmentType(session))) {
+                    if (!use.custom() && !selfHosted(session)) {
                         throw PaddockException.invalid("tool_runs_in_paddock", "tool call " + useId + " runs in this session's Paddock sandbox; "
-                                + "only self-hosted environments take user.tool_result");
+                                + "only self-hosted environments take " + SessionEventType.USER_TOOL_RESULT);
                     }
                     n.put(idField, useId);
                     n.put("content", content(e.get("content"), where + ".content", false));
                     n.put("is_error", Fields.bool(e, "is_error", false));
                 }
-                default -> throw new IllegalStateException(type);
+                default -> throw new IllegalStateException(name);
             }
-            out.add(n);
+            out.add(new Accepted(type, n));
         }
         return out;
     }
 
-    private static String knownUse(History h, Map<String, Object> e, String field, String where, Resource session) {
+    private static String knownUse(HistoryProjection history, Map<String, Object> e, String field, String where, Session session) {
         String useId = Fields.requiredString(e, field, 64);
-        if (!h.knowsUse(useId)) {
+        if (!history.read(h -> h.knowsUse(useId))) {
             throw PaddockException.invalid("unknown_tool_use_id", "field '" + where + "." + field + "' names no tool call of session "
                     + session.id() + ": '" + Text.clip(useId, 60) + "'");
         }
-        if (h.isAnswered(useId)) {
+        if (history.read(h -> h.isAnswered(useId))) {
             throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " already has a result");
         }
         return useId;
@@ -184,7 +187,7 @@ public final class EventIntake {
         return out;
     }
 
-    private String environmentType(Resource session) {
-        return sessions.environmentType(session);
+    private boolean selfHosted(Session session) {
+        return sessions.selfHosted(session);
     }
 }

@@ -2,12 +2,13 @@ package dev.paddock.agents;
 
 import dev.paddock.core.agents.SessionEvent;
 import dev.paddock.core.agents.SessionEventStore;
+import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,11 +64,11 @@ public final class EventLog {
         }
     }
 
-    public SessionEvent append(String sessionId, String tenantId, String type, Map<String, Object> body) {
+    public SessionEvent append(String sessionId, String tenantId, SessionEventType type, Map<String, Object> body) {
         ReentrantLock lock = appendLocks[Math.floorMod(sessionId.hashCode(), appendLocks.length)];
         lock.lock();
         try {
-            SessionEvent e = store.append(sessionId, tenantId, type, body);
+            SessionEvent e = store.append(sessionId, tenantId, type.wire(), body);
             Set<Subscription> set = subscribers.get(sessionId);
             if (set != null) set.forEach(s -> s.offer(e));
             return e;
@@ -96,20 +97,8 @@ public final class EventLog {
         return store.after(sessionId, seq, limit);
     }
 
-    public java.util.Optional<SessionEvent> find(String sessionId, String eventId) {
+    public Optional<SessionEvent> find(String sessionId, String eventId) {
         return store.find(sessionId, eventId);
-    }
-
-    /** Every event of the session, oldest first. */
-    public List<SessionEvent> all(String sessionId) {
-        List<SessionEvent> out = new ArrayList<>();
-        long seq = 0;
-        while (true) {
-            List<SessionEvent> batch = store.after(sessionId, seq, 500);
-            out.addAll(batch);
-            if (batch.size() < 500) return out;
-            seq = batch.getLast().seq();
-        }
     }
 
     /** The wire object: {@code id}, {@code type}, {@code processed_at} and the event's own fields. */

@@ -40,8 +40,9 @@ public final class ManagedAgents implements AutoCloseable {
         this.work = new WorkQueue(store.work(), config, clock);
         SandboxTools sandboxes = new SandboxTools(host, store.resources(), config);
         this.engine = new SessionEngine(store.resources(), events, sandboxes, supplier, config, clock);
-        this.sessions = new SessionService(store.resources(), agents, environments, events, engine, work, sandboxes, config, clock);
-        this.intake = new EventIntake(sessions, events, engine, work);
+        SessionFinder finder = new SessionFinder(store.resources(), environments);
+        this.intake = new EventIntake(finder, events, engine, work);
+        this.sessions = new SessionService(store.resources(), agents, environments, finder, intake, events, engine, work, sandboxes, config, clock);
     }
 
     public AgentService agents() { return agents; }

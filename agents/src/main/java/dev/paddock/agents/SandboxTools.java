@@ -1,6 +1,8 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.Session;
 import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.store.SandboxRecord;
@@ -9,6 +11,7 @@ import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.toolset.AgentToolset;
 import dev.paddock.toolset.ToolResult;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -29,38 +32,37 @@ public final class SandboxTools {
         this.packages = new EnvironmentPackages(host, config.packageMirrors());
     }
 
-    public ToolResult run(Resource session, Map<String, Object> envConfig, String tool, Map<String, Object> input) {
+    public ToolResult run(Session session, Environment env, String tool, Map<String, Object> input) {
         Principal owner = owner(session);
         // a first install can take minutes: it runs before, not under, the lock that makes session sandboxes
-        if (!isLive(owner, session.aux())) packages.prepare(owner, EnvironmentPackages.wanted(envConfig));
-        String sandboxId = ensureSandbox(session, envConfig, owner);
+        if (!isLive(owner, session.sandboxId())) packages.prepare(owner, env.packages());
+        String sandboxId = ensureSandbox(session, env, owner);
         return new AgentToolset(host, owner, sandboxId).execute(tool, input);
     }
 
     /** The session's live sandbox, if it has one. */
     public Optional<String> sandboxOf(String tenantId, String sessionId) {
-        return store.find(Resource.SESSION, tenantId, sessionId).map(Resource::aux)
+        return find(tenantId, sessionId).map(Session::sandboxId)
                 .filter(id -> isLive(new Principal(tenantId, "agents", false), id));
     }
 
-    public void release(Resource session) {
-        if (session.aux() == null) return;
+    public void release(Session session) {
+        if (session.sandboxId() == null) return;
         try {
-            host.delete(owner(session), session.aux());
+            host.delete(owner(session), session.sandboxId());
         } catch (RuntimeException ignored) {
             // already gone
         }
     }
 
-    private synchronized String ensureSandbox(Resource session, Map<String, Object> envConfig, Principal owner) {
-        Resource current = store.find(Resource.SESSION, session.tenantId(), session.id()).orElse(session);
-        if (current.aux() != null && isLive(owner, current.aux())) return current.aux();
-        boolean sandboxFree = EnvironmentConfigs.NONE.equals(envConfig.get("type"));
-        String driver = sandboxFree ? config.sandboxFreeDriver() : (String) envConfig.get(EnvironmentConfigs.DRIVER_FIELD);
-        NetworkPolicy network = sandboxFree ? NetworkPolicy.NONE : EnvironmentConfigs.network(envConfig);
-        Map<String, java.util.List<String>> wanted = sandboxFree ? Map.of() : EnvironmentPackages.wanted(envConfig);
+    private synchronized String ensureSandbox(Session session, Environment env, Principal owner) {
+        Session current = find(session.tenantId(), session.id()).orElse(session);
+        if (current.sandboxId() != null && isLive(owner, current.sandboxId())) return current.sandboxId();
+        String driver = env.sandboxFree() ? config.sandboxFreeDriver() : env.driver();
+        NetworkPolicy network = env.sandboxFree() ? NetworkPolicy.NONE : env.network();
+        Map<String, List<String>> wanted = env.sandboxFree() ? Map.of() : env.packages();
         SandboxRequest request = new SandboxRequest(driver, null, false, null, EnvironmentPackages.environment(wanted), network, null, null, null);
-        SandboxRecord created = sandboxFree ? host.createSandboxFree(owner, request) : host.create(owner, request);
+        SandboxRecord created = env.sandboxFree() ? host.createSandboxFree(owner, request) : host.create(owner, request);
         try {
             packages.install(owner, created.id(), wanted);
         } catch (RuntimeException e) {
@@ -68,15 +70,19 @@ public final class SandboxTools {
             throw e;
         }
         for (int attempt = 0; attempt < 5; attempt++) {
-            Resource latest = store.find(Resource.SESSION, session.tenantId(), session.id()).orElseThrow();
+            Session latest = find(session.tenantId(), session.id()).orElseThrow();
             try {
-                store.update(latest.withAux(created.id()));
+                store.update(latest.withSandbox(created.id()).row());
                 break;
-            } catch (dev.paddock.core.PaddockException e) {
+            } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }
         }
         return created.id();
+    }
+
+    private Optional<Session> find(String tenantId, String sessionId) {
+        return store.find(Resource.SESSION, tenantId, sessionId).map(Session::new);
     }
 
     private boolean isLive(Principal owner, String sandboxId) {
@@ -88,7 +94,7 @@ public final class SandboxTools {
         }
     }
 
-    static Principal owner(Resource session) {
+    static Principal owner(Session session) {
         return new Principal(session.tenantId(), "agents", false);
     }
 }

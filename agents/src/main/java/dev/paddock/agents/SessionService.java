@@ -6,7 +6,8 @@ import dev.paddock.core.Text;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceFilter;
 import dev.paddock.core.agents.ResourceStore;
-import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.agents.Session;
+import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.access.Principal;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** Sessions: an agent at a version, running in an environment, with its event log. */
@@ -24,24 +26,27 @@ public final class SessionService {
     private static final Set<String> CREATE_FIELDS = Set.of("agent", "environment_id", "metadata", "title", "resources", "vault_ids",
             "initial_events", "budget");
     private static final Set<String> UPDATE_FIELDS = Set.of("metadata", "title", "vault_ids", "agent", "budget");
-    private static final Set<String> STATUSES = Set.of("idle", "running", "rescheduling", "terminated");
+    private static final Set<String> STATUSES = Set.of(Session.IDLE, Session.RUNNING, Session.RESCHEDULING, Session.TERMINATED);
 
     private final ResourceStore store;
     private final AgentService agents;
     private final EnvironmentService environments;
+    private final SessionFinder finder;
+    private final EventIntake intake;
     private final EventLog events;
     private final SessionEngine engine;
     private final WorkQueue work;
     private final SandboxTools sandboxes;
     private final AgentsConfig config;
     private final Clock clock;
-    private EventIntake intake;
 
-    public SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, EventLog events, SessionEngine engine,
-                          WorkQueue work, SandboxTools sandboxes, AgentsConfig config, Clock clock) {
+    SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
+                   EventLog events, SessionEngine engine, WorkQueue work, SandboxTools sandboxes, AgentsConfig config, Clock clock) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
+        this.finder = finder;
+        this.intake = intake;
         this.events = events;
         this.engine = engine;
         this.work = work;
@@ -50,16 +55,12 @@ public final class SessionService {
         this.clock = clock;
     }
 
-    void intake(EventIntake intake) {
-        this.intake = intake;
-    }
-
     public Map<String, Object> create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create sessions");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         String envId = Fields.requiredString(body, "environment_id", 64);
-        Resource env = environments.find(p, envId);
-        if (env.archivedAt() != null) {
+        Resource envRow = environments.find(p, envId);
+        if (envRow.archivedAt() != null) {
             throw PaddockException.invalid("environment_archived", "environment " + envId + " is archived; sessions cannot start in it");
         }
         if (!config.hasModel()) {
@@ -81,7 +82,7 @@ public final class SessionService {
         s.put("type", "session");
         s.put("agent", agent);
         s.put("environment_id", envId);
-        s.put("status", "idle");
+        s.put("status", Session.IDLE);
         s.put("title", Fields.optionalString(body, "title", 512));
         s.put("metadata", Fields.metadata(body.get("metadata"), "metadata"));
         s.put("resources", new ArrayList<>());
@@ -93,22 +94,22 @@ public final class SessionService {
         s.put("created_at", Times.iso(now));
         s.put("updated_at", Times.iso(now));
         s.put("archived_at", null);
-        Resource r = new Resource(Resource.SESSION, id, p.tenantId(), null, "idle", envId, (String) agent.get("id"), null, 0, 0, now, now, null, s);
+        Session session = Session.create(id, p.tenantId(), envId, (String) agent.get("id"), now, s);
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
-        if (initial != null) intake.validate(p, r, initial);
-        store.insert(r);
-        String envType = env.state();
-        if (EnvironmentConfigs.NONE.equals(envType)) {
-            events.append(id, p.tenantId(), "session.warning", Map.of("code", "sandbox_free",
+        if (initial != null) intake.validate(p, session, initial);
+        store.insert(session.row());
+        Environment env = Environment.of(envRow);
+        if (env.sandboxFree()) {
+            events.append(id, p.tenantId(), SessionEventType.SESSION_WARNING, Map.of("code", "sandbox_free",
                     "message", "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
         }
-        if (EnvironmentConfigs.SELF_HOSTED.equals(envType)) work.enqueue(p.tenantId(), envId, id);
+        if (env.selfHosted()) work.enqueue(p.tenantId(), envId, id);
         if (initial != null && !initial.isEmpty()) intake.send(p, id, Map.of("events", initial));
         return get(p, id);
     }
 
     public Map<String, Object> get(Principal p, String id) {
-        return view(find(p, id));
+        return view(finder.find(p, id).row());
     }
 
     /**
@@ -117,8 +118,9 @@ public final class SessionService {
      * {@code /v1/sandboxes/{id}/files} and {@code /outputs}, also after the session ended.
      */
     static Map<String, Object> view(Resource r) {
-        Map<String, Object> out = new LinkedHashMap<>(r.body());
-        out.put(SANDBOX_FIELD, r.aux());
+        Session s = new Session(r);
+        Map<String, Object> out = new LinkedHashMap<>(s.body());
+        out.put(SANDBOX_FIELD, s.sandboxId());
         return out;
     }
 
@@ -145,7 +147,7 @@ public final class SessionService {
         if (body.get("agent") != null || body.get("budget") != null) {
             throw PaddockException.invalid("not_supported", "Paddock cannot change a session's agent or budget yet; update its title or metadata");
         }
-        Resource r = find(p, id);
+        Resource r = finder.find(p, id).row();
         Map<String, Object> s = new LinkedHashMap<>(r.body());
         if (body.containsKey("title")) s.put("title", Fields.optionalString(body, "title", 512));
         if (body.containsKey("metadata")) s.put("metadata", Fields.patchMetadata(AgentSpec.map(r.body().get("metadata")), body.get("metadata"), "metadata"));
@@ -155,15 +157,15 @@ public final class SessionService {
         Map<String, Object> ev = new LinkedHashMap<>();
         ev.put("title", s.get("title"));
         ev.put("metadata", s.get("metadata"));
-        events.append(id, p.tenantId(), "session.updated", ev);
+        events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, ev);
         return out;
     }
 
     /** Archives the session: its loop stops, its sandbox and work are released, and it is terminated. */
     public Map<String, Object> archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive sessions");
-        Resource r = find(p, id);
-        if (r.archivedAt() != null) return view(r);
+        Session r = finder.find(p, id);
+        if (r.row().archivedAt() != null) return view(r.row());
         Resource ended = terminate(r);
         Instant now = clock.instant();
         Map<String, Object> s = new LinkedHashMap<>(ended.body());
@@ -173,28 +175,23 @@ public final class SessionService {
 
     public Map<String, Object> delete(Principal p, String id) {
         Callers.requireApiKey(p, "delete sessions");
-        Resource r = find(p, id);
-        terminate(r);
-        events.append(id, p.tenantId(), "session.deleted", Map.of());
+        terminate(finder.find(p, id));
+        events.append(id, p.tenantId(), SessionEventType.SESSION_DELETED, Map.of());
         store.delete(Resource.SESSION, p.tenantId(), id);
         events.endAll(id);
         return Map.of("id", id, "type", "session_deleted");
     }
 
-    private Resource terminate(Resource r) {
+    private Resource terminate(Session r) {
         engine.forget(r.id());
         work.stopForSession(r.id());
-        sandboxes.release(store.find(Resource.SESSION, r.tenantId(), r.id()).orElse(r));
-        if ("terminated".equals(r.state())) return r;
+        sandboxes.release(current(r).orElse(r));
+        if (r.terminated()) return r.row();
         for (int attempt = 0; ; attempt++) {
-            Resource cur = store.find(Resource.SESSION, r.tenantId(), r.id()).orElseThrow(() -> PaddockException.notFound("session", r.id()));
-            Instant now = clock.instant();
-            Map<String, Object> s = new LinkedHashMap<>(cur.body());
-            s.put("status", "terminated");
-            s.put("updated_at", Times.iso(now));
+            Session cur = current(r).orElseThrow(() -> PaddockException.notFound("session", r.id()));
             try {
-                Resource out = store.update(cur.withState("terminated", now).withBody(s, now));
-                events.append(r.id(), r.tenantId(), "session.status_terminated", Map.of());
+                Resource out = store.update(cur.withStatus(Session.TERMINATED, clock.instant()).row());
+                events.append(r.id(), r.tenantId(), SessionEventType.SESSION_STATUS_TERMINATED, Map.of());
                 return out;
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code()) || attempt > 10) throw e;
@@ -202,14 +199,13 @@ public final class SessionService {
         }
     }
 
+    private Optional<Session> current(Session s) {
+        return store.find(Resource.SESSION, s.tenantId(), s.id()).map(Session::new);
+    }
+
     /** Finds a session; an environment key sees the sessions of its environment only. */
     public Resource find(Principal p, String id) {
-        Ids.require(PREFIX, id, "session_id");
-        Resource r = store.find(Resource.SESSION, p.tenantId(), id).orElseThrow(() -> PaddockException.notFound("session", id));
-        if (Callers.isEnvironmentKey(p) && !environments.boundEnvironment(p).equals(r.parentId())) {
-            throw PaddockException.notFound("session", id);
-        }
-        return r;
+        return finder.find(p, id).row();
     }
 
     private Map<String, Object> agentSnapshot(Principal p, Object ref) {
@@ -237,14 +233,4 @@ public final class SessionService {
         }
         return snap;
     }
-
-    /** The config type of the session's environment (cloud, self_hosted, none). */
-    String environmentType(Resource session) {
-        return store.find(Resource.ENVIRONMENT, session.tenantId(), session.parentId()).map(Resource::state).orElse(EnvironmentConfigs.CLOUD);
-    }
-
-    SessionEvent append(Resource session, String type, Map<String, Object> body) {
-        return events.append(session.id(), session.tenantId(), type, body);
-    }
-
 }

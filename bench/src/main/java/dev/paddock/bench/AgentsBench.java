@@ -5,6 +5,7 @@ import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;
 import dev.paddock.app.serve.WorkerRuntime;
+import dev.paddock.core.agents.SessionEventType;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -104,7 +105,7 @@ public final class AgentsBench {
             for (int i = 0; i < n; i++) {
                 AtomicInteger seen = new AtomicInteger();
                 readers.add(Thread.ofVirtual().start(() -> follow(session, ready, type -> {
-                    if (type.equals("user.message") && seen.incrementAndGet() == FANOUT_EVENTS) done.countDown();
+                    if (type.equals(SessionEventType.USER_MESSAGE.wire()) && seen.incrementAndGet() == FANOUT_EVENTS) done.countDown();
                 }, done)));
             }
             if (!ready.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("subscribers did not connect");
@@ -210,11 +211,11 @@ public final class AgentsBench {
             Thread reader = Thread.ofVirtual().start(() -> follow(session, ready, type -> {
                 long now = System.nanoTime();
                 lastEvent.set(now);
-                if (type.equals("agent.tool_use")) open[0] = now;
-                else if (type.equals("user.tool_result")) {
+                if (type.equals(SessionEventType.AGENT_TOOL_USE.wire())) open[0] = now;
+                else if (type.equals(SessionEventType.USER_TOOL_RESULT.wire())) {
                     pairs.add(new long[] {open[0], now});
                     results.incrementAndGet();
-                } else if (type.equals("session.status_idle") && results.get() >= TOOL_CALLS) idle.countDown();
+                } else if (type.equals(SessionEventType.SESSION_STATUS_IDLE.wire()) && results.get() >= TOOL_CALLS) idle.countDown();
             }, idle));
             if (!ready.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("subscriber did not connect");
             api.json("POST", "/v1/sessions/" + session + "/events", Map.of(), messages(1));
@@ -267,7 +268,7 @@ public final class AgentsBench {
         ObjectNode body = obj();
         var events = body.putArray("events");
         for (int i = 0; i < count; i++) {
-            events.addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "m" + i);
+            events.addObject().put("type", SessionEventType.USER_MESSAGE.wire()).putArray("content").addObject().put("type", "text").put("text", "m" + i);
         }
         return body;
     }

@@ -1,6 +1,8 @@
 package dev.paddock.agents.loop;
 
 import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.agents.SessionEventType;
+import dev.paddock.core.agents.ToolResultEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,9 +12,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * A session's conversation rebuilt from its events: the messages to send to the model, and the tool calls of the
+ * A session's conversation projected from its events: the messages to send to the model, and the tool calls of the
  * last model turn still waiting for a result. Tool-use ids in the conversation are the ids of the
- * {@code agent.tool_use} events, so the history needs nothing beyond the event log and survives restarts.
+ * {@code agent.tool_use} events, so the history needs nothing beyond the event log and survives restarts. It is
+ * advanced one event at a time, in append order; an event it already holds (by {@code seq}, which the log starts
+ * at 1) is skipped, so adding the log's events again is a no-op.
  */
 public final class History {
     /** A tool call that has no result yet. */
@@ -22,8 +26,10 @@ public final class History {
     private final Map<String, PendingUse> uses = new LinkedHashMap<>();
     private final Set<String> answered = new HashSet<>();
     private final Map<String, Map<String, Object>> confirmations = new HashMap<>();
+    private long seq;
+    private String lastType;
 
-    private History() {}
+    public History() {}
 
     public static History of(List<SessionEvent> events) {
         History h = new History();
@@ -31,15 +37,21 @@ public final class History {
         return h;
     }
 
-    private void add(SessionEvent e) {
+    /** Takes the next event of the log into the projection. */
+    public void add(SessionEvent e) {
+        if (e.seq() <= seq) return;
+        seq = e.seq();
+        lastType = e.type();
+        SessionEventType type = SessionEventType.fromWire(e.type()).orElse(null);
+        if (type == null) return;
         Map<String, Object> b = e.body();
-        switch (e.type()) {
-            case "user.message" -> append("user", textBlocks(b.get("content")));
-            case "agent.message" -> append("assistant", textBlocks(b.get("content")));
-            case "agent.tool_use", "agent.custom_tool_use" -> {
+        switch (type) {
+            case USER_MESSAGE -> append("user", textBlocks(b.get("content")));
+            case AGENT_MESSAGE -> append("assistant", textBlocks(b.get("content")));
+            case AGENT_TOOL_USE, AGENT_CUSTOM_TOOL_USE -> {
                 Map<String, Object> input = map(b.get("input"));
                 String name = String.valueOf(b.get("name"));
-                uses.put(e.id(), new PendingUse(e.id(), name, input, e.type().equals("agent.custom_tool_use")));
+                uses.put(e.id(), new PendingUse(e.id(), name, input, type == SessionEventType.AGENT_CUSTOM_TOOL_USE));
                 Map<String, Object> block = new LinkedHashMap<>();
                 block.put("type", "tool_use");
                 block.put("id", e.id());
@@ -47,11 +59,21 @@ public final class History {
                 block.put("input", input);
                 append("assistant", List.of(block));
             }
-            case "agent.tool_result", "user.tool_result" -> result(String.valueOf(b.get("tool_use_id")), b);
-            case "user.custom_tool_result" -> result(String.valueOf(b.get("custom_tool_use_id")), b);
-            case "user.tool_confirmation" -> confirmations.put(String.valueOf(b.get("tool_use_id")), b);
+            case AGENT_TOOL_RESULT, USER_TOOL_RESULT -> result(String.valueOf(b.get("tool_use_id")), b);
+            case USER_CUSTOM_TOOL_RESULT -> result(String.valueOf(b.get("custom_tool_use_id")), b);
+            case USER_TOOL_CONFIRMATION -> confirmations.put(String.valueOf(b.get("tool_use_id")), b);
             default -> { }
         }
+    }
+
+    /** The {@code seq} of the last event taken in; 0 before the first. */
+    public long seq() {
+        return seq;
+    }
+
+    /** True when the last event taken in is of type {@code t}. */
+    public boolean endsWith(SessionEventType t) {
+        return t.wire().equals(lastType);
     }
 
     private void result(String useId, Map<String, Object> b) {
@@ -60,7 +82,7 @@ public final class History {
         block.put("type", "tool_result");
         block.put("tool_use_id", useId);
         String text = joinText(b.get("content"));
-        block.put("content", text.isEmpty() ? "(no output)" : text);
+        block.put("content", text.isEmpty() ? ToolResultEvent.NO_OUTPUT : text);
         block.put("is_error", Boolean.TRUE.equals(b.get("is_error")));
         append("user", List.of(block));
     }

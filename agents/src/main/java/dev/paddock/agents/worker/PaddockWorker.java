@@ -1,6 +1,8 @@
 package dev.paddock.agents.worker;
 
 import dev.paddock.core.Ids;
+import dev.paddock.core.agents.SessionEventType;
+import dev.paddock.core.agents.ToolResultEvent;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
@@ -12,12 +14,10 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,7 +28,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * A self-hosted worker in Java: polls an environment's work queue (Paddock's or Anthropic's), acknowledges each
  * item, keeps its lease alive with heartbeats, creates a Paddock sandbox for the session, follows the session's
- * events and answers every {@code agent.tool_use} with a {@code user.tool_result} from the agent toolset run in
+ * events (the stream rings, an {@link EventCursor} reads what is new) and answers every {@code agent.tool_use} with a {@code user.tool_result} from the agent toolset run in
  * that sandbox. The item is force-stopped and the sandbox terminated when the session idles out, ends, or the
  * lease is lost (then the item belongs to someone else and is left alone).
  */
@@ -129,45 +129,40 @@ public final class PaddockWorker implements AutoCloseable {
         LinkedBlockingQueue<String> wakeups = new LinkedBlockingQueue<>();
         AtomicBoolean streaming = new AtomicBoolean(true);
         Thread reader = Thread.ofVirtual().name("worker-events-" + sessionId).start(() -> readStream(sessionId, wakeups, streaming));
-        Set<String> answered = new HashSet<>();
+        EventCursor cursor = new EventCursor(page -> queue.eventPage(sessionId, page));
+        Map<String, JsonNode> unanswered = new LinkedHashMap<>();
+        SessionEventType lastStatus = null;
+        boolean endsTurn = false;
         long idleSince = -1;
         try {
             while (!stopping.get() && !leaseLost.get() && !done.get()) {
-                List<JsonNode> events = queue.events(sessionId);
-                String lastStatus = null;
-                boolean endsTurn = false;
-                for (JsonNode e : events) {
-                    String type = e.get("type").asString();
+                for (JsonNode e : cursor.next()) {
+                    SessionEventType type = SessionEventType.fromWire(e.get("type").asString()).orElse(null);
+                    if (type == null) continue;
+                    if (type.endsSession()) return;
                     switch (type) {
-                        case "user.tool_result" -> answered.add(e.get("tool_use_id").asString());
-                        case "agent.tool_result" -> answered.add(e.get("tool_use_id").asString());
-                        case "session.status_terminated", "session.deleted" -> { return; }
-                        case "session.status_idle" -> {
+                        case AGENT_TOOL_USE -> unanswered.put(e.get("id").asString(), e);
+                        case USER_TOOL_RESULT, AGENT_TOOL_RESULT -> unanswered.remove(e.get("tool_use_id").asString());
+                        case SESSION_STATUS_IDLE -> {
                             lastStatus = type;
                             endsTurn = !"requires_action".equals(e.path("stop_reason").path("type").asString());
                         }
-                        case "session.status_running" -> lastStatus = type;
+                        case SESSION_STATUS_RUNNING -> lastStatus = type;
                         default -> { }
                     }
                 }
                 boolean ran = false;
-                for (JsonNode e : events) {
-                    if (!"agent.tool_use".equals(e.get("type").asString())) continue;
-                    String id = e.get("id").asString();
-                    if (answered.contains(id) || leaseLost.get()) continue;
+                for (Iterator<JsonNode> it = unanswered.values().iterator(); it.hasNext() && !leaseLost.get(); ) {
+                    JsonNode e = it.next();
                     @SuppressWarnings("unchecked")
                     Map<String, Object> input = QueueClient.JSON.convertValue(e.get("input"), Map.class);
                     ToolResult r = tools.execute(e.get("name").asString(), input);
-                    Map<String, Object> result = new LinkedHashMap<>();
-                    result.put("type", "user.tool_result");
-                    result.put("tool_use_id", id);
-                    result.put("content", List.of(Map.of("type", "text", "text", r.content().isEmpty() ? "(no output)" : r.content())));
-                    result.put("is_error", r.isError());
-                    queue.send(sessionId, result);
-                    answered.add(id);
+                    String useId = e.get("id").asString();
+                    queue.send(sessionId, new ToolResultEvent(SessionEventType.USER_TOOL_RESULT, useId, r.content(), r.isError()).toSend());
+                    it.remove();
                     ran = true;
                 }
-                if (ran || !"session.status_idle".equals(lastStatus) || !endsTurn) {
+                if (ran || lastStatus != SessionEventType.SESSION_STATUS_IDLE || !endsTurn) {
                     idleSince = -1;
                 } else if (idleSince < 0) {
                     idleSince = System.nanoTime();

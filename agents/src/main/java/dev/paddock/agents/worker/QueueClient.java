@@ -9,7 +9,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
 final class QueueClient {
     static final JsonMapper JSON = JsonMapper.builder().build();
     private static final String BETA = "managed-agents-2026-04-01";
+    /** Events per page when following a session: a read re-reads at most this many. */
+    private static final int EVENT_PAGE = 100;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final String baseUrl;
@@ -67,16 +68,9 @@ final class QueueClient {
         return call("GET", "/v1/sessions/" + id, null, null);
     }
 
-    /** Every event of the session, oldest first, following the pages. */
-    List<JsonNode> events(String session) {
-        List<JsonNode> out = new ArrayList<>();
-        String page = null;
-        do {
-            JsonNode p = call("GET", "/v1/sessions/" + session + "/events?limit=1000" + (page == null ? "" : "&page=" + page), null, null);
-            p.get("data").forEach(out::add);
-            page = p.path("next_page").isString() ? p.get("next_page").asString() : null;
-        } while (page != null);
-        return out;
+    /** One page of the session's events, oldest first; {@code page} is a cursor from {@code next_page}, null the first. */
+    JsonNode eventPage(String session, String page) {
+        return call("GET", "/v1/sessions/" + session + "/events?limit=" + EVENT_PAGE + (page == null ? "" : "&page=" + page), null, null);
     }
 
     void send(String session, Map<String, Object> event) {

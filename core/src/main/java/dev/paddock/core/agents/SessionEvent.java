@@ -1,6 +1,8 @@
 package dev.paddock.core.agents;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -10,6 +12,11 @@ import java.util.Map;
 public record SessionEvent(long seq, String id, String sessionId, String tenantId, String type, Instant processedAt, Map<String, Object> body) {
     public SessionEvent {
         // JSON bodies hold nulls (absent values), which Map.copyOf refuses
-        body = body == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(body));
+        body = body == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(body));
+    }
+
+    /** True when this event is of type {@code t}. */
+    public boolean is(SessionEventType t) {
+        return t.wire().equals(type);
     }
 }

@@ -1,11 +1,12 @@
 package dev.paddock.server.agents;
 
-import static dev.paddock.server.agents.ScriptedModel.text;
-import static dev.paddock.server.agents.ScriptedModel.toolUse;
+import static dev.paddock.agents.testing.ScriptedModel.text;
+import static dev.paddock.agents.testing.ScriptedModel.toolUse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.testing.ScriptedModel;
 import dev.paddock.agents.worker.PaddockWorker;
 import java.io.IOException;
 import java.net.URI;

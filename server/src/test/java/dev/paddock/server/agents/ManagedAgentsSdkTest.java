@@ -1,7 +1,7 @@
 package dev.paddock.server.agents;
 
-import static dev.paddock.server.agents.ScriptedModel.text;
-import static dev.paddock.server.agents.ScriptedModel.toolUse;
+import static dev.paddock.agents.testing.ScriptedModel.text;
+import static dev.paddock.agents.testing.ScriptedModel.toolUse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,7 +25,9 @@ import com.anthropic.models.beta.sessions.events.BetaManagedAgentsStreamSessionE
 import com.anthropic.models.beta.sessions.events.EventListParams;
 import com.anthropic.models.beta.sessions.events.EventSendParams;
 import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.testing.ScriptedModel;
 import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.Session;
 import dev.paddock.access.Principal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -109,8 +111,8 @@ class ManagedAgentsSdkTest {
         // the model saw each tool's real result
         assertThat(model.lastToolResults().getLast()).contains("hello paddock");
         // and the files are in the session's sandbox
-        Resource stored = stack.store.agents().resources().find(Resource.SESSION, "default", session.id()).orElseThrow();
-        var ws = stack.host.workspace(new Principal("default", "agents", false), stored.aux());
+        Session stored = stack.store.agents().resources().find(Resource.SESSION, "default", session.id()).map(Session::new).orElseThrow();
+        var ws = stack.host.workspace(new Principal("default", "agents", false), stored.sandboxId());
         assertThat(read(ws.read("/workspace/hello.txt"))).isEqualTo("hello paddock\n");
         assertThat(read(ws.read("/workspace/out.txt"))).isEqualTo("hello paddock\n");
         assertThat(client.beta().sessions().retrieve(session.id()).status()).hasToString("idle");

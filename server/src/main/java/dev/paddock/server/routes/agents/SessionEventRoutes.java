@@ -8,6 +8,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.server.http.ApiJson;
@@ -95,7 +96,7 @@ final class SessionEventRoutes {
                         if (sent != Long.MAX_VALUE && e.seq() <= sent) continue;
                         sent = write(out, e);
                         lastWrite = System.nanoTime();
-                        if (e.type().equals("session.deleted")) return;
+                        if (e.is(SessionEventType.SESSION_DELETED)) return;
                     } else if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
                         out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
                         out.flush();

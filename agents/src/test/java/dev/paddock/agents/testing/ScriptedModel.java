@@ -1,11 +1,11 @@
-package dev.paddock.server.agents;
+package dev.paddock.agents.testing;
 
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,16 +15,17 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A deterministic Messages API on loopback: {@code POST /v1/messages} answers with the reply the script gives for
- * the number of tool results the request carries, so each step of a conversation gets a fixed answer.
+ * the number of tool results the request carries, so each step of a conversation gets a fixed answer. Shared with
+ * other modules' tests through this module's test-jar.
  */
-final class ScriptedModel implements AutoCloseable {
+public final class ScriptedModel implements AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final HttpServer server;
-    final List<JsonNode> requests = new CopyOnWriteArrayList<>();
+    public final List<JsonNode> requests = new CopyOnWriteArrayList<>();
 
     /** {@code script} maps the count of tool_result blocks in the request to the reply's content blocks. */
-    ScriptedModel(Function<Integer, List<Map<String, Object>>> script) throws IOException {
+    public ScriptedModel(Function<Integer, List<Map<String, Object>>> script) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/v1/messages", exchange -> {
             JsonNode request = JSON.readTree(exchange.getRequestBody().readAllBytes());
@@ -51,21 +52,21 @@ final class ScriptedModel implements AutoCloseable {
         server.start();
     }
 
-    String baseUrl() {
+    public String baseUrl() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    static Map<String, Object> text(String t) {
+    public static Map<String, Object> text(String t) {
         return Map.of("type", "text", "text", t);
     }
 
-    static Map<String, Object> toolUse(String id, String name, Map<String, Object> input) {
+    public static Map<String, Object> toolUse(String id, String name, Map<String, Object> input) {
         return Map.of("type", "tool_use", "id", id, "name", name, "input", input);
     }
 
     /** The text of every tool_result block of the last request, in order. */
-    List<String> lastToolResults() {
-        List<String> out = new java.util.ArrayList<>();
+    public List<String> lastToolResults() {
+        List<String> out = new ArrayList<>();
         JsonNode last = requests.getLast();
         for (JsonNode m : last.get("messages")) {
             if (!m.get("content").isArray()) continue;
@@ -86,9 +87,5 @@ final class ScriptedModel implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
-    }
-
-    static String utf8(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
     }
 }

@@ -1,0 +1,84 @@
+package dev.paddock.agents;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The bodies of the events the agent loop writes, in their wire shapes. */
+final class AgentEvents {
+    private AgentEvents() {}
+
+    /** Why a session went idle: the turn ended, it waits for the user's action on tool calls, or it gave up. */
+    record StopReason(String type, List<String> eventIds) {
+        static final StopReason END_TURN = new StopReason("end_turn", null);
+        static final StopReason RETRIES_EXHAUSTED = new StopReason("retries_exhausted", null);
+
+        static StopReason requiresAction(List<String> eventIds) {
+            return new StopReason("requires_action", List.copyOf(eventIds));
+        }
+
+        Map<String, Object> toWire() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", type);
+            if (eventIds != null) m.put("event_ids", eventIds);
+            return m;
+        }
+    }
+
+    /** The tokens one model request used. */
+    record ModelUsage(long inputTokens, long outputTokens, long cacheReadInputTokens, long cacheCreationInputTokens) {
+        static final ModelUsage NONE = new ModelUsage(0, 0, 0, 0);
+
+        Map<String, Object> toWire() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("input_tokens", inputTokens);
+            m.put("output_tokens", outputTokens);
+            m.put("cache_read_input_tokens", cacheReadInputTokens);
+            m.put("cache_creation_input_tokens", cacheCreationInputTokens);
+            return m;
+        }
+    }
+
+    /** {@code session.status_idle}. */
+    static Map<String, Object> idle(StopReason reason) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("stop_reason", reason.toWire());
+        body.put("stop_details", null);
+        return body;
+    }
+
+    /** {@code session.error}: a terminal error of the loop. */
+    static Map<String, Object> error(String type, String message) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("type", type);
+        error.put("message", message);
+        error.put("retry_status", Map.of("type", "terminal"));
+        return Map.of("error", error);
+    }
+
+    /** {@code span.model_request_end}. */
+    static Map<String, Object> modelRequestEnd(String startId, boolean isError, ModelUsage usage) {
+        Map<String, Object> end = new LinkedHashMap<>();
+        end.put("model_request_start_id", startId);
+        end.put("is_error", isError);
+        end.put("model_usage", usage.toWire());
+        return end;
+    }
+
+    /** {@code agent.message} with one text block. */
+    static Map<String, Object> message(Object text) {
+        return Map.of("content", List.of(Map.of("type", "text", "text", text)));
+    }
+
+    /**
+     * {@code agent.tool_use} or {@code agent.custom_tool_use}; {@code permission} ({@code ask}/{@code allow}) only for
+     * built-in tools.
+     */
+    static Map<String, Object> toolUse(String name, Object input, String permission) {
+        Map<String, Object> use = new LinkedHashMap<>();
+        use.put("name", name);
+        use.put("input", input);
+        if (permission != null) use.put("evaluated_permission", permission);
+        return use;
+    }
+}

@@ -1,0 +1,83 @@
+package dev.paddock.agents;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.access.Principal;
+import dev.paddock.agents.testing.ScriptedModel;
+import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.agents.SessionEventType;
+import dev.paddock.driver.subprocess.SubprocessDriver;
+import dev.paddock.host.HostConfig;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.store.JdbcStore;
+import dev.paddock.toolset.AgentToolset;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/** The Managed Agents layer without HTTP: SQLite, the subprocess driver, the host, and the scripted model. */
+final class AgentsFixture implements AutoCloseable {
+    final Principal caller = new Principal("default", "key_test", false);
+    final Path dataDir;
+    final JdbcStore store;
+    final RuntimeHost host;
+    final ManagedAgents agents;
+
+    AgentsFixture(ScriptedModel model) throws IOException {
+        dataDir = Files.createTempDirectory("paddock-agents-test");
+        store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
+        host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
+                List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
+        host.start();
+        agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel(model.baseUrl(), "k"), Clock.systemUTC());
+    }
+
+    /** A session of a new agent with the toolset ({@code toolConfigs}: per-tool configs) in a new environment of {@code envType}. */
+    String session(String envType, List<Map<String, Object>> toolConfigs, List<Map<String, Object>> customTools) {
+        List<Object> tools = new ArrayList<>();
+        tools.add(Map.of("type", AgentToolset.TYPE, "configs", toolConfigs));
+        tools.addAll(customTools);
+        Map<String, Object> agent = agents.agents().create(caller, Map.of("name", "a", "model", "claude-test", "tools", tools));
+        Map<String, Object> env = agents.environments().create(caller, Map.of("name", "e-" + System.nanoTime(), "config", Map.of("type", envType)));
+        return (String) agents.sessions().create(caller, Map.of("agent", agent.get("id"), "environment_id", env.get("id"))).get("id");
+    }
+
+    void say(String session, String text) {
+        agents.intake().send(caller, session, Map.of("events", List.of(Map.of("type", "user.message",
+                "content", List.of(Map.of("type", "text", "text", text))))));
+    }
+
+    List<SessionEvent> events(String session) {
+        return store.agents().events().after(session, 0, 10_000);
+    }
+
+    List<String> types(String session) {
+        return events(session).stream().map(SessionEvent::type).toList();
+    }
+
+    /** Waits until the session has gone idle {@code times} times; returns the last idle event. */
+    SessionEvent awaitIdle(String session, int times) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() ->
+                events(session).stream().filter(e -> e.is(SessionEventType.SESSION_STATUS_IDLE)).count() >= times);
+        return events(session).stream().filter(e -> e.is(SessionEventType.SESSION_STATUS_IDLE)).toList().get(times - 1);
+    }
+
+    @Override
+    public void close() {
+        agents.close();
+        host.close();
+        store.close();
+        try (Stream<Path> files = Files.walk(dataDir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // temp dir; best effort
+        }
+    }
+}
