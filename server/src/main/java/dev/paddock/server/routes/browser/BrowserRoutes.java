@@ -11,9 +11,8 @@ import dev.paddock.server.wire.CreateSandboxBody;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import dev.paddock.browser.Screencast;
-import dev.paddock.server.http.Sse;
+import dev.paddock.server.http.SseStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -27,6 +26,8 @@ import tools.jackson.databind.JsonNode;
 /** Script mode ({@code POST /v1/sandboxes/{id}/browser/script}), step mode ({@code …/browser/actions}) and the live view ({@code …/browser/screencast}). */
 public final class BrowserRoutes {
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** How often the live view looks whether the cast has ended while no frame comes. */
+    private static final Duration POLL = Duration.ofMillis(200);
     private final BrowserService browser;
     private final Bodies bodies;
 
@@ -97,22 +98,17 @@ public final class BrowserRoutes {
             }
         })) {
             try {
-                OutputStream out = Sse.open(ctx, "screencast started");
-                long lastWrite = System.nanoTime();
+                SseStream out = SseStream.open(ctx, "screencast started");
                 while (true) {
-                    ObjectNode f = frames.poll(200, TimeUnit.MILLISECONDS);
+                    ObjectNode f = out.next(frames, POLL);
                     if (f != null) {
-                        Sse.event(out, f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
-                        lastWrite = System.nanoTime();
+                        out.event(f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
                     } else if (cast.ended(Duration.ofMillis(1)) != null) {
-                        Sse.event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
+                        out.end("end", "{}".getBytes(StandardCharsets.UTF_8));
                         return;
-                    } else if (System.nanoTime() - lastWrite > 1_000_000_000L) {
-                        Sse.comment(out, "keepalive");
-                        lastWrite = System.nanoTime();
                     }
                 }
-            } catch (IOException | java.io.UncheckedIOException e) {
+            } catch (SseStream.ClientGone e) {
                 // the viewer went away: closing the cast ends the relay and the agent's screencast
             } finally {
                 gone.set(true);
