@@ -4,6 +4,8 @@ import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.core.PaddockException;
 import dev.paddock.host.SandboxRequest;
+import dev.paddock.server.RouteContext;
+import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -24,16 +26,16 @@ import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.JsonNode;
 
 /** Script mode ({@code POST /v1/sandboxes/{id}/browser/script}), step mode ({@code …/browser/actions}) and the live view ({@code …/browser/screencast}). */
-public final class BrowserRoutes {
+public final class BrowserRoutes implements RouteModule {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     /** How often the live view looks whether the cast has ended while no frame comes. */
     private static final Duration POLL = Duration.ofMillis(200);
     private final BrowserService browser;
-    private final Bodies bodies;
+    private Bodies bodies; // the server's, given at registration
 
-    public BrowserRoutes(BrowserService browser, Bodies bodies) {
+    /** {@code browser} is the one the MCP endpoint uses too, so both share its per-sandbox locks. */
+    public BrowserRoutes(BrowserService browser) {
         this.browser = browser;
-        this.bodies = bodies;
     }
 
     /** Body of a script run: the ES module source and an optional timeout. */
@@ -42,7 +44,10 @@ public final class BrowserRoutes {
     /** Request attribute set by the create route: the new sandbox's id, so a browser sandbox's browser starts at once. */
     public static final String CREATED = "paddock.sandbox.created";
 
-    public void register(RoutesConfig r) {
+    @Override
+    public void register(RouteContext context) {
+        RoutesConfig r = context.routes();
+        bodies = context.bodies();
         r.after("/v1/sandboxes", ctx -> {
             String id = ctx.attribute(CREATED);
             if (id != null && ctx.statusCode() == 201 && browser.isBrowser(Auth.principal(ctx), id)) browser.prewarm(Auth.principal(ctx), id);

@@ -8,6 +8,8 @@ import dev.paddock.egress.EgressAuditEntry;
 import dev.paddock.egress.EgressAuditLog;
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.RouteContext;
+import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Params;
@@ -24,21 +26,23 @@ import java.time.Duration;
  * of {@code egress} events that follows new records until the sandbox has ended (resumable with
  * {@code Last-Event-ID} or {@code after_id}). Kept and readable after the sandbox terminated.
  */
-public final class EgressRoutes {
+public final class EgressRoutes implements RouteModule {
     private static final Duration POLL = Duration.ofMillis(250);
     private static final int BATCH = 200;
 
     private final RuntimeHost host;
     private final EgressAuditLog log;
-    private final ApiJson json;
+    private ApiJson json; // the server's, given at registration
 
-    public EgressRoutes(RuntimeHost host, EgressAuditLog log, ApiJson json) {
+    public EgressRoutes(RuntimeHost host, EgressAuditLog log) {
         this.host = host;
         this.log = log;
-        this.json = json;
     }
 
-    public void register(RoutesConfig r) {
+    @Override
+    public void register(RouteContext context) {
+        RoutesConfig r = context.routes();
+        json = context.json();
         r.get("/v1/sandboxes/{id}/egress", this::egress);
     }
 
