@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -113,6 +114,40 @@ class BrowserVmWebTest {
         assertError(refused, 401, null);
         assertThat(refused.body()).startsWith("{");
         assertError(raw("GET /v1/runtimes/relay HTTP/1.1\r\nHost: 127.0.0.1\r\n" + upgrade + "\r\n"), 0, null);
+    }
+
+    /**
+     * Each HTTP route of the module (read from the router) with hostile bodies and path segments, with and without a
+     * key: no answer is a 5xx other than the server's own state (503 while the VM assets are not built), and every
+     * error has a code and nothing of the internals.
+     */
+    @Test
+    void everyRouteOfTheModuleAnswersHostileInputWithoutA5xx() {
+        List<String> routes = server.routes().stream()
+                .filter(r -> !r.startsWith("WS ") && (r.contains(" /v1/runtimes") || r.contains(" /sandbox-tab"))).toList();
+        assertThat(routes).hasSizeGreaterThanOrEqualTo(8);
+        List<String> bodies = List.of("", "null", "[]", "{\"kind\":", "{\"kind\":\"browser-vm\",\"code\":null}",
+                "{\"kind\":123456789012345678901234567890}", "{\"kind\":\"browser-vm\",\"code\":\"" + "x".repeat(5000) + "\"}");
+        List<String> segments = List.of("..%2F..%2Fetc%2Fpasswd", "%00", "rt_" + "a".repeat(300), "%FF", "state.bin.zst");
+        List<String> failures = new ArrayList<>();
+        for (String route : routes) {
+            String method = route.substring(0, route.indexOf(' '));
+            String path = route.substring(route.indexOf(' ') + 1);
+            List<String> paths = path.contains("{") ? segments.stream().map(x -> path.replaceAll("\\{[^}]+}", x)).toList() : List.of(path);
+            for (String p : paths) {
+                for (String body : bodies) {
+                    for (String key : new String[] {"", "x-api-key: " + adminKey + "\r\n"}) {
+                        Answer a = send(method, p, key, body);
+                        String problem = a.status() >= 500 && !(a.status() == 503 && a.body().contains("\"code\""))
+                                ? "status " + a.status()
+                                : a.status() >= 400 && (!a.body().contains("\"code\"") || a.body().contains("Exception") || a.body().contains("\tat "))
+                                ? "not the error shape" : null;
+                        if (problem != null) failures.add(method + " " + p + " " + body.length() + " bytes -> " + problem + ": " + a.body());
+                    }
+                }
+            }
+        }
+        assertThat(failures).isEmpty();
     }
 
     /** The API's error shape with a code and no internals; {@code status} 0 takes any 4xx. */
