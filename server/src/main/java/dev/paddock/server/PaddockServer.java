@@ -48,6 +48,7 @@ public final class PaddockServer implements AutoCloseable {
     private final HttpMetrics metrics;
     private Javalin app;
     private boolean consoleServed;
+    private boolean modulesClosed;
 
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
         this(host, keys, config, List.of());
@@ -61,8 +62,9 @@ public final class PaddockServer implements AutoCloseable {
         this.metrics = new HttpMetrics(host);
     }
 
-    /** Starts serving and returns the bound port (useful with port 0). */
+    /** Starts serving and returns the bound port (useful with port 0). A stopped server has closed its modules: make a new one. */
     public synchronized int start() {
+        if (modulesClosed) throw new IllegalStateException("the server was stopped and its modules closed");
         if (app != null) return app.port();
         app = Javalin.create(this::configure);
         app.start(config.host(), config.port());
@@ -103,6 +105,8 @@ public final class PaddockServer implements AutoCloseable {
             app.stop();
             app = null;
         }
+        if (modulesClosed) return;
+        modulesClosed = true;
         for (RouteModule m : modules) {
             try {
                 m.close();
