@@ -1,5 +1,7 @@
 package dev.paddock.server;
 
+import java.time.Duration;
+
 /**
  * HTTP server settings. {@code host} defaults to loopback: exposing Paddock beyond the machine is an explicit
  * choice. {@code port} 0 binds a free port (tests). {@code maxJsonBytes} caps JSON request bodies, which are read
@@ -9,13 +11,13 @@ package dev.paddock.server;
  * a request body (a body that stops arriving answers 408 then); uploads that keep sending are never cut.
  */
 public record ServerConfig(String host, int port, long maxJsonBytes, long maxUploadBytes, String consoleResource, String version,
-                           java.time.Duration idleTimeout) {
+                           Duration idleTimeout) {
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 7070;
     public static final long DEFAULT_MAX_JSON_BYTES = 1L << 20;
     public static final long DEFAULT_MAX_UPLOAD_BYTES = 1L << 30;
     public static final String DEFAULT_CONSOLE = "/console";
-    public static final java.time.Duration DEFAULT_IDLE_TIMEOUT = java.time.Duration.ofSeconds(30);
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
 
     public ServerConfig {
         if (host == null || host.isBlank()) host = DEFAULT_HOST;
@@ -51,7 +53,7 @@ public record ServerConfig(String host, int port, long maxJsonBytes, long maxUpl
         return new ServerConfig(host, port, maxJsonBytes, maxUploadBytes, consoleResource, v, idleTimeout);
     }
 
-    public ServerConfig withIdleTimeout(java.time.Duration d) {
+    public ServerConfig withIdleTimeout(Duration d) {
         return new ServerConfig(host, port, maxJsonBytes, maxUploadBytes, consoleResource, version, d);
     }
 

@@ -11,6 +11,8 @@ import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.driver.subprocess.SubprocessDriver;
+import dev.paddock.server.routes.egress.EgressRoutes;
+import dev.paddock.server.routes.egress.SecretRoutes;
 import dev.paddock.store.JdbcStore;
 import java.io.IOException;
 import java.net.http.HttpRequest;
@@ -46,8 +48,8 @@ class EgressApiTest {
                 List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
         host.start();
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
-        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0))
-                .egress(new Vault(store.secrets(), VaultKey.fromDataDir(dataDir)), store.egressAudit());
+        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(
+                new SecretRoutes(new Vault(store.secrets(), VaultKey.fromDataDir(dataDir))), new EgressRoutes(host, store.egressAudit())));
         admin = new Api(server.start(), keys.create(ApiKeys.DEFAULT_TENANT, "admin", true).secret());
     }
 

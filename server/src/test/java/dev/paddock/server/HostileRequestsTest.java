@@ -50,24 +50,6 @@ class HostileRequestsTest {
     }
 
     @Test
-    void runtimeRelayAndExchangeWithoutCredentialsOrUpgrade() {
-        for (String path : new String[] {"/v1/runtimes/relay", "/v1/runtimes/exchange"}) {
-            for (String method : new String[] {"GET", "DELETE", "PUT", "PATCH"}) {
-                assertError(raw(method, path, "", ""));
-                assertError(raw(method, path, "x-api-key: " + t.adminKey + "\r\n", ""));
-            }
-        }
-        assertError(raw("GET", "/v1/runtimes/relay?token=rtk_nothing", "", ""));
-        String upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
-        var refused = raw("GET /v1/runtimes/relay?token=prt_nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n" + upgrade + "\r\n");
-        assertThat(refused.status()).as(refused.head() + "\n\n" + refused.text()).isEqualTo(401);
-        assertThat(refused.text()).as(refused.head()).startsWith("{");
-        assertError(refused);
-        assertError(raw("GET /v1/runtimes/relay HTTP/1.1\r\nHost: 127.0.0.1\r\n" + upgrade + "\r\n"));
-        assertThat(raw("GET", "/v1/runtimes/relay", "", "").status()).isIn(400, 401, 426);
-    }
-
-    @Test
     void nullBodiesAndNullElements() {
         api.post("/v1/sandboxes", "null").error(400, "invalid_request_error", "invalid_json");
         api.post("/v1/agents", "null").error(400, "invalid_request_error", "invalid_json");

@@ -79,7 +79,7 @@ class RouteFuzzTest {
                 .map(r -> new Route(r.substring(0, r.indexOf(' ')), r.substring(r.indexOf(' ') + 1))).distinct().toList());
         assertThat(routes).as("the router lists the API's routes")
                 .contains(new Route("POST", "/v1/sandboxes/{id}/exec"), new Route("POST", "/v1/agents"),
-                        new Route("POST", "/v1/runtimes/exchange"), new Route("GET", "/v1/secrets"));
+                        new Route("GET", "/v1/secrets"));
         // what ends a fixture (DELETE) goes last, so the other routes meet live resources
         routes.sort(Comparator.comparing((Route r) -> r.method().equals("DELETE")));
         Random random = new Random(SEED);
@@ -228,7 +228,6 @@ class RouteFuzzTest {
             case "id" -> {
                 if (before.startsWith("/v1/sandboxes")) yield ids.get("sandbox");
                 if (before.startsWith("/v1/api_keys")) yield ids.get("api_key");
-                if (before.startsWith("/v1/runtimes")) yield Ids.newId("rt");
                 if (before.startsWith("/v1/secrets")) yield Ids.newId("sec");
                 yield Ids.newId("x");
             }

@@ -1,15 +1,28 @@
 package dev.paddock.server;
 
-import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.access.ApiKeys;
-import dev.paddock.images.ImageStore;
+import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.ManagedAgents;
+import dev.paddock.browser.BrowserService;
+import dev.paddock.driver.subprocess.SubprocessDriver;
+import dev.paddock.egress.vault.Vault;
+import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.images.ImageStore;
+import dev.paddock.mcp.McpHttpEndpoint;
+import dev.paddock.server.routes.ImageRoutes;
+import dev.paddock.server.routes.McpRoutes;
+import dev.paddock.server.routes.agents.AgentsRoutes;
+import dev.paddock.server.routes.browser.BrowserRoutes;
+import dev.paddock.server.routes.egress.EgressRoutes;
+import dev.paddock.server.routes.egress.SecretRoutes;
 import dev.paddock.store.JdbcStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -28,8 +41,7 @@ final class TestServer implements AutoCloseable {
     final PaddockServer server;
     final String adminKey;
     final Api admin;
-    private dev.paddock.agents.ManagedAgents agents;
-    private dev.paddock.driver.browservm.BrowserVm browserVm;
+    private ManagedAgents agents;
 
     TestServer() {
         this(ServerConfig.defaults().withPort(0).withLimits(ServerConfig.DEFAULT_MAX_JSON_BYTES, UPLOAD_LIMIT)
@@ -46,8 +58,8 @@ final class TestServer implements AutoCloseable {
     }
 
     /**
-     * With {@code everything}, the server also serves the Managed Agents API, paired runtimes (browser-vm, no
-     * tab ever connects) and the vault, so every route family is there.
+     * Every server has the browser routes and MCP, as {@code paddock serve} does. With {@code everything}, it also
+     * serves the Managed Agents API, the vault and the egress audit log, so every route family of this module is there.
      */
     TestServer(ServerConfig config, boolean images, boolean everything) {
         try {
@@ -61,15 +73,17 @@ final class TestServer implements AutoCloseable {
         host.start();
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         adminKey = keys.create(ApiKeys.DEFAULT_TENANT, "test admin", true).secret();
-        server = new PaddockServer(host, keys, config);
-        if (images) server.images(new ImageCatalog(new ImageStore(dataDir.resolve("images")), store.sandboxes()));
+        BrowserService browser = new BrowserService(host);
+        List<RouteModule> modules = new ArrayList<>(List.of(new BrowserRoutes(browser),
+                new McpRoutes(new McpHttpEndpoint(host, browser, keys, config.version(), config.maxJsonBytes()))));
+        if (images) modules.add(new ImageRoutes(new ImageCatalog(new ImageStore(dataDir.resolve("images")), store.sandboxes())));
         if (everything) {
-            agents = new dev.paddock.agents.ManagedAgents(host, store.agents(), dev.paddock.agents.AgentsConfig.defaults(), Clock.systemUTC());
-            browserVm = new dev.paddock.driver.browservm.BrowserVm(
-                    dev.paddock.driver.browservm.BrowserVmConfig.defaults(dataDir.resolve("vm-assets")), Clock.systemUTC());
-            server.agents(agents).browserVm(browserVm)
-                    .egress(new dev.paddock.egress.vault.Vault(store.secrets(), dev.paddock.egress.vault.VaultKey.fromDataDir(dataDir)), store.egressAudit());
+            agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults(), Clock.systemUTC());
+            modules.add(new AgentsRoutes(agents));
+            modules.add(new SecretRoutes(new Vault(store.secrets(), VaultKey.fromDataDir(dataDir))));
+            modules.add(new EgressRoutes(host, store.egressAudit()));
         }
+        server = new PaddockServer(host, keys, config, modules);
         int port = server.start();
         admin = new Api(port, adminKey);
     }
@@ -87,7 +101,6 @@ final class TestServer implements AutoCloseable {
     public void close() {
         server.stop();
         if (agents != null) agents.close();
-        if (browserVm != null) browserVm.close();
         host.close();
         store.close();
         try (Stream<Path> files = Files.walk(dataDir)) {

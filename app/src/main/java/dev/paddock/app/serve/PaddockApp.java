@@ -1,13 +1,24 @@
 package dev.paddock.app.serve;
 
-import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.access.ApiKeys;
+import dev.paddock.browser.BrowserService;
+import dev.paddock.browservm.web.BrowserVmWeb;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.driver.browservm.BrowserVmDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.images.ImageStore;
 import dev.paddock.server.ImageCatalog;
+import dev.paddock.mcp.McpHttpEndpoint;
 import dev.paddock.server.PaddockServer;
+import dev.paddock.server.RouteModule;
 import dev.paddock.server.ServerConfig;
+import dev.paddock.server.routes.ImageRoutes;
+import dev.paddock.server.routes.McpRoutes;
+import dev.paddock.server.routes.agents.AgentsRoutes;
+import dev.paddock.server.routes.browser.BrowserRoutes;
+import dev.paddock.server.routes.egress.EgressRoutes;
+import dev.paddock.server.routes.egress.SecretRoutes;
 import dev.paddock.store.JdbcStore;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -51,7 +62,7 @@ public final class PaddockApp implements AutoCloseable {
             SandboxDriver driver = DriverLoader.load(s);
             started.add(driver);
             requireDiskLimits(s, driver);
-            dev.paddock.driver.browservm.BrowserVmDriver browserVm = BrowserVmWiring.start(started);
+            BrowserVmDriver browserVm = BrowserVmWiring.start(started);
             JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
             started.add(store);
             java.nio.file.Path db = dir.privateDatabase();
@@ -73,14 +84,11 @@ public final class PaddockApp implements AutoCloseable {
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
-            PaddockServer server = new PaddockServer(host, keys, serverConfig);
-            server.agents(AgentsWiring.start(s, host, store, started));
-            server.egress(egress.vault(), store.egressAudit());
-            server.images(new ImageCatalog(images(dir), store.sandboxes()));
-            server.browserVm(browserVm.runtimeService());
+            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, started);
+            PaddockServer server = new PaddockServer(host, keys, serverConfig, modules);
+            started.add(server::stop); // also closes the modules, should the start fail
             dir.lockDown(); // every component has made its files: close what sandboxes need not reach
             server.start();
-            started.add(server::stop);
             String url = "http://" + hostForUrl(s.bind()) + ":" + server.port();
             dir.writeUrl(url);
             return new PaddockApp(dir, started, server, url, new BindAddress(s.bind(), server.port()), created);
@@ -92,6 +100,24 @@ public final class PaddockApp implements AutoCloseable {
             if (e instanceof dev.paddock.core.PaddockException pe) throw new StartupException(pe.getMessage());
             throw new StartupException("Paddock could not start: " + e.getMessage());
         }
+    }
+
+    /**
+     * The server's features beyond the sandbox API: paired runtimes, images, the browser routes and MCP (one
+     * {@link BrowserService}, so both share its per-sandbox locks), the vault and egress audit, Managed Agents.
+     */
+    private static List<RouteModule> routeModules(ServeSettings s, ServerConfig serverConfig, RuntimeHost host, ApiKeys keys,
+                                                  JdbcStore store, DataDir dir, EgressWiring.Egress egress, BrowserVmDriver browserVm,
+                                                  List<AutoCloseable> started) {
+        BrowserService browser = new BrowserService(host);
+        return List.of(
+                new BrowserVmWeb(browserVm.runtimeService()),
+                new ImageRoutes(new ImageCatalog(images(dir), store.sandboxes())),
+                new BrowserRoutes(browser),
+                new SecretRoutes(egress.vault()),
+                new EgressRoutes(host, store.egressAudit()),
+                new AgentsRoutes(AgentsWiring.start(s, host, store, started)),
+                new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())));
     }
 
     /** Fails closed: a configured default disk limit that this host cannot enforce would silently be none. */

@@ -1,5 +1,6 @@
 package dev.paddock.app.browservm;
 
+import dev.paddock.browservm.web.BrowserVmWeb;
 import dev.paddock.driver.browservm.BrowserVm;
 import dev.paddock.driver.browservm.BrowserVmConfig;
 import dev.paddock.driver.browservm.BrowserVmDriver;
@@ -54,7 +55,7 @@ final class BrowserVmStack implements AutoCloseable {
         driver = new BrowserVmDriver(vm);
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver(BrowserVmDriver.ID), store, List.of(driver), Clock.systemUTC());
         host.start();
-        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(port)).browserVm(vm);
+        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(port), List.of(new BrowserVmWeb(vm)));
         server.start();
     }
 

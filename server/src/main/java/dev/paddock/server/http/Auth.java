@@ -5,6 +5,8 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
 import io.javalin.http.Context;
+import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * Authenticates a request by its API key ({@code x-api-key} or {@code Authorization: Bearer}) and remembers the
@@ -13,14 +15,10 @@ import io.javalin.http.Context;
 public final class Auth {
     private static final String PRINCIPAL = "paddock.principal";
     private final ApiKeys keys;
-    /** Other credentials (environment keys) by request path and key; empty when they do not apply. */
-    private final java.util.function.BiFunction<String, String, java.util.Optional<Principal>> otherKeys;
+    /** Other credentials (a module's, such as environment keys) by request path and key; empty when they do not apply. */
+    private final BiFunction<String, String, Optional<Principal>> otherKeys;
 
-    public Auth(ApiKeys keys) {
-        this(keys, (path, key) -> java.util.Optional.empty());
-    }
-
-    public Auth(ApiKeys keys, java.util.function.BiFunction<String, String, java.util.Optional<Principal>> otherKeys) {
+    public Auth(ApiKeys keys, BiFunction<String, String, Optional<Principal>> otherKeys) {
         this.keys = keys;
         this.otherKeys = otherKeys;
     }

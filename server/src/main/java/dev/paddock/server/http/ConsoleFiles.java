@@ -21,12 +21,17 @@ public final class ConsoleFiles {
     public static boolean register(JavalinConfig config, String folder) {
         String dir = folder.startsWith("/") ? folder : "/" + folder;
         if (ConsoleFiles.class.getResource(dir) == null) return false;
+        serve(config, dir);
+        return true;
+    }
+
+    /** Serves a classpath folder at {@code /} beside the console, with the same headers: a module's own pages and scripts. */
+    public static void serve(JavalinConfig config, String folder) {
         config.staticFiles.add(sf -> {
             sf.hostedPath = "/";
-            sf.directory = dir;
+            sf.directory = folder;
             sf.location = Location.CLASSPATH;
             sf.headers = SECURITY_HEADERS;
         });
-        return true;
     }
 }

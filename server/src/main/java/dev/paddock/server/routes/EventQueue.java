@@ -1,21 +1,29 @@
 package dev.paddock.server.routes;
 
 import dev.paddock.core.spi.ExecOutput;
-import java.time.Duration;
+import dev.paddock.core.spi.ExecResult;
 import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Hands a command's output from the driver's threads to the thread writing the event stream. The queue is bounded:
- * a slow client slows the command (as a full pipe would) instead of filling the server's memory. Once closed,
- * output is dropped so a driver thread never waits on a client that left.
+ * Hands a command's output, and then how it ended (or why that could not be known), from the driver's threads to the thread writing the event
+ * stream, in that order. The queue is bounded: a slow client slows the command (as a full pipe would) instead of
+ * filling the server's memory. Once closed, everything is dropped so a driver thread never waits on a client that left.
  */
 final class EventQueue implements ExecOutput {
-    record Chunk(String stream, byte[] data) {}
+    sealed interface Item permits Chunk, Exit, Failed {}
 
-    private final BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(256);
+    record Chunk(String stream, byte[] data) implements Item {}
+
+    /** The last item: the command ended. */
+    record Exit(ExecResult result) implements Item {}
+
+    /** The last item: waiting for the command failed (e.g. its sandbox became unreachable). */
+    record Failed(RuntimeException error) implements Item {}
+
+    private final BlockingQueue<Item> queue = new ArrayBlockingQueue<>(256);
     private volatile boolean closed;
 
     @Override
@@ -28,12 +36,18 @@ final class EventQueue implements ExecOutput {
         put(new Chunk("stderr", Arrays.copyOfRange(data, offset, offset + length)));
     }
 
-    Chunk poll(Duration wait) throws InterruptedException {
-        return queue.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+    /** Called once the command has ended, after all of its output. */
+    void exited(ExecResult result) {
+        put(new Exit(result));
     }
 
-    Chunk pollNow() {
-        return queue.poll();
+    /** Called instead of {@link #exited} when the wait for the end failed. */
+    void failed(RuntimeException error) {
+        put(new Failed(error));
+    }
+
+    BlockingQueue<Item> items() {
+        return queue;
     }
 
     void close() {
@@ -41,10 +55,10 @@ final class EventQueue implements ExecOutput {
         queue.clear();
     }
 
-    private void put(Chunk c) {
+    private void put(Item item) {
         try {
             while (!closed) {
-                if (queue.offer(c, 100, TimeUnit.MILLISECONDS)) return;
+                if (queue.offer(item, 100, TimeUnit.MILLISECONDS)) return;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -10,17 +10,13 @@ import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.ErrorBody;
-import dev.paddock.server.http.Sse;
+import dev.paddock.server.http.SseStream;
 import dev.paddock.server.wire.ExecBodies;
 import dev.paddock.server.wire.ExecBody;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Base64;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +28,6 @@ import org.slf4j.LoggerFactory;
 public final class ExecRoutes {
     static final int OUTPUT_CAP = 1 << 20;
     private static final Logger log = LoggerFactory.getLogger(ExecRoutes.class);
-    /** How often an idle stream sends a comment; a write is how a vanished client is noticed. */
-    private static final Duration KEEPALIVE = Duration.ofSeconds(1);
-    private static final Duration POLL = Duration.ofMillis(200);
 
     private final RuntimeHost host;
     private final Bodies bodies;
@@ -70,10 +63,17 @@ public final class ExecRoutes {
         EventQueue events = new EventQueue();
         // Errors up to here (no sandbox, not running, bad request) still answer as ordinary JSON errors.
         try (ExecHandle handle = host.exec(Auth.principal(ctx), id, request, events)) {
-            OutputStream out = Sse.open(ctx, "exec started");
+            Thread.ofVirtual().name("exec-exit-" + id).start(() -> awaitExit(handle, events));
             try {
-                pump(handle, events, out);
-            } catch (IOException | UncheckedIOException e) {
+                SseStream out = SseStream.open(ctx, "exec started");
+                try {
+                    pump(events, out);
+                } catch (RuntimeException e) {
+                    events.close();
+                    handle.kill();
+                    sendError(ctx, out, e);
+                }
+            } catch (SseStream.ClientGone e) {
                 log.debug("exec stream client of {} went away; killing the command", id);
                 events.close();
                 handle.kill();
@@ -81,46 +81,41 @@ public final class ExecRoutes {
                 Thread.currentThread().interrupt();
                 events.close();
                 handle.kill();
-            } catch (RuntimeException e) {
-                events.close();
-                handle.kill();
-                sendError(ctx, out, e);
             }
         }
     }
 
-    private void pump(ExecHandle handle, EventQueue events, OutputStream out) throws IOException, InterruptedException {
-        long lastWrite = System.nanoTime();
+    /** Puts how the command ended behind its output, so the stream waits on one queue only. */
+    private static void awaitExit(ExecHandle handle, EventQueue events) {
+        try {
+            events.exited(handle.await());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            events.failed(e);
+        }
+    }
+
+    private void pump(EventQueue events, SseStream out) throws SseStream.ClientGone, InterruptedException {
         while (true) {
-            EventQueue.Chunk c = events.poll(POLL);
-            if (c != null) {
-                send(out, c);
-                lastWrite = System.nanoTime();
-                continue;
-            }
-            ExecResult result = handle.await(Duration.ofMillis(1));
-            if (result != null) {
-                for (EventQueue.Chunk rest = events.pollNow(); rest != null; rest = events.pollNow()) send(out, rest);
-                Sse.event(out, "exit", json.write(Views.ExecExit.of(result)));
-                return;
-            }
-            if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
-                Sse.comment(out, "keepalive");
-                lastWrite = System.nanoTime();
+            switch (out.next(events.items(), SseStream.KEEPALIVE)) {
+                case null -> { }
+                case EventQueue.Chunk c -> out.event(c.stream(), json.write(new Views.Chunk(Base64.getEncoder().encodeToString(c.data()))));
+                case EventQueue.Exit x -> {
+                    out.end("exit", json.write(Views.ExecExit.of(x.result())));
+                    return;
+                }
+                case EventQueue.Failed f -> throw f.error();
             }
         }
-    }
-
-    private void send(OutputStream out, EventQueue.Chunk c) throws IOException {
-        Sse.event(out, c.stream(), json.write(new Views.Chunk(Base64.getEncoder().encodeToString(c.data()))));
     }
 
     /** A failure after the stream started becomes an {@code error} event in the API's error shape. */
-    private void sendError(Context ctx, OutputStream out, RuntimeException e) {
+    private void sendError(Context ctx, SseStream out, RuntimeException e) {
         PaddockException pe = errors.classify(e, ctx);
         try {
-            Sse.event(out, "error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
-        } catch (IOException ignored) {
+            out.event("error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
+        } catch (SseStream.ClientGone ignored) {
             // the client is gone as well
         }
     }

@@ -2,7 +2,7 @@ package dev.paddock.server.routes;
 
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
-import dev.paddock.server.ImageService;
+import dev.paddock.host.SandboxRequest;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -12,23 +12,20 @@ import dev.paddock.server.wire.SandboxView;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.util.function.Consumer;
 
 /** Sandbox lifecycle: create, read, list, suspend, resume, delete, and the audit events. */
 public final class SandboxRoutes {
     static final String SANDBOX = "/v1/sandboxes/{id}";
     private final RuntimeHost host;
     private final Bodies bodies;
-    private final ImageService images;
+    private final Consumer<SandboxRequest> createCheck;
 
-    public SandboxRoutes(RuntimeHost host, Bodies bodies) {
-        this(host, bodies, null);
-    }
-
-    /** With {@code images}, a create naming an unknown image is refused before any sandbox record exists. */
-    public SandboxRoutes(RuntimeHost host, Bodies bodies, ImageService images) {
+    /** {@code createCheck} refuses a create request (an unknown image, say) before any sandbox record exists. */
+    public SandboxRoutes(RuntimeHost host, Bodies bodies, Consumer<SandboxRequest> createCheck) {
         this.host = host;
         this.bodies = bodies;
-        this.images = images;
+        this.createCheck = createCheck;
     }
 
     public void register(RoutesConfig r) {
@@ -48,7 +45,7 @@ public final class SandboxRoutes {
     private void create(Context ctx) {
         CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
         var request = dev.paddock.server.routes.browser.BrowserRoutes.applyTemplate(body, SandboxBodies.toRequest(body, host.defaultLimits(body.driver())));
-        if (request.image() != null && images != null) images.get(request.image());
+        createCheck.accept(request);
         var created = host.create(Auth.principal(ctx), request);
         ctx.attribute(dev.paddock.server.routes.browser.BrowserRoutes.CREATED, created.id());
         ctx.status(201).json(SandboxView.of(created));

@@ -5,6 +5,8 @@ import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.http.HttpMetrics;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /** Health, loaded drivers, Prometheus metrics and the OpenAPI document of the API. */
 public final class SystemRoutes {
@@ -35,8 +37,8 @@ public final class SystemRoutes {
         try (var in = SystemRoutes.class.getResourceAsStream(OPENAPI_RESOURCE)) {
             if (in == null) throw new IllegalStateException("the build left out " + OPENAPI_RESOURCE);
             return in.readAllBytes();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

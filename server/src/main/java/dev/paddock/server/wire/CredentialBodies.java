@@ -1,5 +1,6 @@
 package dev.paddock.server.wire;
 
+import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.CredentialBinding;
@@ -28,7 +29,7 @@ final class CredentialBodies {
             String field = "credentials[" + i + "]";
             CreateSandboxBody.CredentialBody c = bodies.get(i);
             if (c == null) throw Check.invalid(field, "must be an object");
-            if (c.secretId() == null || !dev.paddock.core.Ids.isValid("sec", c.secretId())) {
+            if (c.secretId() == null || !Ids.isValid("sec", c.secretId())) {
                 throw Check.invalid(field + ".secret_id", "must be a secret id like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(c.secretId(), 40) + "'");
             }
             List<String> hosts = c.hosts() == null ? List.of() : c.hosts();

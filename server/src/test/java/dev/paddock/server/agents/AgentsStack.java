@@ -8,6 +8,7 @@ import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.PaddockServer;
 import dev.paddock.server.ServerConfig;
+import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.store.JdbcStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +41,7 @@ final class AgentsStack implements AutoCloseable {
         ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         apiKey = keys.create(ApiKeys.DEFAULT_TENANT, "test", true).secret();
         agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC());
-        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0)).agents(agents);
+        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)));
         baseUrl = "http://127.0.0.1:" + server.start();
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.server.routes.agents;
 
+import dev.paddock.agents.Cursors;
 import dev.paddock.agents.EventIntake;
 import dev.paddock.agents.EventLog;
 import dev.paddock.agents.ListResult;
@@ -14,17 +15,12 @@ import dev.paddock.core.store.PageRequest;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Params;
-import dev.paddock.server.http.Streams;
+import dev.paddock.server.http.SseStream;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A session's events: send, list (oldest first unless {@code order=desc}), and stream as Server-Sent Events. A
@@ -32,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * replays the events after that one, so a client that lost its connection resumes without gaps or repeats.
  */
 final class SessionEventRoutes {
-    private static final Duration KEEPALIVE = Duration.ofSeconds(5);
+    /** How often the stream looks whether its subscription ended (a dropped slow reader, a deleted session). */
+    private static final Duration POLL = Duration.ofMillis(200);
 
     private final SessionService sessions;
     private final EventIntake intake;
@@ -76,53 +73,37 @@ final class SessionEventRoutes {
         }
         // Subscribe before replaying, so nothing appended in between is missed; duplicates are dropped by seq.
         try (EventLog.Subscription sub = events.subscribe(session.id())) {
-            ctx.res().setHeader("X-Accel-Buffering", "no");
-            OutputStream out = Streams.open(ctx, 200, "text/event-stream");
-            try {
-                out.write(": stream open\n\n".getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                long sent = seq;
-                if (seq != Long.MAX_VALUE) {
-                    while (true) {
-                        List<SessionEvent> batch = events.after(session.id(), sent, 500);
-                        for (SessionEvent e : batch) sent = write(out, e);
-                        if (batch.size() < 500) break;
-                    }
+            SseStream out = SseStream.open(ctx, "stream open");
+            long sent = seq;
+            if (seq != Long.MAX_VALUE) {
+                while (true) {
+                    List<SessionEvent> batch = events.after(session.id(), sent, 500);
+                    for (SessionEvent e : batch) sent = write(out, e);
+                    if (batch.size() < 500) break;
                 }
-                long lastWrite = System.nanoTime();
-                while (!sub.ended()) {
-                    SessionEvent e = sub.queue().poll(200, TimeUnit.MILLISECONDS);
-                    if (e != null) {
-                        if (sent != Long.MAX_VALUE && e.seq() <= sent) continue;
-                        sent = write(out, e);
-                        lastWrite = System.nanoTime();
-                        if (e.is(SessionEventType.SESSION_DELETED)) return;
-                    } else if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
-                        out.write(": keepalive\n\n".getBytes(StandardCharsets.UTF_8));
-                        out.flush();
-                        lastWrite = System.nanoTime();
-                    }
-                }
-            } catch (IOException | UncheckedIOException e) {
-                // the client went away; its subscription closes with this block
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
+            while (!sub.ended()) {
+                SessionEvent e = out.next(sub.queue(), POLL);
+                if (e == null || (sent != Long.MAX_VALUE && e.seq() <= sent)) continue;
+                sent = write(out, e);
+                if (e.is(SessionEventType.SESSION_DELETED)) return;
+            }
+        } catch (SseStream.ClientGone e) {
+            // the client went away; its subscription closes with this block
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
-    private long write(OutputStream out, SessionEvent e) throws IOException {
-        out.write(("id: " + e.id() + "\nevent: " + e.type() + "\ndata: ").getBytes(StandardCharsets.UTF_8));
-        out.write(json.write(EventLog.wire(e)));
-        out.write("\n\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
+    private long write(SseStream out, SessionEvent e) throws SseStream.ClientGone {
+        out.event(e.id(), e.type(), json.write(EventLog.wire(e)));
         return e.seq();
     }
 
     /** Lists built from already-mapped pages. */
     static final class ListResultFactory {
         static ListResult of(Page<Map<String, Object>> page, PageRequest request) {
-            return new ListResult(page.data(), dev.paddock.agents.Cursors.next(page, request), dev.paddock.agents.Cursors.prev(page, request),
+            return new ListResult(page.data(), Cursors.next(page, request), Cursors.prev(page, request),
                     page.hasMore(), page.firstId(), page.lastId());
         }
     }

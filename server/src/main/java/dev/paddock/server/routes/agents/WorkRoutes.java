@@ -2,8 +2,11 @@ package dev.paddock.server.routes.agents;
 
 import dev.paddock.agents.Callers;
 import dev.paddock.agents.EnvironmentService;
+import dev.paddock.agents.Fields;
 import dev.paddock.agents.WorkQueue;
 import dev.paddock.core.ErrorType;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.access.Principal;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
@@ -12,6 +15,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The self-hosted work queue of an environment: poll, ack, heartbeat, stop, get, update, list, stats. Reached with
@@ -48,8 +52,8 @@ final class WorkRoutes {
         r.post(WORK + "/stop", ctx -> {
             String env = environment(ctx);
             Map<String, Object> body = bodies.json(ctx);
-            dev.paddock.agents.Fields.allowOnly(body, java.util.Set.of("force"), "");
-            ctx.json(work.stop(env, ctx.pathParam("work_id"), dev.paddock.agents.Fields.bool(body, "force", false), ctx.header(WORKER_ID)));
+            Fields.allowOnly(body, Set.of("force"), "");
+            ctx.json(work.stop(env, ctx.pathParam("work_id"), Fields.bool(body, "force", false), ctx.header(WORKER_ID)));
         });
     }
 
@@ -89,16 +93,16 @@ final class WorkRoutes {
     private void noFields(Context ctx) {
         Map<String, Object> body = bodies.json(ctx);
         if (!body.isEmpty()) {
-            throw dev.paddock.core.PaddockException.invalid("unknown_field", "unknown field '"
-                    + dev.paddock.core.Text.clip(body.keySet().iterator().next(), 60) + "'; this endpoint takes no body fields");
+            throw PaddockException.invalid("unknown_field", "unknown field '"
+                    + Text.clip(body.keySet().iterator().next(), 60) + "'; this endpoint takes no body fields");
         }
     }
 
     @SuppressWarnings("unchecked")
     private Map<String, Object> metadata(Context ctx) {
         Map<String, Object> body = bodies.json(ctx);
-        dev.paddock.agents.Fields.allowOnly(body, java.util.Set.of("metadata"), "");
-        return dev.paddock.agents.Fields.object(body.get("metadata"), "metadata");
+        Fields.allowOnly(body, Set.of("metadata"), "");
+        return Fields.object(body.get("metadata"), "metadata");
     }
 
     /** The environment of the path, checked against the caller (an environment key reaches its own only). */

@@ -4,6 +4,8 @@ import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.core.PaddockException;
 import dev.paddock.host.SandboxRequest;
+import dev.paddock.server.RouteContext;
+import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -11,9 +13,8 @@ import dev.paddock.server.wire.CreateSandboxBody;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import dev.paddock.browser.Screencast;
-import dev.paddock.server.http.Sse;
+import dev.paddock.server.http.SseStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -25,14 +26,16 @@ import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.JsonNode;
 
 /** Script mode ({@code POST /v1/sandboxes/{id}/browser/script}), step mode ({@code …/browser/actions}) and the live view ({@code …/browser/screencast}). */
-public final class BrowserRoutes {
+public final class BrowserRoutes implements RouteModule {
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** How often the live view looks whether the cast has ended while no frame comes. */
+    private static final Duration POLL = Duration.ofMillis(200);
     private final BrowserService browser;
-    private final Bodies bodies;
+    private Bodies bodies; // the server's, given at registration
 
-    public BrowserRoutes(BrowserService browser, Bodies bodies) {
+    /** {@code browser} is the one the MCP endpoint uses too, so both share its per-sandbox locks. */
+    public BrowserRoutes(BrowserService browser) {
         this.browser = browser;
-        this.bodies = bodies;
     }
 
     /** Body of a script run: the ES module source and an optional timeout. */
@@ -41,7 +44,10 @@ public final class BrowserRoutes {
     /** Request attribute set by the create route: the new sandbox's id, so a browser sandbox's browser starts at once. */
     public static final String CREATED = "paddock.sandbox.created";
 
-    public void register(RoutesConfig r) {
+    @Override
+    public void register(RouteContext context) {
+        RoutesConfig r = context.routes();
+        bodies = context.bodies();
         r.after("/v1/sandboxes", ctx -> {
             String id = ctx.attribute(CREATED);
             if (id != null && ctx.statusCode() == 201 && browser.isBrowser(Auth.principal(ctx), id)) browser.prewarm(Auth.principal(ctx), id);
@@ -97,22 +103,17 @@ public final class BrowserRoutes {
             }
         })) {
             try {
-                OutputStream out = Sse.open(ctx, "screencast started");
-                long lastWrite = System.nanoTime();
+                SseStream out = SseStream.open(ctx, "screencast started");
                 while (true) {
-                    ObjectNode f = frames.poll(200, TimeUnit.MILLISECONDS);
+                    ObjectNode f = out.next(frames, POLL);
                     if (f != null) {
-                        Sse.event(out, f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
-                        lastWrite = System.nanoTime();
+                        out.event(f.has("frame") ? "frame" : f.has("error") ? "error" : "page", JSON.writeValueAsBytes(f));
                     } else if (cast.ended(Duration.ofMillis(1)) != null) {
-                        Sse.event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
+                        out.end("end", "{}".getBytes(StandardCharsets.UTF_8));
                         return;
-                    } else if (System.nanoTime() - lastWrite > 1_000_000_000L) {
-                        Sse.comment(out, "keepalive");
-                        lastWrite = System.nanoTime();
                     }
                 }
-            } catch (IOException | java.io.UncheckedIOException e) {
+            } catch (SseStream.ClientGone e) {
                 // the viewer went away: closing the cast ends the relay and the agent's screencast
             } finally {
                 gone.set(true);

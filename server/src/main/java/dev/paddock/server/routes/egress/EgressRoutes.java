@@ -1,5 +1,6 @@
 package dev.paddock.server.routes.egress;
 
+import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.egress.EgressAuditEntry;
 import dev.paddock.core.egress.EgressAuditLog;
@@ -7,17 +8,16 @@ import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.RouteContext;
+import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Params;
-import dev.paddock.server.http.Sse;
+import dev.paddock.server.http.SseStream;
 import dev.paddock.server.http.Streams;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -26,22 +26,23 @@ import java.time.Duration;
  * of {@code egress} events that follows new records until the sandbox has ended (resumable with
  * {@code Last-Event-ID} or {@code after_id}). Kept and readable after the sandbox terminated.
  */
-public final class EgressRoutes {
+public final class EgressRoutes implements RouteModule {
     private static final Duration POLL = Duration.ofMillis(250);
-    private static final Duration KEEPALIVE = Duration.ofSeconds(5);
     private static final int BATCH = 200;
 
     private final RuntimeHost host;
     private final EgressAuditLog log;
-    private final ApiJson json;
+    private ApiJson json; // the server's, given at registration
 
-    public EgressRoutes(RuntimeHost host, EgressAuditLog log, ApiJson json) {
+    public EgressRoutes(RuntimeHost host, EgressAuditLog log) {
         this.host = host;
         this.log = log;
-        this.json = json;
     }
 
-    public void register(RoutesConfig r) {
+    @Override
+    public void register(RouteContext context) {
+        RoutesConfig r = context.routes();
+        json = context.json();
         r.get("/v1/sandboxes/{id}/egress", this::egress);
     }
 
@@ -60,37 +61,27 @@ public final class EgressRoutes {
     private void stream(Context ctx, Principal p, String id) {
         String cursor = ctx.header("Last-Event-ID");
         if (cursor == null || cursor.isBlank()) cursor = Params.page(ctx, "egr").afterId();
-        else cursor = dev.paddock.core.Ids.require("egr", cursor.strip(), "Last-Event-ID");
+        else cursor = Ids.require("egr", cursor.strip(), "Last-Event-ID");
         log.list(id, new PageRequest(1, cursor, null)); // an unknown cursor is a 400 before the stream opens
         try {
-            OutputStream out = Sse.open(ctx, "stream open");
-            long lastWrite = System.nanoTime();
+            SseStream out = SseStream.open(ctx, "stream open");
             while (true) {
                 boolean ended = host.get(p, id).state().isTerminal();
                 Page<EgressAuditEntry> page = log.list(id, new PageRequest(BATCH, cursor, null));
                 for (EgressAuditEntry e : page.data()) {
-                    out.write(("id: " + e.id() + "\nevent: egress\ndata: ").getBytes(StandardCharsets.UTF_8));
-                    out.write(json.write(EgressViews.EgressRecord.of(e)));
-                    out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+                    out.event(e.id(), "egress", json.write(EgressViews.EgressRecord.of(e)));
                     cursor = e.id();
-                }
-                if (!page.data().isEmpty()) {
-                    out.flush();
-                    lastWrite = System.nanoTime();
                 }
                 if (page.hasMore()) continue;
                 if (ended) {
                     // read after the sandbox ended: nothing more can arrive
-                    Sse.event(out, "end", "{}".getBytes(StandardCharsets.UTF_8));
+                    out.end("end", "{}".getBytes(StandardCharsets.UTF_8));
                     return;
                 }
-                if (System.nanoTime() - lastWrite >= KEEPALIVE.toNanos()) {
-                    Sse.comment(out, "keepalive");
-                    lastWrite = System.nanoTime();
-                }
+                out.keepAlive();
                 Thread.sleep(POLL);
             }
-        } catch (IOException | UncheckedIOException e) {
+        } catch (SseStream.ClientGone e) {
             // the client went away
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -3,6 +3,8 @@ package dev.paddock.server.routes.egress;
 import dev.paddock.core.PaddockException;
 import dev.paddock.egress.vault.SecretValue;
 import dev.paddock.egress.vault.Vault;
+import dev.paddock.server.RouteContext;
+import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
@@ -14,17 +16,19 @@ import io.javalin.http.Context;
  * The tenant's vault: create, list, rotate, delete. Answers carry id, name and times, never a value; a body that
  * cannot be read is refused without quoting it, since it may hold the value.
  */
-public final class SecretRoutes {
+public final class SecretRoutes implements RouteModule {
     private static final String SECRET = "/v1/secrets/{id}";
     private final Vault vault;
-    private final Bodies bodies;
+    private Bodies bodies; // the server's, given at registration
 
-    public SecretRoutes(Vault vault, Bodies bodies) {
+    public SecretRoutes(Vault vault) {
         this.vault = vault;
-        this.bodies = bodies;
     }
 
-    public void register(RoutesConfig r) {
+    @Override
+    public void register(RouteContext context) {
+        RoutesConfig r = context.routes();
+        bodies = context.bodies();
         r.post("/v1/secrets", this::create);
         r.get("/v1/secrets", ctx -> ctx.json(new Views.DataList<>(vault.list(Auth.principal(ctx).tenantId()).stream().map(EgressViews.Secret::of).toList())));
         r.get(SECRET, ctx -> ctx.json(EgressViews.Secret.of(vault.get(Auth.principal(ctx).tenantId(), id(ctx)))));

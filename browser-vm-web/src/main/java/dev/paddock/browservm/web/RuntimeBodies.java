@@ -1,4 +1,4 @@
-package dev.paddock.server.runtimes;
+package dev.paddock.browservm.web;
 
 import java.time.Instant;
 

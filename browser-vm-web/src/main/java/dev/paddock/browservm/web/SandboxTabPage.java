@@ -1,4 +1,4 @@
-package dev.paddock.server.runtimes;
+package dev.paddock.browservm.web;
 
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
@@ -11,12 +11,12 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * The sandbox tab page and its VM assets. The page is cross-origin isolated (COOP same-origin, COEP require-corp)
+ * The sandbox tab page and its VM assets (its scripts are static files, {@link BrowserVmWeb#STATIC}). The page is cross-origin isolated (COOP same-origin, COEP require-corp)
  * and its CSP differs from the console's in one point only: {@code 'wasm-unsafe-eval'}, which the emulator needs to
  * compile WebAssembly. The assets come from the directory scripts/build-browser-vm fills, by an allowlist of names.
  */
-public final class SandboxTabPage {
-    public static final String PAGE = "/sandbox-tab";
+final class SandboxTabPage {
+    static final String PAGE = "/sandbox-tab";
     static final Map<String, String> HEADERS = Map.of(
             "Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:;"
                     + " connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
@@ -32,20 +32,18 @@ public final class SandboxTabPage {
             "state.bin.zst", "application/octet-stream", "vm.json", "application/json", "manifest.json", "application/json");
 
     private final Path assetsDir;
-    private final String consoleResource;
 
-    public SandboxTabPage(Path assetsDir, String consoleResource) {
+    SandboxTabPage(Path assetsDir) {
         this.assetsDir = assetsDir;
-        this.consoleResource = consoleResource.startsWith("/") ? consoleResource : "/" + consoleResource;
     }
 
-    public void register(RoutesConfig r) {
+    void register(RoutesConfig r) {
         r.get(PAGE, this::page);
         r.get(PAGE + "/vm/{file}", this::asset);
     }
 
     private void page(Context ctx) throws IOException {
-        try (InputStream in = SandboxTabPage.class.getResourceAsStream(consoleResource + "/sandbox-tab.html")) {
+        try (InputStream in = SandboxTabPage.class.getResourceAsStream(BrowserVmWeb.STATIC + "/sandbox-tab.html")) {
             if (in == null) throw new PaddockException(ErrorType.NOT_FOUND, "route_not_found", "this server has no sandbox tab page");
             HEADERS.forEach(ctx::header);
             ctx.contentType("text/html; charset=utf-8").result(in.readAllBytes());

@@ -1,4 +1,4 @@
-package dev.paddock.server.runtimes;
+package dev.paddock.browservm.web;
 
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
@@ -10,13 +10,16 @@ import dev.paddock.driver.browservm.PairingCodes;
 import dev.paddock.driver.browservm.RelayConnection;
 import dev.paddock.driver.browservm.RelayPeer;
 import dev.paddock.server.http.ApiErrors;
+import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
+import dev.paddock.server.http.ErrorBody;
 import dev.paddock.server.http.Params;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.websocket.WsContext;
+import java.io.IOException;
 import java.time.Duration;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.slf4j.Logger;
@@ -27,18 +30,18 @@ import org.slf4j.LoggerFactory;
  * the credential), list/get/revoke runtimes (API key), and the relay WebSocket (runtime token in the query string,
  * since browsers cannot set WebSocket headers; the token is never logged).
  */
-public final class RuntimeRoutes {
+final class RuntimeRoutes {
     private static final Logger log = LoggerFactory.getLogger(RuntimeRoutes.class);
-    public static final String EXCHANGE = "/v1/runtimes/exchange";
-    public static final String RELAY = "/v1/runtimes/relay";
+    static final String EXCHANGE = "/v1/runtimes/exchange";
+    static final String RELAY = "/v1/runtimes/relay";
     /** A tab asks whether its runtime token still works (a refused WebSocket upgrade tells a page nothing). */
-    public static final String SELF = "/v1/runtimes/self";
+    static final String SELF = "/v1/runtimes/self";
     private static final String CONNECTION = "paddock.relay";
 
     private final BrowserVm vm;
     private final Bodies bodies;
 
-    public RuntimeRoutes(BrowserVm vm, Bodies bodies) {
+    RuntimeRoutes(BrowserVm vm, Bodies bodies) {
         this.vm = vm;
         this.bodies = bodies;
     }
@@ -48,11 +51,11 @@ public final class RuntimeRoutes {
      * WebSocket upgrade with the runtime token) and a tab's own runtime (GET, its token as bearer). Any other method
      * on these paths needs an API key like the rest.
      */
-    public static boolean isPublic(String method, String path) {
+    static boolean isPublic(String method, String path) {
         return ("POST".equals(method) && path.equals(EXCHANGE)) || ("GET".equals(method) && (path.equals(RELAY) || path.equals(SELF)));
     }
 
-    public void register(RoutesConfig r) {
+    void register(RoutesConfig r) {
         r.post("/v1/runtimes/pairing_codes", this::pair);
         r.post(EXCHANGE, this::exchange);
         // A plain GET on the relay (no WebSocket upgrade) would otherwise fall through to GET /v1/runtimes/{id}.
@@ -125,8 +128,8 @@ public final class RuntimeRoutes {
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
     }
 
-    private static void refuseUpgrade(Context ctx, PaddockException e) throws java.io.IOException {
-        byte[] body = ERROR_JSON.write(dev.paddock.server.http.ErrorBody.of(e.type(), e.code(), e.getMessage()));
+    private static void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
+        byte[] body = ERROR_JSON.write(ErrorBody.of(e.type(), e.code(), e.getMessage()));
         var res = ctx.res();
         res.setStatus(e.type().httpStatus());
         res.setContentType("application/json");
@@ -137,7 +140,7 @@ public final class RuntimeRoutes {
         throw new ApiErrors.Answered(); // stops the upgrade
     }
 
-    private static final dev.paddock.server.http.ApiJson ERROR_JSON = new dev.paddock.server.http.ApiJson();
+    private static final ApiJson ERROR_JSON = new ApiJson();
 
     /** The runtime of the bearer token (no API key: the token is the credential); 401 invalid_runtime_token when it is unknown. */
     private void self(Context ctx) {
