@@ -1,6 +1,6 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
@@ -184,7 +184,7 @@ final class EnvironmentPackages {
     private static void copyHostApt(Workspace ws, Path sources) throws IOException {
         Path etc = Path.of("/etc/apt"), status = Path.of("/var/lib/dpkg/status");
         if (!Files.isRegularFile(status)) {
-            throw PaddockException.invalid("packages_unavailable", "apt packages need a Debian host root (" + status + " is missing)");
+            throw new PaddockException(ErrorCode.PACKAGES_UNAVAILABLE, "apt packages need a Debian host root (" + status + " is missing)");
         }
         copy(ws, status, HOST_APT + "/status");
         if (sources != null) {
@@ -221,7 +221,7 @@ final class EnvironmentPackages {
         // everything through the proxy, also a mirror on a loopback name: the builder's own loopback serves nothing
         ExecResult r = host.run(owner, sandboxId, new ExecRequest(argv, Map.of("NO_PROXY", "", "no_proxy", ""), "/workspace", BUILD_TIMEOUT, null), out);
         if (r.exitCode() != 0 || r.timedOut()) {
-            throw new PaddockException(ErrorType.INVALID_REQUEST, "packages_failed", "installing the environment's " + step + " packages failed"
+            throw new PaddockException(ErrorCode.PACKAGES_FAILED, "installing the environment's " + step + " packages failed"
                     + (r.timedOut() ? " (timed out after " + BUILD_TIMEOUT.toMinutes() + " minutes)" : " (exit " + r.exitCode() + ")")
                     + "; the end of its output:\n" + new String(tail.bytes(), StandardCharsets.UTF_8));
         }

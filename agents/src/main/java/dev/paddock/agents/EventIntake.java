@@ -1,6 +1,7 @@
 package dev.paddock.agents;
 
 import dev.paddock.agents.loop.History;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.Resource;
@@ -48,10 +49,10 @@ public final class EventIntake {
     public Map<String, Object> send(Principal p, String sessionId, Map<String, Object> body, String workerId) {
         Fields.allowOnly(body, Set.of("events"), "");
         List<Object> raw = Fields.array(body.get("events"), "events");
-        if (raw == null || raw.isEmpty()) throw PaddockException.invalid("missing_field", "field 'events' must hold at least one event");
+        if (raw == null || raw.isEmpty()) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'events' must hold at least one event");
         Resource session = sessions.find(p, sessionId);
         if ("terminated".equals(session.state())) {
-            throw PaddockException.conflict("session_terminated", "session " + sessionId + " is terminated and takes no more events");
+            throw new PaddockException(ErrorCode.SESSION_TERMINATED, "session " + sessionId + " is terminated and takes no more events");
         }
         List<Map<String, Object>> checked = validate(p, session, raw, workerId);
         List<Map<String, Object>> out = new ArrayList<>();
@@ -79,7 +80,7 @@ public final class EventIntake {
     }
 
     private List<Map<String, Object>> validate(Principal p, Resource session, List<Object> raw, String workerId) {
-        if (raw.size() > MAX_EVENTS) throw PaddockException.invalid("too_many_events", "send at most " + MAX_EVENTS + " events at once");
+        if (raw.size() > MAX_EVENTS) throw new PaddockException(ErrorCode.TOO_MANY_EVENTS, "send at most " + MAX_EVENTS + " events at once");
         History h = null;
         Set<String> answeredHere = new java.util.HashSet<>();
         List<Map<String, Object>> out = new ArrayList<>();
@@ -88,7 +89,7 @@ public final class EventIntake {
             Map<String, Object> e = Fields.object(raw.get(i), where);
             String type = Fields.requiredString(e, "type", 64);
             if (!TYPES.contains(type)) {
-                throw PaddockException.invalid("unknown_event_type", "field '" + where + ".type' must be one of " + new java.util.TreeSet<>(TYPES)
+                throw new PaddockException(ErrorCode.UNKNOWN_EVENT_TYPE, "field '" + where + ".type' must be one of " + new java.util.TreeSet<>(TYPES)
                         + ", got '" + Text.clip(type, 60) + "'");
             }
             Map<String, Object> n = new LinkedHashMap<>();
@@ -107,7 +108,7 @@ public final class EventIntake {
                     String useId = knownUse(h, e, "tool_use_id", where, session);
                     String result = Fields.requiredString(e, "result", 8);
                     if (!result.equals("allow") && !result.equals("deny")) {
-                        throw PaddockException.invalid("invalid_field", "field '" + where + ".result' must be allow or deny");
+                        throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".result' must be allow or deny");
                     }
                     n.put("tool_use_id", useId);
                     n.put("result", result);
@@ -120,22 +121,22 @@ public final class EventIntake {
                     String useId = knownUse(h, e, idField, where, session);
                     History.PendingUse use = h.use(useId);
                     if (type.equals("user.tool_result") == use.custom()) {
-                        throw PaddockException.invalid("wrong_result_type", "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
+                        throw new PaddockException(ErrorCode.WRONG_RESULT_TYPE, "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
                                 + " tool call; answer it with " + (use.custom() ? "user.custom_tool_result" : "user.tool_result"));
                     }
                     if (!answeredHere.add(useId)) {
-                        throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " is answered twice in this request");
+                        throw new PaddockException(ErrorCode.TOOL_RESULT_ALREADY_SENT, "tool call " + useId + " is answered twice in this request");
                     }
                     if (!use.custom() && Callers.isEnvironmentKey(p) && !work.hasLiveLease(session.id(), workerId)) {
                         if (workerId != null && work.hasLiveLease(session.id(), null)) {
-                            throw PaddockException.conflict("work_owned_by_another_worker", "worker '" + Text.clip(workerId, 60)
+                            throw new PaddockException(ErrorCode.WORK_OWNED_BY_ANOTHER_WORKER, "worker '" + Text.clip(workerId, 60)
                                     + "' does not hold the lease on this session's work: another worker does, so its tool results count");
                         }
-                        throw PaddockException.conflict("no_live_lease", "no worker holds a live lease on this session's work; "
+                        throw new PaddockException(ErrorCode.NO_LIVE_LEASE, "no worker holds a live lease on this session's work; "
                                 + "poll, ack and heartbeat the work item before sending tool results");
                     }
                     if (!use.custom() && !EnvironmentConfigs.SELF_HOSTED.equals(environmentType(session))) {
-                        throw PaddockException.invalid("tool_runs_in_paddock", "tool call " + useId + " runs in this session's Paddock sandbox; "
+                        throw new PaddockException(ErrorCode.TOOL_RUNS_IN_PADDOCK, "tool call " + useId + " runs in this session's Paddock sandbox; "
                                 + "only self-hosted environments take user.tool_result");
                     }
                     n.put(idField, useId);
@@ -152,11 +153,11 @@ public final class EventIntake {
     private static String knownUse(History h, Map<String, Object> e, String field, String where, Resource session) {
         String useId = Fields.requiredString(e, field, 64);
         if (!h.knowsUse(useId)) {
-            throw PaddockException.invalid("unknown_tool_use_id", "field '" + where + "." + field + "' names no tool call of session "
+            throw new PaddockException(ErrorCode.UNKNOWN_TOOL_USE_ID, "field '" + where + "." + field + "' names no tool call of session "
                     + session.id() + ": '" + Text.clip(useId, 60) + "'");
         }
         if (h.isAnswered(useId)) {
-            throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " already has a result");
+            throw new PaddockException(ErrorCode.TOOL_RESULT_ALREADY_SENT, "tool call " + useId + " already has a result");
         }
         return useId;
     }
@@ -164,7 +165,7 @@ public final class EventIntake {
     private static List<Object> content(Object v, String where, boolean required) {
         List<Object> blocks = Fields.array(v, where);
         if (blocks == null || blocks.isEmpty()) {
-            if (required) throw PaddockException.invalid("missing_field", "field '" + where + "' must hold at least one content block");
+            if (required) throw new PaddockException(ErrorCode.MISSING_FIELD, "field '" + where + "' must hold at least one content block");
             return new ArrayList<>();
         }
         List<Object> out = new ArrayList<>();
@@ -174,11 +175,11 @@ public final class EventIntake {
             switch (type) {
                 case "text" -> {
                     Fields.allowOnly(b, Set.of("type", "text"), where + "[" + i + "]");
-                    if (!(b.get("text") instanceof String)) throw PaddockException.invalid("invalid_field", "field '" + where + "[" + i + "].text' must be a string");
+                    if (!(b.get("text") instanceof String)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].text' must be a string");
                     out.add(Map.of("type", "text", "text", b.get("text")));
                 }
                 case "image", "document", "search_result" -> out.add(b);
-                default -> throw PaddockException.invalid("invalid_field", "field '" + where + "[" + i + "].type' must be text, image, document or search_result");
+                default -> throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].type' must be text, image, document or search_result");
             }
         }
         return out;

@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
@@ -19,14 +20,14 @@ public record CredentialRule(String secretId, List<String> hosts, Placement plac
 
     public CredentialRule {
         if (!Vault.isSecretId(secretId)) {
-            throw PaddockException.invalid("invalid_credential_rule", "secret_id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(secretId, 40) + "'");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "secret_id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(secretId, 40) + "'");
         }
-        if (hosts == null || hosts.isEmpty()) throw PaddockException.invalid("invalid_credential_rule", "a credential rule needs at least one host");
+        if (hosts == null || hosts.isEmpty()) throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "a credential rule needs at least one host");
         hosts = List.copyOf(hosts);
         hosts.forEach(HostPattern::parse);
-        if (placement == null) throw PaddockException.invalid("invalid_credential_rule", "a credential rule needs a placement");
+        if (placement == null) throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "a credential rule needs a placement");
         if (envVar != null && !ENV.matcher(envVar).matches()) {
-            throw PaddockException.invalid("invalid_credential_rule", "env_var '" + Text.clip(envVar, 60) + "' is not a valid environment variable name");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "env_var '" + Text.clip(envVar, 60) + "' is not a valid environment variable name");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
@@ -18,17 +19,17 @@ public sealed interface Placement {
     record Header(String name, String template) implements Placement {
         public Header {
             if (name == null || !HttpHeads.isToken(name)) {
-                throw PaddockException.invalid("invalid_credential_rule", "header name '" + Text.clip(name, 60) + "' is not a valid HTTP header name");
+                throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "header name '" + Text.clip(name, 60) + "' is not a valid HTTP header name");
             }
             if (Headers.HOP_BY_HOP.contains(name.toLowerCase(java.util.Locale.ROOT)) || name.equalsIgnoreCase("host")
                     || name.equalsIgnoreCase("content-length")) {
-                throw PaddockException.invalid("invalid_credential_rule", "header '" + name + "' cannot carry a credential");
+                throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "header '" + name + "' cannot carry a credential");
             }
             if (template == null || !template.contains(SECRET_MARKER)) {
-                throw PaddockException.invalid("invalid_credential_rule", "the header template must contain " + SECRET_MARKER + ", e.g. 'Bearer {secret}'");
+                throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "the header template must contain " + SECRET_MARKER + ", e.g. 'Bearer {secret}'");
             }
             if (template.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-                throw PaddockException.invalid("invalid_credential_rule", "the header template must not contain control characters");
+                throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "the header template must not contain control characters");
             }
         }
     }

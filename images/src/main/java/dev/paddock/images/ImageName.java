@@ -1,5 +1,6 @@
 package dev.paddock.images;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.util.regex.Pattern;
@@ -13,7 +14,7 @@ public final class ImageName {
     /** Returns {@code name} unchanged when valid; otherwise throws {@code invalid_image_name}. */
     public static String validate(String name) {
         if (name == null || !VALID.matcher(name).matches()) {
-            throw PaddockException.invalid("invalid_image_name",
+            throw new PaddockException(ErrorCode.INVALID_IMAGE_NAME,
                     "image name '" + Text.clip(name, 80) + "' is invalid: use 1-63 characters from a-z, 0-9, '.', '_' "
                             + "and '-', starting with a letter or digit");
         }

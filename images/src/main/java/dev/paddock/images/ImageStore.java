@@ -1,6 +1,6 @@
 package dev.paddock.images;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.io.IOException;
@@ -238,7 +238,7 @@ public final class ImageStore {
         } catch (PaddockException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            throw new PaddockException(ErrorType.API, "image_build_failed",
+            throw new PaddockException(ErrorCode.IMAGE_BUILD_FAILED,
                     "creating image '" + name + "' failed: " + Text.clip(String.valueOf(e.getMessage()), 300), e);
         } finally {
             if (staging != null) discard(staging);

@@ -119,7 +119,7 @@ public final class ExecRoutes {
     private void sendError(Context ctx, OutputStream out, RuntimeException e) {
         PaddockException pe = errors.classify(e, ctx);
         try {
-            Sse.event(out, "error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
+            Sse.event(out, "error", json.write(ErrorBody.of(pe)));
         } catch (IOException ignored) {
             // the client is gone as well
         }
