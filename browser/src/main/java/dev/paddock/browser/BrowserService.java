@@ -1,5 +1,6 @@
 package dev.paddock.browser;
 
+import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
@@ -75,15 +76,12 @@ public final class BrowserService {
         String stamp = BrowserAssets.DIR + "/task/stamp-" + n;
         String shot = "/workspace/.paddock/failure-" + n + ".png";
         sh(p, id, "mkdir -p /workspace/.paddock && cat > " + task + " && touch " + stamp, code);
-        OutputCap out = new OutputCap(OUTPUT_LIMIT);
-        OutputCap err = new OutputCap(OUTPUT_LIMIT);
+        BoundedBuffer out = new BoundedBuffer(OUTPUT_LIMIT);
+        BoundedBuffer err = new BoundedBuffer(OUTPUT_LIMIT);
         ExecResult r;
         try (Heartbeat ignored = new Heartbeat(host, p, id)) {
             r = host.run(p, id, new ExecRequest(List.of("node", BrowserAssets.DIR + "/runner.mjs", task, shot), Map.of(), "/workspace", t, null),
-                    new ExecOutput() {
-                        @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
-                        @Override public void stderr(byte[] d, int o, int l) { err.add(d, o, l); }
-                    });
+                    ExecOutput.into(out, err));
         }
         String listing = sh(p, id, "find /workspace -newer " + stamp + " -type f ! -path '/workspace/.paddock/*' | head -1000; test -f " + shot + " && echo FAILSHOT", null);
         List<String> files = new ArrayList<>();
@@ -93,8 +91,8 @@ public final class BrowserService {
             else if (line.startsWith("/workspace/")) files.add(line.substring("/workspace/".length()));
         }
         boolean failed = r.exitCode() != 0 || r.timedOut();
-        String error = !failed ? null : r.timedOut() ? "the script did not finish within " + t.toSeconds() + " s and was killed" : lastLines(err.text(), 20);
-        return new ScriptResult(r.exitCode(), r.timedOut(), out.text(), err.text(), out.truncated(), err.truncated(), files, error,
+        String error = !failed ? null : r.timedOut() ? "the script did not finish within " + t.toSeconds() + " s and was killed" : lastLines(err.markedText(), 20);
+        return new ScriptResult(r.exitCode(), r.timedOut(), out.markedText(), err.markedText(), out.truncated(), err.truncated(), files, error,
                 failed && failShot ? shot.substring("/workspace/".length()) : null, r.duration().toMillis());
     }
 
@@ -188,9 +186,9 @@ public final class BrowserService {
         // them here, in a tab of their own that is closed again, so the claimer's page starts with a clean history
         Duration connect = Duration.ofSeconds(60);
         for (String step : WARM_UP) {
-            OutputCap out = new OutputCap(4 << 20);
-            ExecResult r = commands.run(BrowserAssets.toAgent(step.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30), connect), out.stdout());
-            if (r.exitCode() != 0 || !answeredOk(out.text())) {
+            BoundedBuffer out = new BoundedBuffer(4 << 20);
+            ExecResult r = commands.run(BrowserAssets.toAgent(step.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30), connect), ExecOutput.into(out, null));
+            if (r.exitCode() != 0 || !answeredOk(out.markedText())) {
                 throw new PaddockException(ErrorCode.BROWSER_UNAVAILABLE, "the browser of pooled sandbox " + id + " did not start (exit " + r.exitCode() + ")");
             }
             connect = Duration.ofSeconds(5);
@@ -249,11 +247,11 @@ public final class BrowserService {
     }
 
     private ObjectNode send(Principal p, String id, ObjectNode req, Duration t, Duration connect) {
-        OutputCap out = new OutputCap(MAX_ANSWER);
+        BoundedBuffer out = new BoundedBuffer(MAX_ANSWER);
         ExecRequest exec = BrowserAssets.toAgent(JSON.writeValueAsBytes(req), t, connect);
         ExecResult r;
         try (Heartbeat ignored = new Heartbeat(host, p, id)) {
-            r = host.run(p, id, exec, out.stdout());
+            r = host.run(p, id, exec, ExecOutput.into(out, null));
         }
         if (r.exitCode() == 3) return null;
         if (r.exitCode() == 127) {
@@ -324,10 +322,10 @@ public final class BrowserService {
     }
 
     private String sh(Principal p, String id, String line, byte[] stdin) {
-        OutputCap out = new OutputCap(1 << 20);
-        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), out.stdout());
+        BoundedBuffer out = new BoundedBuffer(1 << 20);
+        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), ExecOutput.into(out, null));
         if (r.timedOut()) throw new PaddockException(ErrorCode.BROWSER_SETUP_TIMEOUT, "preparing the browser run in sandbox " + id + " timed out");
-        return out.text();
+        return out.markedText();
     }
 
     private static Duration timeout(Duration asked, Duration fallback) {

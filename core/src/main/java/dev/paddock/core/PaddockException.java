@@ -6,24 +6,28 @@ package dev.paddock.core;
  * the message says what to fix. Messages must never contain secrets: they are sent to API clients as they are.
  */
 public class PaddockException extends RuntimeException {
-    private final ErrorCode code;
+    private final ErrorCode errorCode;
+    /** The wire code, also as a field: tests and tools that read an exception's "code" reflectively see the string. */
+    private final String code;
 
     public PaddockException(ErrorCode code, String message) {
         super(message);
-        this.code = code;
+        this.errorCode = code;
+        this.code = code.wire();
     }
 
     public PaddockException(ErrorCode code, String message, Throwable cause) {
         super(message, cause);
-        this.code = code;
+        this.errorCode = code;
+        this.code = code.wire();
     }
 
-    public ErrorType type() { return code.type(); }
+    public ErrorType type() { return errorCode.type(); }
 
     /** The code as it goes on the wire. */
-    public String code() { return code.wire(); }
+    public String code() { return code; }
 
-    public ErrorCode errorCode() { return code; }
+    public ErrorCode errorCode() { return errorCode; }
 
     public static PaddockException notFound(String what, String id) {
         return new PaddockException(ErrorCode.NOT_FOUND, what + " '" + id + "' does not exist");
