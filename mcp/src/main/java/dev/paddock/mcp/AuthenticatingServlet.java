@@ -1,8 +1,8 @@
 package dev.paddock.mcp;
 
-import dev.paddock.core.ErrorCode;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
+import dev.paddock.core.ErrorCode;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;

@@ -1,7 +1,6 @@
 package dev.paddock.mcp;
 
 import dev.paddock.core.ErrorCode;
-import dev.paddock.core.ErrorCode;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

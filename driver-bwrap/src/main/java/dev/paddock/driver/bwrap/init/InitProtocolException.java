@@ -1,7 +1,6 @@
 package dev.paddock.driver.bwrap.init;
 
 import dev.paddock.core.ErrorCode;
-import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 /** The sandbox's init agent could not be reached, refused a request, or sent something malformed. */
