@@ -1,6 +1,6 @@
 package dev.paddock.access;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.store.ApiKey;
@@ -45,7 +45,7 @@ public final class ApiKeys {
     /** Stores a key whose secret the operator chose (e.g. PADDOCK_API_KEY), unless it is already stored. */
     public ApiKey register(String tenantId, String name, String secret, boolean admin) {
         if (secret == null || secret.length() < 16) {
-            throw PaddockException.invalid("weak_api_key", "an API key must be at least 16 characters long");
+            throw new PaddockException(ErrorCode.WEAK_API_KEY, "an API key must be at least 16 characters long");
         }
         String hash = hash(secret);
         Optional<ApiKey> existing = store.findActiveByHash(hash);
@@ -73,7 +73,7 @@ public final class ApiKeys {
         } else if (tenantId == null || tenantId.equals(caller.tenantId())) {
             tenant = caller.tenantId();
         } else {
-            throw new PaddockException(ErrorType.PERMISSION, "tenant_forbidden",
+            throw new PaddockException(ErrorCode.TENANT_FORBIDDEN,
                     "an admin key manages keys of its own tenant only; the operator's admin key manages other tenants' keys");
         }
         return create(tenant, name, admin);
@@ -84,7 +84,7 @@ public final class ApiKeys {
         requireAdmin(caller);
         if (caller.operator()) return tenantId == null ? store.listAll() : store.list(tenantId);
         if (tenantId != null && !tenantId.equals(caller.tenantId())) {
-            throw new PaddockException(ErrorType.PERMISSION, "tenant_forbidden",
+            throw new PaddockException(ErrorCode.TENANT_FORBIDDEN,
                     "an admin key lists keys of its own tenant only; the operator's admin key lists other tenants' keys");
         }
         return store.list(caller.tenantId());
@@ -108,7 +108,7 @@ public final class ApiKeys {
 
     private static void requireAdmin(Principal caller) {
         if (!caller.admin()) {
-            throw new PaddockException(ErrorType.PERMISSION, "admin_required", "only an admin API key may manage API keys");
+            throw new PaddockException(ErrorCode.ADMIN_REQUIRED, "only an admin API key may manage API keys");
         }
     }
 

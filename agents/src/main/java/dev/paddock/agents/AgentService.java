@@ -1,6 +1,6 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
@@ -67,7 +67,7 @@ public final class AgentService {
         if (version == null || version == r.version()) return r.body();
         return store.find(Resource.AGENT_VERSION, p.tenantId(), versionId(id, version))
                 .map(Resource::body)
-                .orElseThrow(() -> new PaddockException(ErrorType.NOT_FOUND, "not_found", "agent " + id + " has no version " + version));
+                .orElseThrow(() -> new PaddockException(ErrorCode.NOT_FOUND, "agent " + id + " has no version " + version));
     }
 
     public ListResult list(Principal p, PageRequest page, boolean includeArchived) {
@@ -85,10 +85,10 @@ public final class AgentService {
         Callers.requireApiKey(p, "update agents");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         Resource r = find(p, id);
-        if (r.archivedAt() != null) throw PaddockException.invalid("agent_archived", "agent " + id + " is archived and cannot be updated");
+        if (r.archivedAt() != null) throw new PaddockException(ErrorCode.AGENT_ARCHIVED, "agent " + id + " is archived and cannot be updated");
         Object expected = body.get("version");
         if (expected != null && !(expected instanceof Number n && n.longValue() == r.version())) {
-            throw PaddockException.conflict("version_mismatch", "agent " + id + " is at version " + r.version()
+            throw new PaddockException(ErrorCode.VERSION_MISMATCH, "agent " + id + " is at version " + r.version()
                     + ", not " + expected + "; retrieve it and apply the change again");
         }
         Map<String, Object> agent = new LinkedHashMap<>(r.body());

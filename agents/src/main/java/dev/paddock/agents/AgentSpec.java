@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.toolset.AgentToolset;
@@ -19,11 +20,11 @@ final class AgentSpec {
 
     static Map<String, Object> model(Object v, boolean required) {
         if (v == null) {
-            if (required) throw PaddockException.invalid("missing_field", "field 'model' is required");
+            if (required) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'model' is required");
             return null;
         }
         if (v instanceof String s) {
-            if (s.isBlank() || s.length() > 128) throw PaddockException.invalid("invalid_field", "field 'model' must be a model id");
+            if (s.isBlank() || s.length() > 128) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'model' must be a model id");
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", s);
             return m;
@@ -49,7 +50,7 @@ final class AgentSpec {
             Fields.allowOnly(s, Set.of("name", "type", "url"), where);
             String url = Fields.requiredString(s, "url", 2048);
             if (!url.startsWith("https://") && !url.startsWith("http://")) {
-                throw PaddockException.invalid("invalid_field", "field '" + where + ".url' must be an http(s) URL");
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".url' must be an http(s) URL");
             }
             out.add(Map.of("name", Fields.requiredString(s, "name", 128), "type", "url", "url", url));
         }
@@ -59,7 +60,7 @@ final class AgentSpec {
     static List<Object> skills(Object v) {
         List<Object> raw = Fields.array(v, "skills");
         if (raw != null && !raw.isEmpty()) {
-            throw PaddockException.invalid("skills_not_supported", "Paddock does not run skills yet; send an empty 'skills' list");
+            throw new PaddockException(ErrorCode.SKILLS_NOT_SUPPORTED, "Paddock does not run skills yet; send an empty 'skills' list");
         }
         return new ArrayList<>();
     }
@@ -87,7 +88,7 @@ final class AgentSpec {
                             Map<String, Object> c = Fields.object(rawConfigs.get(j), cw);
                             String name = Fields.requiredString(c, "name", 64);
                             if (!AgentToolset.toolNames().contains(name)) {
-                                throw PaddockException.invalid("invalid_field", "field '" + cw + ".name' must be one of " + AgentToolset.toolNames());
+                                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + cw + ".name' must be one of " + AgentToolset.toolNames());
                             }
                             configs.add(config(c, cw, name));
                         }
@@ -100,12 +101,12 @@ final class AgentSpec {
                     Fields.allowOnly(t, Set.of("type", "name", "description", "input_schema"), where);
                     String name = Fields.requiredString(t, "name", 64);
                     if (!TOOL_NAME.matcher(name).matches()) {
-                        throw PaddockException.invalid("invalid_field", "field '" + where + ".name' must be 1-64 letters, digits, _ or -");
+                        throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".name' must be 1-64 letters, digits, _ or -");
                     }
-                    if (!names.add(name)) throw PaddockException.invalid("duplicate_tool", "tool name '" + name + "' is used twice");
+                    if (!names.add(name)) throw new PaddockException(ErrorCode.DUPLICATE_TOOL, "tool name '" + name + "' is used twice");
                     Map<String, Object> schema = Fields.object(t.get("input_schema"), where + ".input_schema");
                     if (schema == null || !"object".equals(schema.get("type"))) {
-                        throw PaddockException.invalid("invalid_field", "field '" + where + ".input_schema' must be a JSON schema with type 'object'");
+                        throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".input_schema' must be a JSON schema with type 'object'");
                     }
                     Map<String, Object> custom = new LinkedHashMap<>();
                     custom.put("type", "custom");
@@ -118,7 +119,7 @@ final class AgentSpec {
                     Fields.allowOnly(t, Set.of("type", "mcp_server_name", "configs", "default_config"), where);
                     String server = Fields.requiredString(t, "mcp_server_name", 128);
                     boolean known = servers.stream().anyMatch(s -> server.equals(map(s).get("name")));
-                    if (!known) throw PaddockException.invalid("unknown_mcp_server", "field '" + where + ".mcp_server_name' names no server in 'mcp_servers'");
+                    if (!known) throw new PaddockException(ErrorCode.UNKNOWN_MCP_SERVER, "field '" + where + ".mcp_server_name' names no server in 'mcp_servers'");
                     Map<String, Object> toolset = new LinkedHashMap<>();
                     toolset.put("type", type);
                     toolset.put("mcp_server_name", server);
@@ -126,7 +127,7 @@ final class AgentSpec {
                     toolset.put("configs", new ArrayList<>());
                     out.add(toolset);
                 }
-                default -> throw PaddockException.invalid("invalid_tool_type", "field '" + where + ".type' must be "
+                default -> throw new PaddockException(ErrorCode.INVALID_TOOL_TYPE, "field '" + where + ".type' must be "
                         + AgentToolset.TYPE + ", mcp_toolset or custom, got '" + Text.clip(type, 60) + "'");
             }
         }
@@ -142,7 +143,7 @@ final class AgentSpec {
         out.put("enabled", Fields.bool(in, "enabled", true));
         Map<String, Object> policy = Fields.object(in.get("permission_policy"), where + ".permission_policy");
         String type = policy == null ? "always_allow" : String.valueOf(policy.get("type"));
-        if (!POLICIES.contains(type)) throw PaddockException.invalid("invalid_field", "field '" + where + ".permission_policy.type' must be one of " + POLICIES);
+        if (!POLICIES.contains(type)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".permission_policy.type' must be one of " + POLICIES);
         out.put("permission_policy", Map.of("type", type));
         return out;
     }

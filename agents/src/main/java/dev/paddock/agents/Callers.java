@@ -1,6 +1,6 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.access.Principal;
 
@@ -20,7 +20,7 @@ public final class Callers {
     /** Refuses environment keys: the call manages resources, which only API keys may. */
     public static void requireApiKey(Principal p, String what) {
         if (isEnvironmentKey(p)) {
-            throw new PaddockException(ErrorType.PERMISSION, "environment_key_not_allowed",
+            throw new PaddockException(ErrorCode.ENVIRONMENT_KEY_NOT_ALLOWED,
                     "an environment key cannot " + what + "; use an API key");
         }
     }

@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.store.Page;
@@ -21,11 +22,11 @@ public final class Cursors {
         try {
             raw = new String(Base64.getUrlDecoder().decode(page), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw PaddockException.invalid("invalid_cursor", "page '" + Text.clip(page, 60) + "' is not a cursor this server gave out");
+            throw new PaddockException(ErrorCode.INVALID_CURSOR, "page '" + Text.clip(page, 60) + "' is not a cursor this server gave out");
         }
         if (raw.startsWith("a:") && raw.length() > 2) return new PageRequest(l, raw.substring(2), null);
         if (raw.startsWith("b:") && raw.length() > 2) return new PageRequest(l, null, raw.substring(2));
-        throw PaddockException.invalid("invalid_cursor", "page '" + Text.clip(page, 60) + "' is not a cursor this server gave out");
+        throw new PaddockException(ErrorCode.INVALID_CURSOR, "page '" + Text.clip(page, 60) + "' is not a cursor this server gave out");
     }
 
     /** The cursor of the page after this one, or null at the end. */

@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.NetworkPolicy;
@@ -46,16 +47,16 @@ public final class EnvironmentConfigs {
             case NONE -> {
                 Fields.allowOnly(c, Set.of("type"), "config");
                 if (!config.allowSandboxFree()) {
-                    throw PaddockException.invalid("sandbox_free_disabled", "environments of type 'none' run tools on the host without "
+                    throw new PaddockException(ErrorCode.SANDBOX_FREE_DISABLED, "environments of type 'none' run tools on the host without "
                             + "isolation and are disabled on this server; use 'cloud', or start the server with allow_sandbox_free=true");
                 }
                 if (!drivers.contains(config.sandboxFreeDriver())) {
-                    throw PaddockException.invalid("sandbox_free_unavailable", "environments of type 'none' need the '"
+                    throw new PaddockException(ErrorCode.SANDBOX_FREE_UNAVAILABLE, "environments of type 'none' need the '"
                             + config.sandboxFreeDriver() + "' driver, which this server has not loaded");
                 }
                 yield new LinkedHashMap<>(Map.of("type", NONE));
             }
-            default -> throw PaddockException.invalid("invalid_config_type", "field 'config.type' must be cloud, self_hosted or none, got '"
+            default -> throw new PaddockException(ErrorCode.INVALID_CONFIG_TYPE, "field 'config.type' must be cloud, self_hosted or none, got '"
                     + Text.clip(type, 40) + "'");
         };
     }
@@ -69,7 +70,7 @@ public final class EnvironmentConfigs {
         String driver = Fields.optionalString(c, DRIVER_FIELD, 32);
         if (driver == null) driver = defaultDriver;
         if (!DRIVER.matcher(driver).matches() || !drivers.contains(driver)) {
-            throw PaddockException.invalid("unknown_driver", "field 'config." + DRIVER_FIELD + "' must name a loaded driver: " + drivers);
+            throw new PaddockException(ErrorCode.UNKNOWN_DRIVER, "field 'config." + DRIVER_FIELD + "' must name a loaded driver: " + drivers);
         }
         out.put(DRIVER_FIELD, driver);
         return out;
@@ -92,7 +93,7 @@ public final class EnvironmentConfigs {
                 out.put("allow_package_managers", Fields.bool(n, "allow_package_managers", false));
                 out.put("allow_mcp_servers", Fields.bool(n, "allow_mcp_servers", false));
             }
-            default -> throw PaddockException.invalid("invalid_field", "field 'config.networking.type' must be unrestricted or limited, got '"
+            default -> throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'config.networking.type' must be unrestricted or limited, got '"
                     + Text.clip(type, 40) + "'");
         }
         return out;
@@ -111,7 +112,7 @@ public final class EnvironmentConfigs {
                     shape == null ? "a package name" : EnvironmentPackages.NAME_SHAPE);
             if (!names.isEmpty() && shape == null) {
                 // no installer for these managers yet: refuse rather than pretend
-                throw PaddockException.invalid("packages_not_supported", "Paddock installs apt, pip and npm packages, not yet "
+                throw new PaddockException(ErrorCode.PACKAGES_NOT_SUPPORTED, "Paddock installs apt, pip and npm packages, not yet "
                         + manager + "; leave config.packages." + manager + " empty and install those from a tool call");
             }
             out.put(manager, names);

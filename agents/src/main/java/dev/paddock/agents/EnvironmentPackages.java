@@ -1,6 +1,7 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.BoundedBuffer;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
@@ -11,12 +12,10 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
-import dev.paddock.toolset.BoundedBuffer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -184,7 +183,7 @@ final class EnvironmentPackages {
     private static void copyHostApt(Workspace ws, Path sources) throws IOException {
         Path etc = Path.of("/etc/apt"), status = Path.of("/var/lib/dpkg/status");
         if (!Files.isRegularFile(status)) {
-            throw PaddockException.invalid("packages_unavailable", "apt packages need a Debian host root (" + status + " is missing)");
+            throw new PaddockException(ErrorCode.PACKAGES_UNAVAILABLE, "apt packages need a Debian host root (" + status + " is missing)");
         }
         copy(ws, status, HOST_APT + "/status");
         if (sources != null) {
@@ -214,16 +213,13 @@ final class EnvironmentPackages {
 
     private void run(Principal owner, String sandboxId, String step, List<String> argv) {
         BoundedBuffer tail = new BoundedBuffer(OUTPUT_TAIL, true); // stdout and stderr together: the end says what failed
-        ExecOutput out = new ExecOutput() {
-            @Override public void stdout(byte[] d, int o, int l) { tail.append(d, o, l); }
-            @Override public void stderr(byte[] d, int o, int l) { tail.append(d, o, l); }
-        };
+        ExecOutput out = ExecOutput.into(tail, tail);
         // everything through the proxy, also a mirror on a loopback name: the builder's own loopback serves nothing
         ExecResult r = host.run(owner, sandboxId, new ExecRequest(argv, Map.of("NO_PROXY", "", "no_proxy", ""), "/workspace", BUILD_TIMEOUT, null), out);
         if (r.exitCode() != 0 || r.timedOut()) {
-            throw new PaddockException(ErrorType.INVALID_REQUEST, "packages_failed", "installing the environment's " + step + " packages failed"
+            throw new PaddockException(ErrorCode.PACKAGES_FAILED, "installing the environment's " + step + " packages failed"
                     + (r.timedOut() ? " (timed out after " + BUILD_TIMEOUT.toMinutes() + " minutes)" : " (exit " + r.exitCode() + ")")
-                    + "; the end of its output:\n" + new String(tail.bytes(), StandardCharsets.UTF_8));
+                    + "; the end of its output:\n" + tail.text());
         }
     }
 

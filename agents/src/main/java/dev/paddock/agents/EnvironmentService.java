@@ -1,6 +1,6 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
@@ -81,7 +81,7 @@ public final class EnvironmentService {
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         Resource r = find(p, id);
         if (r.archivedAt() != null) {
-            throw new PaddockException(ErrorType.INVALID_REQUEST, "environment_archived", "environment " + id + " is archived and cannot be updated");
+            throw new PaddockException(ErrorCode.ENVIRONMENT_ARCHIVED, "environment " + id + " is archived and cannot be updated");
         }
         Map<String, Object> env = new LinkedHashMap<>(r.body());
         String name = r.uniqueKey();
@@ -91,7 +91,7 @@ public final class EnvironmentService {
         if (body.get("config") != null) {
             Map<String, Object> config = configs.normalize(Fields.object(body.get("config"), "config"));
             if (!config.get("type").equals(r.state())) {
-                throw PaddockException.invalid("invalid_config_type_change", "an environment's config type cannot change (it is "
+                throw new PaddockException(ErrorCode.INVALID_CONFIG_TYPE_CHANGE, "an environment's config type cannot change (it is "
                         + r.state() + "); create a new environment instead");
             }
             env.put("config", config);
@@ -119,7 +119,7 @@ public final class EnvironmentService {
         Resource r = find(p, id);
         boolean hasSessions = !store.list(Resource.SESSION, p.tenantId(), new ResourceFilter(true, id, null, List.of(), true), PageRequest.first(1)).data().isEmpty();
         if (hasSessions) {
-            throw PaddockException.conflict("environment_in_use", "environment " + id + " still has sessions; delete them first or archive the environment");
+            throw new PaddockException(ErrorCode.ENVIRONMENT_IN_USE, "environment " + id + " still has sessions; delete them first or archive the environment");
         }
         store.delete(Resource.ENVIRONMENT, p.tenantId(), r.id());
         return Map.of("id", id, "type", "environment_deleted");
@@ -176,7 +176,7 @@ public final class EnvironmentService {
     /** The environment an environment-key caller is bound to. */
     public String boundEnvironment(Principal p) {
         return store.find(Resource.ENVIRONMENT_KEY, p.tenantId(), p.keyId()).map(Resource::parentId)
-                .orElseThrow(() -> new PaddockException(ErrorType.AUTHENTICATION, "invalid_api_key", "the environment key was revoked"));
+                .orElseThrow(() -> new PaddockException(ErrorCode.INVALID_API_KEY, "the environment key was revoked"));
     }
 
     /** Finds an environment; an environment key sees its own environment only. */
@@ -192,7 +192,7 @@ public final class EnvironmentService {
         String scope = Fields.optionalString(body, "scope", 32);
         if (scope == null) return "organization";
         if (!scope.equals("organization") && !scope.equals("account")) {
-            throw PaddockException.invalid("invalid_field", "field 'scope' must be organization or account");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'scope' must be organization or account");
         }
         return scope;
     }

@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.access.Principal;
 import dev.paddock.agents.loop.History;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.Session;
@@ -57,10 +58,10 @@ public final class EventIntake {
     public Map<String, Object> send(Principal p, String sessionId, Map<String, Object> body, String workerId) {
         Fields.allowOnly(body, Set.of("events"), "");
         List<Object> raw = Fields.array(body.get("events"), "events");
-        if (raw == null || raw.isEmpty()) throw PaddockException.invalid("missing_field", "field 'events' must hold at least one event");
+        if (raw == null || raw.isEmpty()) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'events' must hold at least one event");
         Session session = sessions.find(p, sessionId);
         if (session.terminated()) {
-            throw PaddockException.conflict("session_terminated", "session " + sessionId + " is terminated and takes no more events");
+            throw new PaddockException(ErrorCode.SESSION_TERMINATED, "session " + sessionId + " is terminated and takes no more events");
         }
         List<Accepted> checked = validate(p, session, raw, workerId);
         List<Map<String, Object>> out = new ArrayList<>();
@@ -86,7 +87,7 @@ public final class EventIntake {
     }
 
     private List<Accepted> validate(Principal p, Session session, List<Object> raw, String workerId) {
-        if (raw.size() > MAX_EVENTS) throw PaddockException.invalid("too_many_events", "send at most " + MAX_EVENTS + " events at once");
+        if (raw.size() > MAX_EVENTS) throw new PaddockException(ErrorCode.TOO_MANY_EVENTS, "send at most " + MAX_EVENTS + " events at once");
         HistoryProjection history = null;
         Set<String> answeredHere = new HashSet<>();
         List<Accepted> out = new ArrayList<>();
@@ -94,8 +95,7 @@ public final class EventIntake {
             String where = "events[" + i + "]";
             Map<String, Object> e = Fields.object(raw.get(i), where);
             String name = Fields.requiredString(e, "type", 64);
-            SessionEventType type = SessionEventType.fromWire(name).filter(TYPES::contains).orElseThrow(() -> PaddockException.invalid(
-                    "unknown_event_type", "field '" + where + ".type' must be one of " + TYPE_NAMES + ", got '" + Text.clip(name, 60) + "'"));
+            SessionEventType type = SessionEventType.fromWire(name).filter(TYPES::contains).orElseThrow(() -> new PaddockException(ErrorCode.UNKNOWN_EVENT_TYPE, "field '" + where + ".type' must be one of " + TYPE_NAMES + ", got '" + Text.clip(name, 60) + "'"));
             Map<String, Object> n = new LinkedHashMap<>();
             switch (type) {
                 case USER_MESSAGE -> {
@@ -109,7 +109,7 @@ public final class EventIntake {
                     String useId = knownUse(history, e, "tool_use_id", where, session);
                     String result = Fields.requiredString(e, "result", 8);
                     if (!result.equals("allow") && !result.equals("deny")) {
-                        throw PaddockException.invalid("invalid_field", "field '" + where + ".result' must be allow or deny");
+                        throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".result' must be allow or deny");
                     }
                     n.put("tool_use_id", useId);
                     n.put("result", result);
@@ -123,22 +123,22 @@ public final class EventIntake {
                     String useId = knownUse(history, e, idField, where, session);
                     History.PendingUse use = history.read(h -> h.use(useId));
                     if (builtIn == use.custom()) {
-                        throw PaddockException.invalid("wrong_result_type", "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
+                        throw new PaddockException(ErrorCode.WRONG_RESULT_TYPE, "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
                                 + " tool call; answer it with " + (use.custom() ? SessionEventType.USER_CUSTOM_TOOL_RESULT : SessionEventType.USER_TOOL_RESULT));
                     }
                     if (!answeredHere.add(useId)) {
-                        throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " is answered twice in this request");
+                        throw new PaddockException(ErrorCode.TOOL_RESULT_ALREADY_SENT, "tool call " + useId + " is answered twice in this request");
                     }
                     if (!use.custom() && Callers.isEnvironmentKey(p) && !work.hasLiveLease(session.id(), workerId)) {
                         if (workerId != null && work.hasLiveLease(session.id(), null)) {
-                            throw PaddockException.conflict("work_owned_by_another_worker", "worker '" + Text.clip(workerId, 60)
+                            throw new PaddockException(ErrorCode.WORK_OWNED_BY_ANOTHER_WORKER, "worker '" + Text.clip(workerId, 60)
                                     + "' does not hold the lease on this session's work: another worker does, so its tool results count");
                         }
-                        throw PaddockException.conflict("no_live_lease", "no worker holds a live lease on this session's work; "
+                        throw new PaddockException(ErrorCode.NO_LIVE_LEASE, "no worker holds a live lease on this session's work; "
                                 + "poll, ack and heartbeat the work item before sending tool results");
                     }
                     if (!use.custom() && !selfHosted(session)) {
-                        throw PaddockException.invalid("tool_runs_in_paddock", "tool call " + useId + " runs in this session's Paddock sandbox; "
+                        throw new PaddockException(ErrorCode.TOOL_RUNS_IN_PADDOCK, "tool call " + useId + " runs in this session's Paddock sandbox; "
                                 + "only self-hosted environments take " + SessionEventType.USER_TOOL_RESULT);
                     }
                     n.put(idField, useId);
@@ -155,11 +155,11 @@ public final class EventIntake {
     private static String knownUse(HistoryProjection history, Map<String, Object> e, String field, String where, Session session) {
         String useId = Fields.requiredString(e, field, 64);
         if (!history.read(h -> h.knowsUse(useId))) {
-            throw PaddockException.invalid("unknown_tool_use_id", "field '" + where + "." + field + "' names no tool call of session "
+            throw new PaddockException(ErrorCode.UNKNOWN_TOOL_USE_ID, "field '" + where + "." + field + "' names no tool call of session "
                     + session.id() + ": '" + Text.clip(useId, 60) + "'");
         }
         if (history.read(h -> h.isAnswered(useId))) {
-            throw PaddockException.conflict("tool_result_already_sent", "tool call " + useId + " already has a result");
+            throw new PaddockException(ErrorCode.TOOL_RESULT_ALREADY_SENT, "tool call " + useId + " already has a result");
         }
         return useId;
     }
@@ -167,7 +167,7 @@ public final class EventIntake {
     private static List<Object> content(Object v, String where, boolean required) {
         List<Object> blocks = Fields.array(v, where);
         if (blocks == null || blocks.isEmpty()) {
-            if (required) throw PaddockException.invalid("missing_field", "field '" + where + "' must hold at least one content block");
+            if (required) throw new PaddockException(ErrorCode.MISSING_FIELD, "field '" + where + "' must hold at least one content block");
             return new ArrayList<>();
         }
         List<Object> out = new ArrayList<>();
@@ -177,11 +177,11 @@ public final class EventIntake {
             switch (type) {
                 case "text" -> {
                     Fields.allowOnly(b, Set.of("type", "text"), where + "[" + i + "]");
-                    if (!(b.get("text") instanceof String)) throw PaddockException.invalid("invalid_field", "field '" + where + "[" + i + "].text' must be a string");
+                    if (!(b.get("text") instanceof String)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].text' must be a string");
                     out.add(Map.of("type", "text", "text", b.get("text")));
                 }
                 case "image", "document", "search_result" -> out.add(b);
-                default -> throw PaddockException.invalid("invalid_field", "field '" + where + "[" + i + "].type' must be text, image, document or search_result");
+                default -> throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].type' must be text, image, document or search_result");
             }
         }
         return out;

@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ public final class Fields {
     public static void allowOnly(Map<String, Object> m, Set<String> allowed, String where) {
         for (String key : m.keySet()) {
             if (!allowed.contains(key)) {
-                throw PaddockException.invalid("unknown_field", "unknown field '" + Text.clip(key, 60) + "'" + (where.isEmpty() ? "" : " in " + where)
+                throw new PaddockException(ErrorCode.UNKNOWN_FIELD, "unknown field '" + Text.clip(key, 60) + "'" + (where.isEmpty() ? "" : " in " + where)
                         + "; allowed fields: " + String.join(", ", new TreeSet<>(allowed)));
             }
         }
@@ -24,46 +25,46 @@ public final class Fields {
 
     public static String requiredString(Map<String, Object> m, String field, int max) {
         String s = optionalString(m, field, max);
-        if (s == null || s.isBlank()) throw PaddockException.invalid("missing_field", "field '" + field + "' is required");
+        if (s == null || s.isBlank()) throw new PaddockException(ErrorCode.MISSING_FIELD, "field '" + field + "' is required");
         return s;
     }
 
     public static String optionalString(Map<String, Object> m, String field, int max) {
         Object v = m.get(field);
         if (v == null) return null;
-        if (!(v instanceof String s)) throw PaddockException.invalid("invalid_field", "field '" + field + "' must be a string");
-        if (s.length() > max) throw PaddockException.invalid("invalid_field", "field '" + field + "' must be at most " + max + " characters");
+        if (!(v instanceof String s)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be a string");
+        if (s.length() > max) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be at most " + max + " characters");
         return s;
     }
 
     public static boolean bool(Map<String, Object> m, String field, boolean fallback) {
         Object v = m.get(field);
         if (v == null) return fallback;
-        if (!(v instanceof Boolean b)) throw PaddockException.invalid("invalid_field", "field '" + field + "' must be true or false");
+        if (!(v instanceof Boolean b)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be true or false");
         return b;
     }
 
     @SuppressWarnings("unchecked")
     public static Map<String, Object> object(Object v, String field) {
         if (v == null) return null;
-        if (!(v instanceof Map<?, ?> m)) throw PaddockException.invalid("invalid_field", "field '" + field + "' must be an object");
+        if (!(v instanceof Map<?, ?> m)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be an object");
         return (Map<String, Object>) m;
     }
 
     public static List<Object> array(Object v, String field) {
         if (v == null) return null;
-        if (!(v instanceof List<?> l)) throw PaddockException.invalid("invalid_field", "field '" + field + "' must be an array");
+        if (!(v instanceof List<?> l)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be an array");
         return new ArrayList<>(l);
     }
 
     public static List<String> strings(Object v, String field, int maxItems, java.util.regex.Pattern shape, String shapeText) {
         List<Object> raw = array(v, field);
         if (raw == null) return List.of();
-        if (raw.size() > maxItems) throw PaddockException.invalid("invalid_field", "field '" + field + "' holds at most " + maxItems + " items");
+        if (raw.size() > maxItems) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' holds at most " + maxItems + " items");
         List<String> out = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             if (!(raw.get(i) instanceof String s) || (shape != null && !shape.matcher(s).matches())) {
-                throw PaddockException.invalid("invalid_field", "field '" + field + "[" + i + "]' must be " + shapeText);
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "[" + i + "]' must be " + shapeText);
             }
             out.add(s);
         }
@@ -74,12 +75,12 @@ public final class Fields {
     public static Map<String, String> metadata(Object v, String field) {
         Map<String, Object> m = object(v, field);
         if (m == null) return new LinkedHashMap<>();
-        if (m.size() > 16) throw PaddockException.invalid("invalid_metadata", "field '" + field + "' holds at most 16 keys");
+        if (m.size() > 16) throw new PaddockException(ErrorCode.INVALID_METADATA, "field '" + field + "' holds at most 16 keys");
         Map<String, String> out = new LinkedHashMap<>();
         m.forEach((k, val) -> {
-            if (k.isEmpty() || k.length() > 64) throw PaddockException.invalid("invalid_metadata", "metadata keys must be 1 to 64 characters");
+            if (k.isEmpty() || k.length() > 64) throw new PaddockException(ErrorCode.INVALID_METADATA, "metadata keys must be 1 to 64 characters");
             if (!(val instanceof String s) || s.length() > 512) {
-                throw PaddockException.invalid("invalid_metadata", "metadata value of '" + Text.clip(k, 64) + "' must be a string of at most 512 characters");
+                throw new PaddockException(ErrorCode.INVALID_METADATA, "metadata value of '" + Text.clip(k, 64) + "' must be a string of at most 512 characters");
             }
             out.put(k, s);
         });
@@ -98,7 +99,7 @@ public final class Fields {
             else sets.put(k, v);
         });
         out.putAll(metadata(sets, field));
-        if (out.size() > 16) throw PaddockException.invalid("invalid_metadata", "field '" + field + "' holds at most 16 keys");
+        if (out.size() > 16) throw new PaddockException(ErrorCode.INVALID_METADATA, "field '" + field + "' holds at most 16 keys");
         return out;
     }
 }

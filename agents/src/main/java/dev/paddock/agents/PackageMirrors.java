@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -18,7 +19,7 @@ public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.fi
 
     public PackageMirrors {
         if (aptSources != null && !java.nio.file.Files.isRegularFile(aptSources)) {
-            throw PaddockException.invalid("invalid_mirror", "the apt sources file " + aptSources + " does not exist");
+            throw new PaddockException(ErrorCode.INVALID_MIRROR, "the apt sources file " + aptSources + " does not exist");
         }
         check("pip index (packages_pip_index_url)", pipIndexUrl);
         check("npm registry (packages_npm_registry)", npmRegistry);
@@ -30,10 +31,10 @@ public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.fi
         try {
             u = URI.create(url);
         } catch (IllegalArgumentException e) {
-            throw PaddockException.invalid("invalid_mirror", "the " + what + " '" + url + "' is not a URL");
+            throw new PaddockException(ErrorCode.INVALID_MIRROR, "the " + what + " '" + url + "' is not a URL");
         }
         if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null) {
-            throw PaddockException.invalid("invalid_mirror", "the " + what + " '" + url + "' must be an http:// or https:// URL with a host");
+            throw new PaddockException(ErrorCode.INVALID_MIRROR, "the " + what + " '" + url + "' must be an http:// or https:// URL with a host");
         }
     }
 
@@ -56,7 +57,7 @@ public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.fi
                 java.util.regex.Matcher m = java.util.regex.Pattern.compile("https?://[^\\s\\]]+").matcher(java.nio.file.Files.readString(aptSources));
                 while (m.find()) urls.add(m.group());
             } catch (java.io.IOException e) {
-                throw PaddockException.invalid("invalid_mirror", "cannot read the apt sources file " + aptSources + ": " + e.getMessage());
+                throw new PaddockException(ErrorCode.INVALID_MIRROR, "cannot read the apt sources file " + aptSources + ": " + e.getMessage());
             }
         }
         for (String url : urls) {

@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -61,20 +62,20 @@ public final class SessionService {
         String envId = Fields.requiredString(body, "environment_id", 64);
         Resource envRow = environments.find(p, envId);
         if (envRow.archivedAt() != null) {
-            throw PaddockException.invalid("environment_archived", "environment " + envId + " is archived; sessions cannot start in it");
+            throw new PaddockException(ErrorCode.ENVIRONMENT_ARCHIVED, "environment " + envId + " is archived; sessions cannot start in it");
         }
         if (!config.hasModel()) {
-            throw PaddockException.invalid("model_not_configured", "this Paddock server has no model configured, so it cannot run an "
+            throw new PaddockException(ErrorCode.MODEL_NOT_CONFIGURED, "this Paddock server has no model configured, so it cannot run an "
                     + "agent loop; set model_base_url (and model_api_key) in the server config or PADDOCK_MODEL_BASE_URL");
         }
         Map<String, Object> agent = agentSnapshot(p, body.get("agent"));
         List<Object> resources = Fields.array(body.get("resources"), "resources");
         if (resources != null && !resources.isEmpty()) {
-            throw PaddockException.invalid("resources_not_supported", "Paddock does not mount session resources yet; send no 'resources'");
+            throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");
         }
         List<String> vaults = Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id");
-        if (!vaults.isEmpty()) throw PaddockException.invalid("vaults_not_supported", "Paddock does not support vaults on sessions yet; send no 'vault_ids'");
-        if (body.get("budget") != null) throw PaddockException.invalid("budget_not_supported", "Paddock does not enforce session budgets yet; send no 'budget'");
+        if (!vaults.isEmpty()) throw new PaddockException(ErrorCode.VAULTS_NOT_SUPPORTED, "Paddock does not support vaults on sessions yet; send no 'vault_ids'");
+        if (body.get("budget") != null) throw new PaddockException(ErrorCode.BUDGET_NOT_SUPPORTED, "Paddock does not enforce session budgets yet; send no 'budget'");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
         Map<String, Object> s = new LinkedHashMap<>();
@@ -132,7 +133,7 @@ public final class SessionService {
         @SuppressWarnings("unchecked")
         List<String> statuses = (List<String>) filters.getOrDefault("statuses", List.of());
         for (String st : statuses) {
-            if (!STATUSES.contains(st)) throw PaddockException.invalid("invalid_parameter", "statuses must be among " + STATUSES + ", got '" + Text.clip(st, 30) + "'");
+            if (!STATUSES.contains(st)) throw new PaddockException(ErrorCode.INVALID_PARAMETER, "statuses must be among " + STATUSES + ", got '" + Text.clip(st, 30) + "'");
         }
         boolean includeArchived = Boolean.TRUE.equals(filters.get("include_archived"));
         boolean newestFirst = !"asc".equals(filters.get("order"));
@@ -145,7 +146,7 @@ public final class SessionService {
         Callers.requireApiKey(p, "update sessions");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         if (body.get("agent") != null || body.get("budget") != null) {
-            throw PaddockException.invalid("not_supported", "Paddock cannot change a session's agent or budget yet; update its title or metadata");
+            throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock cannot change a session's agent or budget yet; update its title or metadata");
         }
         Resource r = finder.find(p, id).row();
         Map<String, Object> s = new LinkedHashMap<>(r.body());
@@ -215,17 +216,17 @@ public final class SessionService {
             agentId = s;
         } else {
             Map<String, Object> m = Fields.object(ref, "agent");
-            if (m == null) throw PaddockException.invalid("missing_field", "field 'agent' is required");
+            if (m == null) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'agent' is required");
             Fields.allowOnly(m, Set.of("type", "id", "version"), "agent");
             if (!"agent".equals(m.get("type"))) {
-                throw PaddockException.invalid("invalid_field", "field 'agent.type' must be 'agent' (agent_with_overrides is not supported yet)");
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'agent.type' must be 'agent' (agent_with_overrides is not supported yet)");
             }
             agentId = Fields.requiredString(m, "id", 64);
             if (m.get("version") instanceof Number n) version = n.intValue();
-            else if (m.get("version") != null) throw PaddockException.invalid("invalid_field", "field 'agent.version' must be an integer");
+            else if (m.get("version") != null) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'agent.version' must be an integer");
         }
         Map<String, Object> a = agents.get(p, agentId, version);
-        if (a.get("archived_at") != null) throw PaddockException.invalid("agent_archived", "agent " + agentId + " is archived");
+        if (a.get("archived_at") != null) throw new PaddockException(ErrorCode.AGENT_ARCHIVED, "agent " + agentId + " is archived");
         Map<String, Object> snap = new LinkedHashMap<>();
         for (String k : List.of("id", "type", "name", "description", "system", "model", "tools", "mcp_servers", "skills",
                 "execution_identity", "multiagent", "version")) {

@@ -1,6 +1,6 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -64,10 +64,10 @@ public final class WorkQueue {
     /** Claims the next item, waiting up to {@code blockMs} for one; empty when none came. */
     public Optional<Map<String, Object>> poll(String tenantId, String environmentId, String workerId, long blockMs, Long reclaimOlderThanMs) {
         if (blockMs < 0 || blockMs > AgentsConfig.MAX_BLOCK_MS) {
-            throw PaddockException.invalid("invalid_parameter", "block_ms must be between 0 and " + AgentsConfig.MAX_BLOCK_MS);
+            throw new PaddockException(ErrorCode.INVALID_PARAMETER, "block_ms must be between 0 and " + AgentsConfig.MAX_BLOCK_MS);
         }
         if (reclaimOlderThanMs != null && reclaimOlderThanMs < 0) {
-            throw PaddockException.invalid("invalid_parameter", "reclaim_older_than_ms must not be negative");
+            throw new PaddockException(ErrorCode.INVALID_PARAMETER, "reclaim_older_than_ms must not be negative");
         }
         String worker = workerId == null || workerId.isBlank() ? "anonymous-" + Ids.newId("wkr") : Text.clip(workerId, 200);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(blockMs);
@@ -103,7 +103,7 @@ public final class WorkQueue {
         requireClaimant(w, workerId, "acknowledge");
         if (WorkItem.STOPPED.equals(w.state())) throw stopped(w);
         if (!WorkItem.STARTING.equals(w.state())) {
-            throw PaddockException.conflict("already_acknowledged", "work " + workId + " is " + w.state() + ", not waiting for an ack");
+            throw new PaddockException(ErrorCode.ALREADY_ACKNOWLEDGED, "work " + workId + " is " + w.state() + ", not waiting for an ack");
         }
         Instant now = clock.instant();
         WorkItem acked = w.toBuilder().acknowledgedAt(now).leaseExpiresAt(now.plusSeconds(w.ttlSeconds())).build();
@@ -129,7 +129,7 @@ public final class WorkQueue {
         }
         long ttl = desiredTtlSeconds == null ? w.ttlSeconds() : desiredTtlSeconds;
         if (ttl < 1 || ttl > config.maxLeaseTtl().toSeconds()) {
-            throw PaddockException.invalid("invalid_parameter", "desired_ttl_seconds must be between 1 and " + config.maxLeaseTtl().toSeconds());
+            throw new PaddockException(ErrorCode.INVALID_PARAMETER, "desired_ttl_seconds must be between 1 and " + config.maxLeaseTtl().toSeconds());
         }
         String token = nextToken(now, w.lastHeartbeat());
         boolean stopping = WorkItem.STOPPING.equals(w.state());
@@ -248,7 +248,7 @@ public final class WorkQueue {
 
     private void requireClaimant(WorkItem w, String workerId, String action) {
         if (workerId != null && !workerId.isBlank() && w.workerId() != null && !w.workerId().equals(workerId)) {
-            throw PaddockException.conflict("work_owned_by_another_worker", "work " + w.id() + " is held by another worker; "
+            throw new PaddockException(ErrorCode.WORK_OWNED_BY_ANOTHER_WORKER, "work " + w.id() + " is held by another worker; "
                     + "this worker (" + Text.clip(workerId, 80) + ") may not " + action + " it");
         }
     }
@@ -264,12 +264,12 @@ public final class WorkQueue {
 
     private void save(WorkItem w) {
         if (!store.compareAndSet(w)) {
-            throw PaddockException.conflict("concurrent_update", "work " + w.id() + " changed at the same time; retry");
+            throw new PaddockException(ErrorCode.CONCURRENT_UPDATE, "work " + w.id() + " changed at the same time; retry");
         }
     }
 
     private static PaddockException stopped(WorkItem w) {
-        return new PaddockException(ErrorType.CONFLICT, "work_stopped", "work " + w.id() + " is already stopped");
+        return new PaddockException(ErrorCode.WORK_STOPPED, "work " + w.id() + " is already stopped");
     }
 
     private static Instant orNow(Instant t, Instant now) {

@@ -1,6 +1,6 @@
 package dev.paddock.browser;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -52,7 +52,7 @@ final class BrowserAssets {
     static void checkInstalled() {
         for (Path p : List.of(PLAYWRIGHT_CORE, CHROMIUM, NODE)) {
             if (!Files.exists(p)) {
-                throw new PaddockException(ErrorType.UNAVAILABLE, "browser_unavailable", p + " is missing on the host: "
+                throw new PaddockException(ErrorCode.BROWSER_UNAVAILABLE, p + " is missing on the host: "
                         + "install Debian chromium and nodejs and run scripts/install-browser (playwright-core into /usr/local/lib/paddock-browser)");
             }
         }
@@ -72,7 +72,7 @@ final class BrowserAssets {
                     return h.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "interrupted while running a browser command");
+                    throw new PaddockException(ErrorCode.INTERRUPTED, "interrupted while running a browser command");
                 }
             };
         }
@@ -113,7 +113,7 @@ final class BrowserAssets {
         ExecRequest r = new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/", Duration.ofSeconds(30), stdin);
         ExecResult res = sandbox.run(r, ExecOutput.DISCARD);
         if (res.exitCode() != 0) {
-            throw new PaddockException(ErrorType.API, "browser_setup_failed", "could not prepare the browser files in sandbox " + id
+            throw new PaddockException(ErrorCode.BROWSER_SETUP_FAILED, "could not prepare the browser files in sandbox " + id
                     + " (exit " + res.exitCode() + "); is /tmp writable and the sandbox running?");
         }
     }

@@ -1,6 +1,7 @@
 package dev.paddock.browser;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.BoundedBuffer;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
@@ -64,9 +65,9 @@ public final class BrowserService {
 
     /** Writes {@code script} into the sandbox and runs it with node; {@code timeout} null takes the default. */
     public ScriptResult runScript(Principal p, String id, String script, Duration timeout) {
-        if (script == null || script.isBlank()) throw PaddockException.invalid("script_required", "send the Playwright script (an ES module) as \"script\"");
+        if (script == null || script.isBlank()) throw new PaddockException(ErrorCode.SCRIPT_REQUIRED, "send the Playwright script (an ES module) as \"script\"");
         byte[] code = script.getBytes(StandardCharsets.UTF_8);
-        if (code.length > MAX_SCRIPT) throw PaddockException.invalid("script_too_large", "a script may be at most " + MAX_SCRIPT + " bytes");
+        if (code.length > MAX_SCRIPT) throw new PaddockException(ErrorCode.SCRIPT_TOO_LARGE, "a script may be at most " + MAX_SCRIPT + " bytes");
         Duration t = timeout(timeout, DEFAULT_SCRIPT_TIMEOUT);
         requireBrowser(p, id);
         BrowserAssets.install(BrowserAssets.Commands.of(host, p, id), id);
@@ -75,15 +76,12 @@ public final class BrowserService {
         String stamp = BrowserAssets.DIR + "/task/stamp-" + n;
         String shot = "/workspace/.paddock/failure-" + n + ".png";
         sh(p, id, "mkdir -p /workspace/.paddock && cat > " + task + " && touch " + stamp, code);
-        OutputCap out = new OutputCap(OUTPUT_LIMIT);
-        OutputCap err = new OutputCap(OUTPUT_LIMIT);
+        BoundedBuffer out = new BoundedBuffer(OUTPUT_LIMIT);
+        BoundedBuffer err = new BoundedBuffer(OUTPUT_LIMIT);
         ExecResult r;
         try (Heartbeat ignored = new Heartbeat(host, p, id)) {
             r = host.run(p, id, new ExecRequest(List.of("node", BrowserAssets.DIR + "/runner.mjs", task, shot), Map.of(), "/workspace", t, null),
-                    new ExecOutput() {
-                        @Override public void stdout(byte[] d, int o, int l) { out.add(d, o, l); }
-                        @Override public void stderr(byte[] d, int o, int l) { err.add(d, o, l); }
-                    });
+                    ExecOutput.into(out, err));
         }
         String listing = sh(p, id, "find /workspace -newer " + stamp + " -type f ! -path '/workspace/.paddock/*' | head -1000; test -f " + shot + " && echo FAILSHOT", null);
         List<String> files = new ArrayList<>();
@@ -93,8 +91,8 @@ public final class BrowserService {
             else if (line.startsWith("/workspace/")) files.add(line.substring("/workspace/".length()));
         }
         boolean failed = r.exitCode() != 0 || r.timedOut();
-        String error = !failed ? null : r.timedOut() ? "the script did not finish within " + t.toSeconds() + " s and was killed" : lastLines(err.text(), 20);
-        return new ScriptResult(r.exitCode(), r.timedOut(), out.text(), err.text(), out.truncated(), err.truncated(), files, error,
+        String error = !failed ? null : r.timedOut() ? "the script did not finish within " + t.toSeconds() + " s and was killed" : lastLines(err.markedText(), 20);
+        return new ScriptResult(r.exitCode(), r.timedOut(), out.markedText(), err.markedText(), out.truncated(), err.truncated(), files, error,
                 failed && failShot ? shot.substring("/workspace/".length()) : null, r.duration().toMillis());
     }
 
@@ -110,7 +108,7 @@ public final class BrowserService {
         ObjectNode req = validate(action);
         SandboxRecord rec = requireBrowser(p, id);
         if ("evaluate".equals(req.path("action").asString()) && !BrowserTemplate.allowsEvaluate(rec.spec().env())) {
-            throw new PaddockException(ErrorType.PERMISSION, "evaluate_not_allowed",
+            throw new PaddockException(ErrorCode.EVALUATE_NOT_ALLOWED,
                     "this browser sandbox was created without \"allow_evaluate\"; create it with browser {\"allow_evaluate\": true}");
         }
         Duration t = Duration.ofMillis(req.path("timeout_ms").asLong());
@@ -124,7 +122,7 @@ public final class BrowserService {
             }
             if (answer == null) {
                 agents.remove(id);
-                throw new PaddockException(ErrorType.UNAVAILABLE, "browser_unavailable", "the browser in sandbox " + id + " did not start; see its process logs");
+                throw new PaddockException(ErrorCode.BROWSER_UNAVAILABLE, "the browser in sandbox " + id + " did not start; see its process logs");
             }
             return answer;
         }
@@ -139,9 +137,9 @@ public final class BrowserService {
      * unless closed first; while it runs the sandbox counts as active. {@code quality} is the JPEG quality, 10–90.
      */
     public Screencast screencast(Principal p, String id, int quality, Duration length, java.util.function.Consumer<ObjectNode> sink) {
-        if (quality < 10 || quality > 90) throw PaddockException.invalid("invalid_quality", "\"quality\" must be a whole number from 10 to 90");
+        if (quality < 10 || quality > 90) throw new PaddockException(ErrorCode.INVALID_QUALITY, "\"quality\" must be a whole number from 10 to 90");
         Duration t = timeout(length, SCREENCAST_LENGTH);
-        if (t.compareTo(SCREENCAST_LENGTH) > 0) throw PaddockException.invalid("invalid_timeout", "a live view runs at most " + SCREENCAST_LENGTH.toMinutes() + " minutes; ask again after that");
+        if (t.compareTo(SCREENCAST_LENGTH) > 0) throw new PaddockException(ErrorCode.INVALID_TIMEOUT, "a live view runs at most " + SCREENCAST_LENGTH.toMinutes() + " minutes; ask again after that");
         requireBrowser(p, id);
         synchronized (locks.computeIfAbsent(id, k -> new Object())) {
             ensureAgent(p, id);
@@ -188,10 +186,10 @@ public final class BrowserService {
         // them here, in a tab of their own that is closed again, so the claimer's page starts with a clean history
         Duration connect = Duration.ofSeconds(60);
         for (String step : WARM_UP) {
-            OutputCap out = new OutputCap(4 << 20);
-            ExecResult r = commands.run(BrowserAssets.toAgent(step.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30), connect), out.stdout());
-            if (r.exitCode() != 0 || !answeredOk(out.text())) {
-                throw new PaddockException(ErrorType.UNAVAILABLE, "browser_unavailable", "the browser of pooled sandbox " + id + " did not start (exit " + r.exitCode() + ")");
+            BoundedBuffer out = new BoundedBuffer(4 << 20);
+            ExecResult r = commands.run(BrowserAssets.toAgent(step.getBytes(StandardCharsets.UTF_8), Duration.ofSeconds(30), connect), ExecOutput.into(out, null));
+            if (r.exitCode() != 0 || !answeredOk(out.markedText())) {
+                throw new PaddockException(ErrorCode.BROWSER_UNAVAILABLE, "the browser of pooled sandbox " + id + " did not start (exit " + r.exitCode() + ")");
             }
             connect = Duration.ofSeconds(5);
         }
@@ -249,21 +247,21 @@ public final class BrowserService {
     }
 
     private ObjectNode send(Principal p, String id, ObjectNode req, Duration t, Duration connect) {
-        OutputCap out = new OutputCap(MAX_ANSWER);
+        BoundedBuffer out = new BoundedBuffer(MAX_ANSWER);
         ExecRequest exec = BrowserAssets.toAgent(JSON.writeValueAsBytes(req), t, connect);
         ExecResult r;
         try (Heartbeat ignored = new Heartbeat(host, p, id)) {
-            r = host.run(p, id, exec, out.stdout());
+            r = host.run(p, id, exec, ExecOutput.into(out, null));
         }
         if (r.exitCode() == 3) return null;
         if (r.exitCode() == 127) {
-            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "browser_needs_bwrap", "browser sandboxes run on the bwrap driver; sandbox "
+            throw new PaddockException(ErrorCode.BROWSER_NEEDS_BWRAP, "browser sandboxes run on the bwrap driver; sandbox "
                     + id + " runs on another driver, which lacks the relay to the in-sandbox browser agent");
         }
         if (r.timedOut()) {
             Long pid = agents.remove(id);
             if (pid != null) host.signalProcess(p, id, pid, 9);
-            throw new PaddockException(ErrorType.TIMEOUT, "browser_timeout", "the browser did not answer within " + t.toMillis()
+            throw new PaddockException(ErrorCode.BROWSER_TIMEOUT, "the browser did not answer within " + t.toMillis()
                     + " ms; it was restarted (page state is lost), the sandbox stays usable");
         }
         JsonNode raw;
@@ -273,7 +271,7 @@ public final class BrowserService {
             raw = null;
         }
         if (raw == null || !raw.isObject()) {
-            throw new PaddockException(ErrorType.API, "browser_bad_answer", "the browser agent in sandbox " + id + " sent an unreadable answer");
+            throw new PaddockException(ErrorCode.BROWSER_BAD_ANSWER, "the browser agent in sandbox " + id + " sent an unreadable answer");
         }
         return checked(raw);
     }
@@ -294,19 +292,19 @@ public final class BrowserService {
     }
 
     private ObjectNode validate(JsonNode action) {
-        if (action == null || !action.isObject()) throw PaddockException.invalid("action_required", "send one action as a JSON object with \"action\"");
+        if (action == null || !action.isObject()) throw new PaddockException(ErrorCode.ACTION_REQUIRED, "send one action as a JSON object with \"action\"");
         String name = action.path("action").asString("");
-        if (!ACTIONS.contains(name)) throw PaddockException.invalid("unknown_action", "\"action\" must be one of " + new java.util.TreeSet<>(ACTIONS));
+        if (!ACTIONS.contains(name)) throw new PaddockException(ErrorCode.UNKNOWN_ACTION, "\"action\" must be one of " + new java.util.TreeSet<>(ACTIONS));
         ObjectNode req = ((ObjectNode) action).deepCopy();
         String ref = action.path("ref").asString(null);
-        if (ref != null && !REF.matcher(ref).matches()) throw PaddockException.invalid("invalid_ref", "\"ref\" must be a reference from a snapshot, like e12");
+        if (ref != null && !REF.matcher(ref).matches()) throw new PaddockException(ErrorCode.INVALID_REF, "\"ref\" must be a reference from a snapshot, like e12");
         if (name.equals("navigate")) {
             String url = action.path("url").asString("");
-            if (!url.startsWith("http://") && !url.startsWith("https://")) throw PaddockException.invalid("invalid_url", "\"url\" must be an http:// or https:// URL");
+            if (!url.startsWith("http://") && !url.startsWith("https://")) throw new PaddockException(ErrorCode.INVALID_URL, "\"url\" must be an http:// or https:// URL");
         }
         if (name.equals("frame") && action.has("quality")) {
             JsonNode q = action.get("quality");
-            if (!q.isIntegralNumber() || q.asInt() < 10 || q.asInt() > 90) throw PaddockException.invalid("invalid_quality", "\"quality\" must be a whole number from 10 to 90");
+            if (!q.isIntegralNumber() || q.asInt() < 10 || q.asInt() > 90) throw new PaddockException(ErrorCode.INVALID_QUALITY, "\"quality\" must be a whole number from 10 to 90");
         }
         Duration t = action.has("timeout_ms") ? Duration.ofMillis(action.path("timeout_ms").asLong(-1)) : DEFAULT_ACTION_TIMEOUT;
         req.put("timeout_ms", timeout(t, DEFAULT_ACTION_TIMEOUT).toMillis());
@@ -318,22 +316,22 @@ public final class BrowserService {
     private SandboxRecord requireBrowser(Principal p, String id) {
         SandboxRecord r = host.get(p, id);
         if (!BrowserTemplate.isBrowser(r.spec().env())) {
-            throw PaddockException.conflict("not_a_browser_sandbox", "sandbox " + id + " was not created as a browser sandbox; create one with \"template\": \"browser\"");
+            throw new PaddockException(ErrorCode.NOT_A_BROWSER_SANDBOX, "sandbox " + id + " was not created as a browser sandbox; create one with \"template\": \"browser\"");
         }
         return r;
     }
 
     private String sh(Principal p, String id, String line, byte[] stdin) {
-        OutputCap out = new OutputCap(1 << 20);
-        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), out.stdout());
-        if (r.timedOut()) throw new PaddockException(ErrorType.TIMEOUT, "browser_setup_timeout", "preparing the browser run in sandbox " + id + " timed out");
-        return out.text();
+        BoundedBuffer out = new BoundedBuffer(1 << 20);
+        ExecResult r = host.run(p, id, new ExecRequest(List.of("/bin/sh", "-c", line), Map.of(), "/workspace", Duration.ofSeconds(30), stdin), ExecOutput.into(out, null));
+        if (r.timedOut()) throw new PaddockException(ErrorCode.BROWSER_SETUP_TIMEOUT, "preparing the browser run in sandbox " + id + " timed out");
+        return out.markedText();
     }
 
     private static Duration timeout(Duration asked, Duration fallback) {
         if (asked == null) return fallback;
         if (asked.isNegative() || asked.isZero() || asked.compareTo(MAX_TIMEOUT) > 0) {
-            throw PaddockException.invalid("invalid_timeout", "a timeout must be between 1 ms and " + MAX_TIMEOUT.toMinutes() + " minutes");
+            throw new PaddockException(ErrorCode.INVALID_TIMEOUT, "a timeout must be between 1 ms and " + MAX_TIMEOUT.toMinutes() + " minutes");
         }
         return asked;
     }

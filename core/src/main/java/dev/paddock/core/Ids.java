@@ -45,7 +45,7 @@ public final class Ids {
     /** Throws a 400 that names the parameter when {@code id} is not an id of this kind. */
     public static String require(String prefix, String id, String parameter) {
         if (!isValid(prefix, id)) {
-            throw PaddockException.invalid("invalid_id",
+            throw new PaddockException(ErrorCode.INVALID_ID,
                     parameter + " must be an id like " + prefix + "_0123456789abcdefghjkmnpqrs, got '" + Text.clip(id, 60) + "'");
         }
         return id;

@@ -1,5 +1,6 @@
 package dev.paddock.egress;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.CredentialBinding;
@@ -85,12 +86,12 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
         // a bad binding fails here, before any sandbox runs with it
         List<CredentialRule> rules = credentials == null ? List.of() : credentials.stream().map(CredentialRule::of).toList();
         if (!rules.isEmpty() && vault == null) {
-            throw PaddockException.invalid("vault_unavailable", "this server has no vault, so sandboxes cannot have credentials");
+            throw new PaddockException(ErrorCode.VAULT_UNAVAILABLE, "this server has no vault, so sandboxes cannot have credentials");
         }
         Path dir = socketDir(sandboxId);
         Path socket = dir.resolve(SOCKET_NAME);
         if (socket.toString().length() > MAX_SOCKET_PATH) {
-            throw PaddockException.invalid("data_dir_too_long", "the egress socket path " + socket + " is too long for a unix socket; use a shorter data directory");
+            throw new PaddockException(ErrorCode.DATA_DIR_TOO_LONG, "the egress socket path " + socket + " is too long for a unix socket; use a shorter data directory");
         }
         boolean firstOpen = !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
         SandboxCredentials creds = rules.isEmpty() ? SandboxCredentials.NONE
@@ -168,7 +169,7 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
 
     private static String requireId(String sandboxId) {
         if (sandboxId == null || !SANDBOX_ID.matcher(sandboxId).matches()) {
-            throw PaddockException.invalid("invalid_id", "sandbox id '" + Text.clip(sandboxId, 60) + "' must be 1-64 characters of A-Z a-z 0-9 _ -");
+            throw new PaddockException(ErrorCode.INVALID_ID, "sandbox id '" + Text.clip(sandboxId, 60) + "' must be 1-64 characters of A-Z a-z 0-9 _ -");
         }
         return sandboxId;
     }

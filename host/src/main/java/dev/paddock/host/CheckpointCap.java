@@ -1,6 +1,6 @@
 package dev.paddock.host;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.io.FilterOutputStream;
 import java.io.IOException;
@@ -15,7 +15,7 @@ import java.util.Optional;
 record CheckpointCap(long bytes, boolean byQuota, long setting) {
 
     static PaddockException quotaExceeded(long quota) {
-        return new PaddockException(ErrorType.CONFLICT, "storage_quota_exceeded", "this tenant's checkpoints already take its storage quota of "
+        return new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this tenant's checkpoints already take its storage quota of "
                 + quota + " bytes; delete some (DELETE /v1/sandboxes/{id}/checkpoints/{checkpoint_id}) first");
     }
 
@@ -28,10 +28,10 @@ record CheckpointCap(long bytes, boolean byQuota, long setting) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof TooLarge) {
                 if (byQuota) {
-                    return Optional.of(new PaddockException(ErrorType.CONFLICT, "storage_quota_exceeded", "the checkpoint would pass this tenant's "
+                    return Optional.of(new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "the checkpoint would pass this tenant's "
                             + "storage quota of " + setting + " bytes (" + bytes + " bytes left); delete checkpoints or files first"));
                 }
-                return Optional.of(PaddockException.invalid("checkpoint_too_large", "the checkpoint would be larger than this server's maximum of "
+                return Optional.of(new PaddockException(ErrorCode.CHECKPOINT_TOO_LARGE, "the checkpoint would be larger than this server's maximum of "
                         + setting + " bytes (max_checkpoint_size); remove files from the workspace first"));
             }
         }

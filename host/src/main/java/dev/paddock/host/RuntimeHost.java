@@ -1,6 +1,7 @@
 package dev.paddock.host;
 
 import dev.paddock.access.Principal;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.Ids;
@@ -169,7 +170,7 @@ public final class RuntimeHost implements AutoCloseable {
     public SandboxRecord create(Principal caller, SandboxRequest request) {
         SandboxDriver driver = driverFor(request.driver());
         if (driver.id().equals(sandboxFreeDriver)) {
-            throw PaddockException.invalid("driver_reserved", "driver '" + driver.id() + "' runs commands on the host without isolation and "
+            throw new PaddockException(ErrorCode.DRIVER_RESERVED, "driver '" + driver.id() + "' runs commands on the host without isolation and "
                     + "serves only sessions of environments of type 'none' on this server; pick another driver");
         }
         return create(caller, request, driver);
@@ -181,7 +182,7 @@ public final class RuntimeHost implements AutoCloseable {
      */
     public SandboxRecord createSandboxFree(Principal caller, SandboxRequest request) {
         if (sandboxFreeDriver == null) {
-            throw PaddockException.invalid("sandbox_free_unavailable", "this server has no driver for sandbox-free sessions");
+            throw new PaddockException(ErrorCode.SANDBOX_FREE_UNAVAILABLE, "this server has no driver for sandbox-free sessions");
         }
         return create(caller, request.withDriver(sandboxFreeDriver), driverFor(sandboxFreeDriver));
     }
@@ -314,7 +315,7 @@ public final class RuntimeHost implements AutoCloseable {
     public SandboxRecord purge(Principal caller, String id) {
         SandboxRecord r = find(caller, id);
         if (!r.state().isTerminal()) {
-            throw PaddockException.conflict("sandbox_running", "sandbox " + id + " is " + r.state().wireName() + "; delete it before purging its files");
+            throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + id + " is " + r.state().wireName() + "; delete it before purging its files");
         }
         withLock(id, () -> {
             driver(r).purge(ref(r));
@@ -337,7 +338,7 @@ public final class RuntimeHost implements AutoCloseable {
             return h.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry the command");
+            throw new PaddockException(ErrorCode.INTERRUPTED, "the server is shutting down; retry the command");
         }
     }
 
@@ -366,12 +367,12 @@ public final class RuntimeHost implements AutoCloseable {
         java.util.concurrent.locks.Lock gate = freezeGate(r.id()).readLock();
         try {
             if (!gate.tryLock(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new PaddockException(ErrorType.TIMEOUT, "sandbox_busy", "sandbox " + r.id() + " stayed frozen by a checkpoint or restore for "
+                throw new PaddockException(ErrorCode.SANDBOX_BUSY, "sandbox " + r.id() + " stayed frozen by a checkpoint or restore for "
                         + config.operationTimeout().toSeconds() + "s; retry");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry");
+            throw new PaddockException(ErrorCode.INTERRUPTED, "the server is shutting down; retry");
         }
         try {
             return call.apply(ready(r));
@@ -392,7 +393,7 @@ public final class RuntimeHost implements AutoCloseable {
         noteActivity(r.id());
         Sandbox s = live.get(r.id());
         if (s != null && !r.state().isTerminal()) return s.workspace();
-        return driver(r).workspace(ref(r)).orElseThrow(() -> new PaddockException(ErrorType.CONFLICT, "workspace_gone",
+        return driver(r).workspace(ref(r)).orElseThrow(() -> new PaddockException(ErrorCode.WORKSPACE_GONE,
                 "sandbox " + r.id() + " is " + r.state().wireName() + " and its driver keeps no workspace after the end"));
     }
 
@@ -404,7 +405,7 @@ public final class RuntimeHost implements AutoCloseable {
         SandboxRecord r = find(caller, id);
         Sandbox s = live.get(r.id());
         if (s != null && !r.state().isTerminal()) return s.outputs();
-        return driver(r).outputs(ref(r)).orElseThrow(() -> new PaddockException(ErrorType.CONFLICT, "outputs_gone",
+        return driver(r).outputs(ref(r)).orElseThrow(() -> new PaddockException(ErrorCode.OUTPUTS_GONE,
                 "sandbox " + r.id() + " is " + r.state().wireName() + " and its driver keeps no outputs after the end"));
     }
 
@@ -498,11 +499,11 @@ public final class RuntimeHost implements AutoCloseable {
     private Limits diskLimits(Limits asked, SandboxDriver driver) {
         Limits limits = withDefaultDisk(asked, driver);
         if (limits.diskBytes() > 0 && !driver.conformance().supportsDiskLimits()) {
-            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "disk_quota_unavailable", "driver '" + driver.id()
+            throw new PaddockException(ErrorCode.DISK_QUOTA_UNAVAILABLE, "driver '" + driver.id()
                     + "' does not enforce limits.disk; create the sandbox without it or on a driver that does");
         }
         if (config.maxDiskBytes() > 0 && limits.diskBytes() > config.maxDiskBytes()) {
-            throw PaddockException.invalid("invalid_limits", "limits.disk of " + limits.diskBytes() + " bytes exceeds this server's maximum of "
+            throw new PaddockException(ErrorCode.INVALID_LIMITS, "limits.disk of " + limits.diskBytes() + " bytes exceeds this server's maximum of "
                     + config.maxDiskBytes() + " bytes");
         }
         return limits;
@@ -527,7 +528,7 @@ public final class RuntimeHost implements AutoCloseable {
         return withLock(id, () -> {
             SandboxRecord cur = reload(id);
             if (cur.state().isTerminal()) {
-                throw PaddockException.conflict("sandbox_ended", "sandbox " + id + " is " + cur.state().wireName() + "; restore into a running sandbox");
+                throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + id + " is " + cur.state().wireName() + "; restore into a running sandbox");
             }
             Workspace ws = usable(cur).workspace();
             Path file = config.checkpointsDir().resolve(cp.id() + ".tar");
@@ -658,7 +659,7 @@ public final class RuntimeHost implements AutoCloseable {
     SandboxDriver driver(SandboxRecord r) {
         SandboxDriver d = drivers.get(r.driver());
         if (d == null) {
-            throw new PaddockException(ErrorType.UNAVAILABLE, "driver_not_loaded",
+            throw new PaddockException(ErrorCode.DRIVER_NOT_LOADED,
                     "sandbox " + r.id() + " runs on driver '" + r.driver() + "', which this server has not loaded");
         }
         return d;
@@ -755,13 +756,13 @@ public final class RuntimeHost implements AutoCloseable {
 
     private Sandbox ready(SandboxRecord r) {
         if (r.state() == SandboxState.FAILED) {
-            throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_unreachable", "sandbox " + r.id() + " failed"
+            throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + r.id() + " failed"
                     + (r.stateReason() == null ? "" : ": " + r.stateReason()) + "; create a new one (its workspace stays readable)");
         }
         requireOwned(r);
         if (r.state() != SandboxState.RUNNING) {
             String hint = r.state() == SandboxState.SUSPENDED ? "; resume it first" : "";
-            throw PaddockException.conflict("sandbox_not_running", "sandbox " + r.id() + " is " + r.state().wireName() + hint);
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + r.id() + " is " + r.state().wireName() + hint);
         }
         return attached(r);
     }
@@ -769,7 +770,7 @@ public final class RuntimeHost implements AutoCloseable {
     private Sandbox attached(SandboxRecord r) {
         Sandbox s = live.get(r.id());
         if (s == null) {
-            throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_unreachable",
+            throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE,
                     "sandbox " + r.id() + " is not attached to this host; it is being recovered or was lost");
         }
         return s;
@@ -781,7 +782,7 @@ public final class RuntimeHost implements AutoCloseable {
 
     private void requireState(SandboxRecord r, SandboxState expected, String op) {
         if (r.state() != expected) {
-            throw PaddockException.conflict("invalid_state",
+            throw new PaddockException(ErrorCode.INVALID_STATE,
                     "cannot " + op + " sandbox " + r.id() + ": it is " + r.state().wireName() + ", expected " + expected.wireName());
         }
     }
@@ -835,11 +836,11 @@ public final class RuntimeHost implements AutoCloseable {
     /** Fails closed: a sandbox that may reach the network needs the egress proxy; there is no unfenced way out. */
     private void requireEgressFor(NetworkPolicy network, List<dev.paddock.core.spi.CredentialBinding> credentials) {
         if (network.mode() != NetworkPolicy.Mode.NONE && egress == null) {
-            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "egress_unavailable", "network mode '"
+            throw new PaddockException(ErrorCode.EGRESS_UNAVAILABLE, "network mode '"
                     + network.mode().name().toLowerCase() + "' needs the egress proxy, which this server does not run; use network type none");
         }
         if (!credentials.isEmpty() && network.mode() == NetworkPolicy.Mode.NONE) {
-            throw PaddockException.invalid("credentials_need_network", "credentials are placed by the egress proxy: give the sandbox a network policy (limited or unrestricted) that reaches their hosts");
+            throw new PaddockException(ErrorCode.CREDENTIALS_NEED_NETWORK, "credentials are placed by the egress proxy: give the sandbox a network policy (limited or unrestricted) that reaches their hosts");
         }
     }
 
@@ -868,7 +869,7 @@ public final class RuntimeHost implements AutoCloseable {
         String id = name == null || name.isBlank() ? config.defaultDriver() : name;
         SandboxDriver d = drivers.get(id);
         if (d == null) {
-            throw PaddockException.invalid("unknown_driver", "driver '" + id + "' is not available; available: " + drivers.keySet());
+            throw new PaddockException(ErrorCode.UNKNOWN_DRIVER, "driver '" + id + "' is not available; available: " + drivers.keySet());
         }
         return d;
     }
@@ -876,10 +877,10 @@ public final class RuntimeHost implements AutoCloseable {
     private Duration lifetime(Duration requested) {
         Duration t = requested == null ? config.defaultTimeout() : requested;
         if (t != null && (t.isNegative() || t.isZero())) {
-            throw PaddockException.invalid("invalid_timeout", "timeout must be positive");
+            throw new PaddockException(ErrorCode.INVALID_TIMEOUT, "timeout must be positive");
         }
         if (t != null && config.maxTimeout() != null && t.compareTo(config.maxTimeout()) > 0) {
-            throw PaddockException.invalid("invalid_timeout", "timeout " + t.toSeconds() + "s exceeds this server's maximum of "
+            throw new PaddockException(ErrorCode.INVALID_TIMEOUT, "timeout " + t.toSeconds() + "s exceeds this server's maximum of "
                     + config.maxTimeout().toSeconds() + "s");
         }
         return t;
@@ -914,7 +915,7 @@ public final class RuntimeHost implements AutoCloseable {
             return f.get(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             f.cancel(true);
-            throw new PaddockException(ErrorType.TIMEOUT, "operation_timeout",
+            throw new PaddockException(ErrorCode.OPERATION_TIMEOUT,
                     op + " did not finish within " + config.operationTimeout().toSeconds() + "s");
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
@@ -922,7 +923,7 @@ public final class RuntimeHost implements AutoCloseable {
             throw asPaddock(op, c);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", op + " was interrupted; retry");
+            throw new PaddockException(ErrorCode.INTERRUPTED, op + " was interrupted; retry");
         }
     }
 

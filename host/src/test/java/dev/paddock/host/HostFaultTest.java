@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
@@ -183,7 +184,7 @@ class HostFaultTest {
         SandboxStore sandboxes = (SandboxStore) Proxy.newProxyInstance(SandboxStore.class.getClassLoader(), new Class<?>[] {SandboxStore.class},
                 (proxy, m, args) -> {
                     if (m.getName().equals("transition") && args[2] == SandboxState.SUSPENDED) {
-                        throw new PaddockException(ErrorType.API, "storage_full", "disk full");
+                        throw new PaddockException(ErrorCode.STORAGE_FULL, "disk full");
                     }
                     return invoke(m, real.sandboxes(), args);
                 });

@@ -4,6 +4,7 @@ import static dev.paddock.host.HostFixture.ALICE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.Fence;
@@ -43,7 +44,7 @@ class RuntimeWatchTest {
         @Override public String id() { return "remote"; }
         @Override public Conformance conformance() { return inner.conformance(); }
         @Override public Limits limits(Limits requested) {
-            if (requested != null && !requested.equals(FIXED)) throw PaddockException.invalid("memory_limit_unavailable", "fixed limits");
+            if (requested != null && !requested.equals(FIXED)) throw new PaddockException(ErrorCode.MEMORY_LIMIT_UNAVAILABLE, "fixed limits");
             return FIXED;
         }
         @Override public void watchRuntimes(RuntimeListener l) { listener = l; }

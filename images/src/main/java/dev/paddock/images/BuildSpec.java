@@ -1,5 +1,6 @@
 package dev.paddock.images;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.net.URI;
@@ -29,17 +30,17 @@ public record BuildSpec(List<String> packages, String suite, String mirror, Dura
         timeout = timeout == null ? DEFAULT_TIMEOUT : timeout;
         for (String p : packages) {
             if (p == null || !PACKAGE.matcher(p).matches()) {
-                throw PaddockException.invalid("invalid_package_name",
+                throw new PaddockException(ErrorCode.INVALID_PACKAGE_NAME,
                         "package name '" + Text.clip(p, 80) + "' is not a valid Debian package name");
             }
         }
         if (!SUITE.matcher(suite).matches()) {
-            throw PaddockException.invalid("invalid_suite",
+            throw new PaddockException(ErrorCode.INVALID_SUITE,
                     "suite '" + Text.clip(suite, 40) + "' is not a valid Debian suite name (e.g. bookworm)");
         }
         if (mirror != null) validateMirror(mirror);
         if (timeout.isNegative() || timeout.isZero()) {
-            throw PaddockException.invalid("invalid_timeout", "build timeout must be positive");
+            throw new PaddockException(ErrorCode.INVALID_TIMEOUT, "build timeout must be positive");
         }
     }
 
@@ -65,7 +66,7 @@ public record BuildSpec(List<String> packages, String suite, String mirror, Dura
             ok = false;
         }
         if (!ok) {
-            throw PaddockException.invalid("invalid_mirror",
+            throw new PaddockException(ErrorCode.INVALID_MIRROR,
                     "mirror '" + Text.clip(mirror, 120) + "' must be an http:// or https:// URL");
         }
     }

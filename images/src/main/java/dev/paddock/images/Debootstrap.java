@@ -1,5 +1,6 @@
 package dev.paddock.images;
 
+import dev.paddock.core.ErrorCode;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,11 +30,11 @@ final class Debootstrap {
     static Debootstrap locate() {
         Path found = SEARCH.stream().filter(Files::isExecutable).findFirst().orElse(null);
         if (found == null) {
-            throw ImageErrors.precondition("debootstrap_missing",
+            throw ImageErrors.precondition(ErrorCode.DEBOOTSTRAP_MISSING,
                     "debootstrap is not installed; install it with 'apt-get install debootstrap' and retry");
         }
         if (!runningAsRoot()) {
-            throw ImageErrors.precondition("image_build_requires_root",
+            throw ImageErrors.precondition(ErrorCode.IMAGE_BUILD_REQUIRES_ROOT,
                     "building a Debian image needs root (debootstrap creates files owned by root and chroots); "
                             + "run Paddock as root or import an OCI image instead");
         }

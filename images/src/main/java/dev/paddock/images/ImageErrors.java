@@ -1,6 +1,6 @@
 package dev.paddock.images;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
@@ -9,53 +9,53 @@ final class ImageErrors {
     private ImageErrors() {}
 
     static PaddockException notFound(String name) {
-        return new PaddockException(ErrorType.NOT_FOUND, "image_not_found",
+        return new PaddockException(ErrorCode.IMAGE_NOT_FOUND,
                 "image '" + Text.clip(name, 80) + "' does not exist; list images to see the available names");
     }
 
     static PaddockException exists(String name) {
-        return PaddockException.conflict("image_exists",
+        return new PaddockException(ErrorCode.IMAGE_EXISTS,
                 "image '" + Text.clip(name, 80) + "' already exists; delete it first or pick another name");
     }
 
     static PaddockException busy(String name) {
-        return PaddockException.conflict("image_busy",
+        return new PaddockException(ErrorCode.IMAGE_BUSY,
                 "image '" + Text.clip(name, 80) + "' is being built or imported right now; try again when that finishes");
     }
 
     static PaddockException buildFailed(String message) {
-        return new PaddockException(ErrorType.API, "image_build_failed", message);
+        return new PaddockException(ErrorCode.IMAGE_BUILD_FAILED, message);
     }
 
     static PaddockException buildFailed(String message, Throwable cause) {
-        return new PaddockException(ErrorType.API, "image_build_failed", message, cause);
+        return new PaddockException(ErrorCode.IMAGE_BUILD_FAILED, message, cause);
     }
 
     static PaddockException invalidArchive(String message) {
-        return PaddockException.invalid("invalid_image_archive", message);
+        return new PaddockException(ErrorCode.INVALID_IMAGE_ARCHIVE, message);
     }
 
     /** An entry that would escape the rootfs or write through a link: refused, never "fixed up". */
     static PaddockException unsafeEntry(String entry, String why) {
-        return PaddockException.invalid("unsafe_image_entry",
+        return new PaddockException(ErrorCode.UNSAFE_IMAGE_ENTRY,
                 "archive entry '" + Text.clip(entry, 200) + "' was refused: " + why);
     }
 
     static PaddockException digestMismatch(String what, String expected, String actual) {
-        return PaddockException.invalid("image_digest_mismatch",
+        return new PaddockException(ErrorCode.IMAGE_DIGEST_MISMATCH,
                 what + " has digest " + actual + " but the manifest says " + expected
                         + "; the archive is corrupt or was tampered with");
     }
 
     static PaddockException tooLarge(String message) {
-        return new PaddockException(ErrorType.REQUEST_TOO_LARGE, "image_too_large", message);
+        return new PaddockException(ErrorCode.IMAGE_TOO_LARGE, message);
     }
 
     static PaddockException unsupported(String message) {
-        return PaddockException.invalid("unsupported_image_format", message);
+        return new PaddockException(ErrorCode.UNSUPPORTED_IMAGE_FORMAT, message);
     }
 
-    static PaddockException precondition(String code, String message) {
-        return new PaddockException(ErrorType.PRECONDITION_FAILED, code, message);
+    static PaddockException precondition(ErrorCode code, String message) {
+        return new PaddockException(code, message);
     }
 }

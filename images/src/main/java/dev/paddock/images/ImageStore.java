@@ -1,6 +1,7 @@
 package dev.paddock.images;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.CappedInputStream;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.images.ImageLayout;
@@ -174,9 +175,11 @@ public final class ImageStore {
             UnpackBudget budget = new UnpackBudget(limits);
             LayerApplier applier = new LayerApplier(rootfs, budget);
             for (OciLayer layer : image.layers()) {
+                String tooLarge = layer.label() + " decompresses to more than " + limits.maxUnpackedBytes() + " bytes";
                 try (InputStream tar = new CappedInputStream(LayerStreams.openTar(layer.blob(), layer.label()),
-                        limits.maxUnpackedBytes(), layer.label() + " decompresses to more than "
-                        + limits.maxUnpackedBytes() + " bytes")) {
+                        limits.maxUnpackedBytes(), () -> {
+                            throw ImageErrors.tooLarge(tooLarge);
+                        })) {
                     applier.apply(tar);
                 }
             }
@@ -245,7 +248,7 @@ public final class ImageStore {
         } catch (PaddockException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
-            throw new PaddockException(ErrorType.API, "image_build_failed",
+            throw new PaddockException(ErrorCode.IMAGE_BUILD_FAILED,
                     "creating image '" + name + "' failed: " + Text.clip(String.valueOf(e.getMessage()), 300), e);
         } finally {
             if (staging != null) discard(staging);

@@ -1,5 +1,6 @@
 package dev.paddock.images;
 
+import dev.paddock.core.CappedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -23,8 +24,10 @@ record OciLayer(Path blob, String label, String blobDigest, String diffId) {
                     + "or config is incomplete");
         }
         String actual;
-        try (InputStream tar = new CappedInputStream(LayerStreams.openTar(blob, label), limits.maxUnpackedBytes(),
-                label + " decompresses to more than " + limits.maxUnpackedBytes() + " bytes")) {
+        String tooLarge = label + " decompresses to more than " + limits.maxUnpackedBytes() + " bytes";
+        try (InputStream tar = new CappedInputStream(LayerStreams.openTar(blob, label), limits.maxUnpackedBytes(), () -> {
+            throw ImageErrors.tooLarge(tooLarge);
+        })) {
             actual = Digests.of(tar);
         }
         if (!actual.equals(diffId)) throw ImageErrors.digestMismatch(label, diffId, actual);

@@ -2,6 +2,7 @@ package dev.paddock.mcp;
 
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
+import dev.paddock.core.ErrorCode;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -48,7 +49,7 @@ final class AuthenticatingServlet extends HttpServlet {
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
         if (!METHODS.contains(req.getMethod())) {
             resp.setHeader("Allow", "GET, POST, DELETE");
-            McpHttpErrors.write(resp, 405, "invalid_request_error", "method_not_allowed",
+            McpHttpErrors.write(resp, 405, ErrorCode.METHOD_NOT_ALLOWED,
                     "/mcp takes GET, POST and DELETE (MCP streamable HTTP)");
             resp.setHeader("Allow", "GET, POST, DELETE");
             return;
@@ -57,10 +58,10 @@ final class AuthenticatingServlet extends HttpServlet {
         Optional<Principal> principal = key == null ? Optional.empty() : keys.authenticate(key);
         if (principal.isEmpty()) {
             if (key == null) {
-                McpHttpErrors.write(resp, 401, "authentication_error", "missing_api_key",
+                McpHttpErrors.write(resp, 401, ErrorCode.MISSING_API_KEY,
                         "missing API key: send it in the x-api-key header (or Authorization: Bearer)");
             } else {
-                McpHttpErrors.write(resp, 401, "authentication_error", "invalid_api_key",
+                McpHttpErrors.write(resp, 401, ErrorCode.INVALID_API_KEY,
                         "invalid API key: the key is unknown or was revoked");
             }
             return;
@@ -72,20 +73,19 @@ final class AuthenticatingServlet extends HttpServlet {
             try {
                 body = McpBodyGuard.read(req, maxBodyBytes);
             } catch (McpBodyGuard.TooLarge e) {
-                McpHttpErrors.write(resp, 413, "request_too_large", "request_too_large",
+                McpHttpErrors.write(resp, 413, ErrorCode.REQUEST_TOO_LARGE,
                         "the MCP request body is over this server's limit of " + maxBodyBytes + " bytes");
                 return;
             } catch (IOException | RuntimeException e) {
                 boolean timeout = causedBy(e, java.util.concurrent.TimeoutException.class);
-                McpHttpErrors.write(resp, timeout ? 408 : 400, timeout ? "timeout_error" : "invalid_request_error",
-                        timeout ? "request_timeout" : "malformed_body",
+                McpHttpErrors.write(resp, timeout ? 408 : 400, timeout ? ErrorCode.REQUEST_TIMEOUT : ErrorCode.MALFORMED_BODY,
                         timeout ? "the request body stopped arriving before its end"
                                 : "the request body could not be read: it is shorter than its Content-Length or its chunked encoding is malformed");
                 return;
             }
             String charset = req.getCharacterEncoding();
             if (charset != null && !charset.equalsIgnoreCase("UTF-8") && !charset.equalsIgnoreCase("utf8")) {
-                McpHttpErrors.write(resp, 415, "invalid_request_error", "unsupported_media_type",
+                McpHttpErrors.write(resp, 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE,
                         "send the MCP request as Content-Type: application/json in UTF-8");
                 return;
             }
@@ -93,13 +93,13 @@ final class AuthenticatingServlet extends HttpServlet {
             try {
                 message = JSON.readTree(body);
             } catch (JacksonException e) {
-                McpHttpErrors.write(resp, 400, "invalid_request_error", "invalid_json", "the MCP request body is not valid JSON"
+                McpHttpErrors.write(resp, 400, ErrorCode.INVALID_JSON, "the MCP request body is not valid JSON"
                         + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
                 return;
             }
             if (!isJsonRpcMessage(message)) {
                 // the transport would fail on it and log the whole body
-                McpHttpErrors.write(resp, 400, "invalid_request_error", "invalid_mcp_request",
+                McpHttpErrors.write(resp, 400, ErrorCode.INVALID_MCP_REQUEST,
                         "the MCP request body must be one JSON-RPC 2.0 message: an object with \"jsonrpc\": \"2.0\" and a string "
                                 + "\"method\" (a request or notification), or an \"id\" with a \"result\" or \"error\" (a response)");
                 return;

@@ -1,8 +1,8 @@
 package dev.paddock.mcp;
 
-import static dev.paddock.mcp.McpTools.props;
-import static dev.paddock.mcp.McpTools.schema;
-import static dev.paddock.mcp.McpTools.type;
+import static dev.paddock.toolset.Schemas.object;
+import static dev.paddock.toolset.Schemas.props;
+import static dev.paddock.toolset.Schemas.type;
 
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
@@ -69,7 +69,7 @@ final class BrowserTools {
                 McpTools.tool("create_browser_sandbox", "Create a sandbox with a Chromium browser that can reach only allowed_hosts "
                                 + "(private addresses and cloud metadata are always blocked; every connection is audited). Returns its id; "
                                 + "drive it with browser_action or browser_script.",
-                        schema(props("allowed_hosts", Map.of("type", "array", "items", Map.of("type", "string"),
+                        object(props("allowed_hosts", Map.of("type", "array", "items", Map.of("type", "string"),
                                         "description", "Hosts the browser may reach: example.com, *.example.com, example.com:8443"),
                                 "allow_evaluate", type("boolean", "Let browser_action run JavaScript in pages (evaluate); off by default"),
                                 "timeout_seconds", type("integer", "Lifetime in seconds; the server's default when absent")), List.of("allowed_hosts")),
@@ -77,12 +77,12 @@ final class BrowserTools {
                 McpTools.tool("browser_action", "One browser action in a browser sandbox; answers the page's url and title, and on request "
                                 + "its accessibility snapshot (with element references for click/type) or a screenshot. Take a snapshot "
                                 + "first to find references.",
-                        schema(actionProps, List.of("sandbox_id", "action")),
+                        object(actionProps, List.of("sandbox_id", "action")),
                         this::act),
                 McpTools.tool("browser_script", "Run a whole Playwright script (an ES module: import { chromium } from 'playwright') "
                                 + "in a browser sandbox, in /workspace. Answers exit_code, stdout, stderr (each cut at "
                                 + BrowserService.OUTPUT_LIMIT / 1024 + " KiB), the files it made, and on failure the error and a screenshot.",
-                        schema(props("sandbox_id", type("string", "A browser sandbox's id, from create_browser_sandbox"),
+                        object(props("sandbox_id", type("string", "A browser sandbox's id, from create_browser_sandbox"),
                                 "script", type("string", "The script's source"),
                                 "timeout_seconds", type("integer", "Kill the script after this many seconds (default 120)")), List.of("sandbox_id", "script")),
                         this::script));

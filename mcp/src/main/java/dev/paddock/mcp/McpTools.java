@@ -5,8 +5,6 @@ import dev.paddock.access.Principal;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,24 +53,5 @@ final class McpTools {
 
     static CallToolResult error(String message) {
         return CallToolResult.builder().addTextContent(message).isError(true).build();
-    }
-
-    static Map<String, Object> schema(Map<String, Object> properties, List<String> required) {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("type", "object");
-        s.put("properties", properties);
-        if (!required.isEmpty()) s.put("required", required);
-        s.put("additionalProperties", false);
-        return s;
-    }
-
-    static Map<String, Object> props(Object... nameThenSchema) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i < nameThenSchema.length; i += 2) m.put((String) nameThenSchema[i], nameThenSchema[i + 1]);
-        return m;
-    }
-
-    static Map<String, Object> type(String type, String description) {
-        return Map.of("type", type, "description", description);
     }
 }

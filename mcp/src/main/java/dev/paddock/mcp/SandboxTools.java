@@ -1,9 +1,10 @@
 package dev.paddock.mcp;
 
-import static dev.paddock.mcp.McpTools.props;
-import static dev.paddock.mcp.McpTools.schema;
-import static dev.paddock.mcp.McpTools.type;
+import static dev.paddock.toolset.Schemas.object;
+import static dev.paddock.toolset.Schemas.props;
+import static dev.paddock.toolset.Schemas.type;
 
+import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
@@ -13,7 +14,6 @@ import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
-import dev.paddock.toolset.BoundedBuffer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.ByteArrayInputStream;
@@ -50,7 +50,7 @@ final class SandboxTools {
     List<SyncToolSpecification> specifications() {
         return List.of(
                 McpTools.tool("create_sandbox", "Create a new sandbox (an isolated Linux environment with a /workspace directory). Returns its id.",
-                        schema(props("driver", type("string", "Isolation driver; the server's default when absent"),
+                        object(props("driver", type("string", "Isolation driver; the server's default when absent"),
                                 "image", type("string", "Root filesystem image; the host system when absent"),
                                 "timeout_seconds", type("integer", "Lifetime in seconds; the server's default when absent"),
                                 "env", Map.of("type", "object", "additionalProperties", Map.of("type", "string"),
@@ -63,7 +63,7 @@ final class SandboxTools {
                             return McpTools.json(view(host.create(caller, req)));
                         }),
                 McpTools.tool("list_sandboxes", "List this API key's sandboxes, newest first.",
-                        schema(props("include_ended", type("boolean", "Also list terminated and failed sandboxes"),
+                        object(props("include_ended", type("boolean", "Also list terminated and failed sandboxes"),
                                 "limit", type("integer", "At most this many (1-100, default 50)"),
                                 "after_id", type("string", "Continue after this sandbox id (from the previous page's last_id)")), List.of()),
                         (caller, args) -> {
@@ -79,7 +79,7 @@ final class SandboxTools {
                         }),
                 McpTools.tool("delete_sandbox", "Terminate a sandbox and its processes. Its workspace stays readable where the driver "
                                 + "keeps it, unless purge; a browser sandbox's files are removed unless purge is false.",
-                        schema(props("sandbox_id", SANDBOX_ID, "purge", type("boolean", "Also remove its workspace and outputs from the host")),
+                        object(props("sandbox_id", SANDBOX_ID, "purge", type("boolean", "Also remove its workspace and outputs from the host")),
                                 List.of("sandbox_id")),
                         (caller, args) -> {
                             args.allowOnly(Set.of("sandbox_id", "purge"));
@@ -91,7 +91,7 @@ final class SandboxTools {
                         }),
                 McpTools.tool("exec", "Run a command in a sandbox and wait for it: either command (a shell line for /bin/sh -c) or argv. "
                                 + "Returns exit_code, stdout, stderr (each cut at " + MAX_OUTPUT_BYTES / 1024 + " KiB) and timed_out.",
-                        schema(props("sandbox_id", SANDBOX_ID,
+                        object(props("sandbox_id", SANDBOX_ID,
                                 "command", type("string", "Shell command line"),
                                 "argv", Map.of("type", "array", "items", Map.of("type", "string"), "description", "Program and arguments, run without a shell"),
                                 "cwd", type("string", "Working directory inside the sandbox (default /workspace)"),
@@ -100,16 +100,16 @@ final class SandboxTools {
                                 List.of("sandbox_id")),
                         (caller, args) -> exec(caller, args)),
                 McpTools.tool("read_file", "Read a file of a sandbox's /workspace (at most " + MAX_FILE_BYTES / 1024 + " KiB).",
-                        schema(props("sandbox_id", SANDBOX_ID, "path", type("string", "Path under /workspace, absolute or relative"),
+                        object(props("sandbox_id", SANDBOX_ID, "path", type("string", "Path under /workspace, absolute or relative"),
                                 "encoding", ENCODING), List.of("sandbox_id", "path")),
                         (caller, args) -> readFile(caller, args)),
                 McpTools.tool("write_file", "Create or replace a file under a sandbox's /workspace (parent directories are created).",
-                        schema(props("sandbox_id", SANDBOX_ID, "path", type("string", "Path under /workspace, absolute or relative"),
+                        object(props("sandbox_id", SANDBOX_ID, "path", type("string", "Path under /workspace, absolute or relative"),
                                 "content", type("string", "File contents (text, or base64 with encoding base64)"),
                                 "encoding", ENCODING), List.of("sandbox_id", "path", "content")),
                         (caller, args) -> writeFile(caller, args)),
                 McpTools.tool("list_files", "List a directory of a sandbox's /workspace.",
-                        schema(props("sandbox_id", SANDBOX_ID, "path", type("string", "Directory under /workspace (default /workspace)")),
+                        object(props("sandbox_id", SANDBOX_ID, "path", type("string", "Directory under /workspace (default /workspace)")),
                                 List.of("sandbox_id")),
                         (caller, args) -> {
                             args.allowOnly(Set.of("sandbox_id", "path"));
@@ -135,14 +135,11 @@ final class SandboxTools {
                 stdin == null ? null : stdin.getBytes(StandardCharsets.UTF_8));
         BoundedBuffer out = new BoundedBuffer(MAX_OUTPUT_BYTES, false);
         BoundedBuffer err = new BoundedBuffer(MAX_OUTPUT_BYTES, false);
-        ExecResult r = host.run(caller, id, req, new ExecOutput() {
-            @Override public void stdout(byte[] d, int o, int l) { out.append(d, o, l); }
-            @Override public void stderr(byte[] d, int o, int l) { err.append(d, o, l); }
-        });
+        ExecResult r = host.run(caller, id, req, ExecOutput.into(out, err));
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("exit_code", r.exitCode());
-        result.put("stdout", new String(out.bytes(), StandardCharsets.UTF_8));
-        result.put("stderr", new String(err.bytes(), StandardCharsets.UTF_8));
+        result.put("stdout", out.text());
+        result.put("stderr", err.text());
         result.put("timed_out", r.timedOut());
         if (out.truncated() || err.truncated()) result.put("truncated", true);
         return McpTools.json(result);

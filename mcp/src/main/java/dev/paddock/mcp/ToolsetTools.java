@@ -2,6 +2,7 @@ package dev.paddock.mcp;
 
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.toolset.AgentToolset;
+import dev.paddock.toolset.Schemas;
 import dev.paddock.toolset.ToolDefinition;
 import dev.paddock.toolset.ToolResult;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
@@ -38,7 +39,7 @@ final class ToolsetTools {
     private static Map<String, Object> withSandboxId(Map<String, Object> schema) {
         Map<String, Object> out = new LinkedHashMap<>(schema);
         Map<String, Object> props = new LinkedHashMap<>();
-        props.put("sandbox_id", McpTools.type("string", "Sandbox id, e.g. sbx_…"));
+        props.put("sandbox_id", Schemas.string("Sandbox id, e.g. sbx_…"));
         props.putAll((Map<String, Object>) schema.get("properties"));
         out.put("properties", props);
         List<String> required = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.paddock.server;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.images.ImageLayout;
@@ -39,7 +40,7 @@ public final class ImageCatalog implements ImageService {
         // Only the count: the sandboxes may belong to other tenants.
         int users = usersOf(name).size();
         if (users > 0) {
-            throw PaddockException.conflict("image_in_use", "image '" + Text.clip(name, 80) + "' is used by " + users
+            throw new PaddockException(ErrorCode.IMAGE_IN_USE, "image '" + Text.clip(name, 80) + "' is used by " + users
                     + " sandbox(es) that have not terminated; terminate them first");
         }
         store.delete(name);

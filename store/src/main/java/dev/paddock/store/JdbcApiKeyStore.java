@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.store.ApiKey;
 import dev.paddock.core.store.ApiKeyStore;
@@ -39,7 +40,7 @@ final class JdbcApiKeyStore implements ApiKeyStore {
             } catch (SQLException e) {
                 if (db.dialect().isUniqueViolation(e)) {
                     // Never echo the hash: it identifies the secret.
-                    throw PaddockException.conflict("api_key_exists", "an API key with id " + k.id() + " or the same secret already exists");
+                    throw new PaddockException(ErrorCode.API_KEY_EXISTS, "an API key with id " + k.id() + " or the same secret already exists");
                 }
                 throw e;
             }

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.CheckpointStore;
@@ -29,12 +30,12 @@ final class JdbcCheckpointStore implements CheckpointStore {
         Require.text(r.kind(), "kind", 64);
         Require.text(r.sha256(), "sha256", 64);
         Require.present(r.createdAt(), "created_at");
-        if (r.sizeBytes() < 0) throw PaddockException.invalid("invalid_size", "checkpoint size must not be negative");
+        if (r.sizeBytes() < 0) throw new PaddockException(ErrorCode.INVALID_SIZE, "checkpoint size must not be negative");
         db.write("checkpoints.insert", c -> {
             String sandboxTenant = Sql.queryOne(c, "SELECT tenant_id FROM sandboxes WHERE id = ?", rs -> rs.getString(1), r.sandboxId())
                     .orElseThrow(() -> PaddockException.notFound("sandbox", r.sandboxId()));
             if (!sandboxTenant.equals(r.tenantId())) {
-                throw PaddockException.invalid("tenant_mismatch",
+                throw new PaddockException(ErrorCode.TENANT_MISMATCH,
                         "checkpoint " + r.id() + " must belong to the tenant of sandbox " + r.sandboxId());
             }
             try {
@@ -42,7 +43,7 @@ final class JdbcCheckpointStore implements CheckpointStore {
                         r.id(), r.sandboxId(), r.tenantId(), r.kind(), r.sizeBytes(), r.sha256(), Columns.micros(r.createdAt()));
             } catch (SQLException e) {
                 if (db.dialect().isUniqueViolation(e)) {
-                    throw PaddockException.conflict("checkpoint_exists", "checkpoint " + r.id() + " already exists");
+                    throw new PaddockException(ErrorCode.CHECKPOINT_EXISTS, "checkpoint " + r.id() + " already exists");
                 }
                 throw e;
             }

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -54,7 +55,7 @@ final class JdbcEgressAuditLog implements EgressAuditLog {
         return db.read("egress_audit.list", c -> {
             for (String cursor : Arrays.asList(page.afterId(), page.beforeId())) {
                 if (cursor != null && Sql.queryOne(c, "SELECT 1 FROM egress_audit WHERE id = ? AND sandbox_id = ?", rs -> true, cursor, sandboxId).isEmpty()) {
-                    throw PaddockException.invalid("invalid_cursor", "'" + Text.clip(cursor, 60) + "' is not an egress record of sandbox " + sandboxId);
+                    throw new PaddockException(ErrorCode.INVALID_CURSOR, "'" + Text.clip(cursor, 60) + "' is not an egress record of sandbox " + sandboxId);
                 }
             }
             return keyset.fetch(c, page, JdbcEgressAuditLog::map, EgressAuditEntry::id);

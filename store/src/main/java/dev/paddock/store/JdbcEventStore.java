@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -39,7 +40,7 @@ final class JdbcEventStore implements EventStore {
         Require.present(sandboxId, "sandbox id");
         Require.present(fence, "fence");
         Require.text(type, "event type", 128);
-        String json = Json.write(data == null ? Map.of() : data, "event_data");
+        String json = Json.write(data == null ? Map.of() : data, "event_data", ErrorCode.INVALID_EVENT_DATA);
         return db.write("events.append", c -> {
             String tenantId = JdbcSandboxStore.requireHeld(c, db.dialect(), sandboxId, fence);
             Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
@@ -71,7 +72,7 @@ final class JdbcEventStore implements EventStore {
         boolean known = Sql.queryOne(c, "SELECT 1 FROM sandbox_events WHERE id = ? AND sandbox_id = ?",
                 rs -> true, cursor, sandboxId).isPresent();
         if (!known) {
-            throw PaddockException.invalid("invalid_cursor",
+            throw new PaddockException(ErrorCode.INVALID_CURSOR,
                     parameter + " '" + Text.clip(cursor, 60) + "' is not an event of sandbox " + sandboxId);
         }
     }

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceFilter;
@@ -27,7 +28,7 @@ final class JdbcResourceStore implements ResourceStore {
     @Override
     public void insert(Resource r) {
         Require.present(r, "resource");
-        String json = Json.write(r.body(), "resource_body");
+        String json = Json.write(r.body(), "resource_body", ErrorCode.INVALID_RESOURCE_BODY);
         db.write("resources.insert", c -> {
             requireUniqueKeyFree(c, r);
             Sql.update(c, "INSERT INTO ma_resources (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -53,7 +54,7 @@ final class JdbcResourceStore implements ResourceStore {
 
     @Override
     public Resource update(Resource r) {
-        String json = Json.write(r.body(), "resource_body");
+        String json = Json.write(r.body(), "resource_body", ErrorCode.INVALID_RESOURCE_BODY);
         return db.write("resources.update", c -> {
             requireUniqueKeyFree(c, r);
             int n = Sql.update(c, "UPDATE ma_resources SET unique_key = ?, state = ?, parent_id = ?, ref_id = ?, aux = ?, "
@@ -67,7 +68,7 @@ final class JdbcResourceStore implements ResourceStore {
                         r.kind(), r.tenantId(), r.id()).isPresent()) {
                     throw PaddockException.notFound(r.kind(), r.id());
                 }
-                throw PaddockException.conflict("concurrent_update", r.kind() + " " + r.id() + " was changed at the same time; retry");
+                throw new PaddockException(ErrorCode.CONCURRENT_UPDATE, r.kind() + " " + r.id() + " was changed at the same time; retry");
             }
             return Sql.queryOne(c, "SELECT " + COLUMNS + " FROM ma_resources WHERE kind = ? AND id = ?",
                     JdbcResourceStore::map, r.kind(), r.id()).orElseThrow();
@@ -107,7 +108,7 @@ final class JdbcResourceStore implements ResourceStore {
         boolean taken = Sql.queryOne(c, "SELECT 1 FROM ma_resources WHERE kind = ? AND tenant_id = ? AND unique_key = ? AND id <> ?",
                 rs -> true, r.kind(), r.tenantId(), r.uniqueKey(), r.id()).isPresent();
         if (taken) {
-            throw PaddockException.conflict("duplicate_name", "an " + r.kind().replace('_', ' ') + " with this name already exists; choose another name");
+            throw new PaddockException(ErrorCode.DUPLICATE_NAME, "an " + r.kind().replace('_', ' ') + " with this name already exists; choose another name");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -57,7 +58,7 @@ final class JdbcSandboxStore implements SandboxStore {
                         Columns.micros(r.updatedAt()), Columns.microsOrNull(r.lastActivityAt()), r.stateReason());
             } catch (SQLException e) {
                 if (db.dialect().isUniqueViolation(e)) {
-                    throw PaddockException.conflict("sandbox_exists", "sandbox " + r.id() + " already exists");
+                    throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "sandbox " + r.id() + " already exists");
                 }
                 throw e;
             }
@@ -76,7 +77,7 @@ final class JdbcSandboxStore implements SandboxStore {
         Require.present(r.updatedAt(), "updated_at");
         // A spec that names another sandbox or tenant would let one tenant's settings reach another's sandbox.
         if (!r.id().equals(r.spec().sandboxId()) || !r.tenantId().equals(r.spec().tenantId())) {
-            throw PaddockException.invalid("spec_mismatch",
+            throw new PaddockException(ErrorCode.SPEC_MISMATCH,
                     "the spec of sandbox " + r.id() + " must name the same sandbox id and tenant as the record");
         }
     }
@@ -112,7 +113,7 @@ final class JdbcSandboxStore implements SandboxStore {
         return db.write("sandboxes.transition", c -> {
             SandboxRecord current = heldRow(c, id, fence);
             if (!current.state().canMoveTo(to)) {
-                throw PaddockException.conflict("invalid_transition", "cannot move sandbox " + id + " from "
+                throw new PaddockException(ErrorCode.INVALID_TRANSITION, "cannot move sandbox " + id + " from "
                         + current.state().wireName() + " to " + to.wireName());
             }
             Instant now = now();

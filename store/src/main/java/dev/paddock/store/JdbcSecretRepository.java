@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.egress.SecretRepository;
 import dev.paddock.core.egress.StoredSecret;
@@ -36,7 +37,7 @@ final class JdbcSecretRepository implements SecretRepository {
                 return null;
             } catch (SQLException e) {
                 if (db.dialect().isUniqueViolation(e)) {
-                    throw PaddockException.conflict("secret_name_taken", "a secret named '" + s.name() + "' already exists; rotate it or pick another name");
+                    throw new PaddockException(ErrorCode.SECRET_NAME_TAKEN, "a secret named '" + s.name() + "' already exists; rotate it or pick another name");
                 }
                 throw e;
             }

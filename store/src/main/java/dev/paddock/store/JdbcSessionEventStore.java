@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -34,7 +35,7 @@ final class JdbcSessionEventStore implements SessionEventStore {
     public SessionEvent append(String sessionId, String tenantId, String type, Map<String, Object> body) {
         Require.present(sessionId, "session id");
         Require.text(type, "event type", 64);
-        String json = Json.write(body == null ? Map.of() : body, "event_data");
+        String json = Json.write(body == null ? Map.of() : body, "event_data", ErrorCode.INVALID_EVENT_DATA);
         return db.write("session_events.append", c -> {
             Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
             String id = Ids.newId(PREFIX, at);
@@ -71,7 +72,7 @@ final class JdbcSessionEventStore implements SessionEventStore {
     private static void requireCursor(Connection c, String sessionId, String cursor) throws SQLException {
         if (cursor == null) return;
         if (Sql.queryOne(c, "SELECT 1 FROM ma_session_events WHERE id = ? AND session_id = ?", rs -> true, cursor, sessionId).isEmpty()) {
-            throw PaddockException.invalid("invalid_cursor", "page cursor '" + Text.clip(cursor, 60) + "' is not an event of session " + sessionId);
+            throw new PaddockException(ErrorCode.INVALID_CURSOR, "page cursor '" + Text.clip(cursor, 60) + "' is not an event of session " + sessionId);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.agents.WorkItem;
 import dev.paddock.core.agents.WorkStore;
 import dev.paddock.core.store.Page;
@@ -33,7 +34,7 @@ final class JdbcWorkStore implements WorkStore {
                     w.id(), w.tenantId(), w.environmentId(), w.sessionId(), w.state(), w.workerId(), w.generation(),
                     w.lastHeartbeat(), Columns.microsOrNull(w.leaseExpiresAt()), w.ttlSeconds(), Columns.micros(w.createdAt()),
                     Columns.microsOrNull(w.claimedAt()), Columns.microsOrNull(w.acknowledgedAt()), Columns.microsOrNull(w.startedAt()),
-                    Columns.microsOrNull(w.stopRequestedAt()), Columns.microsOrNull(w.stoppedAt()), Json.write(w.metadata(), "work_metadata"),
+                    Columns.microsOrNull(w.stopRequestedAt()), Columns.microsOrNull(w.stoppedAt()), Json.write(w.metadata(), "work_metadata", ErrorCode.INVALID_WORK_METADATA),
                     w.revision());
             return null;
         });
@@ -105,7 +106,7 @@ final class JdbcWorkStore implements WorkStore {
                         + "metadata_json = ?, revision = revision + 1 WHERE id = ? AND revision = ?",
                 w.state(), w.workerId(), w.generation(), w.lastHeartbeat(), Columns.microsOrNull(w.leaseExpiresAt()), w.ttlSeconds(),
                 Columns.microsOrNull(w.claimedAt()), Columns.microsOrNull(w.acknowledgedAt()), Columns.microsOrNull(w.startedAt()),
-                Columns.microsOrNull(w.stopRequestedAt()), Columns.microsOrNull(w.stoppedAt()), Json.write(w.metadata(), "work_metadata"),
+                Columns.microsOrNull(w.stopRequestedAt()), Columns.microsOrNull(w.stoppedAt()), Json.write(w.metadata(), "work_metadata", ErrorCode.INVALID_WORK_METADATA),
                 w.id(), w.revision()) == 1;
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.util.Collections;
 import java.util.Map;
@@ -21,11 +22,21 @@ final class Json {
 
     private Json() {}
 
+    /** Paddock's own records (a sandbox spec, lists of names): one that cannot be written is a bug. */
     static String write(Object value, String what) {
         try {
             return MAPPER.writeValueAsString(value);
         } catch (JacksonException e) {
-            throw PaddockException.invalid("invalid_" + what, what.replace('_', ' ') + " cannot be stored as JSON: "
+            throw PaddockException.internal(what.replace('_', ' ') + " cannot be stored as JSON", e);
+        }
+    }
+
+    /** Data a client sent: {@code refused} says which part cannot be stored. */
+    static String write(Object value, String what, ErrorCode refused) {
+        try {
+            return MAPPER.writeValueAsString(value);
+        } catch (JacksonException e) {
+            throw new PaddockException(refused, what.replace('_', ' ') + " cannot be stored as JSON: "
                     + "use strings, numbers, booleans, lists and maps only");
         }
     }

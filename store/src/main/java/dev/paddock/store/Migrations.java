@@ -1,6 +1,6 @@
 package dev.paddock.store;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -42,7 +42,7 @@ final class Migrations {
                 LOG.info("database {} migrated to schema version {}", databaseName, result.targetSchemaVersion);
             }
         } catch (FlywayException e) {
-            throw new PaddockException(ErrorType.API, "store_migration_failed",
+            throw new PaddockException(ErrorCode.STORE_MIGRATION_FAILED,
                     "cannot bring database " + databaseName + " to the current schema: " + firstLine(e.getMessage())
                             + "; restore the file from a backup or use the Paddock version that wrote it", e);
         }
@@ -60,7 +60,7 @@ final class Migrations {
                 .max(Comparator.naturalOrder())
                 .map(MigrationVersion::getVersion)
                 .orElse("none");
-        throw new PaddockException(ErrorType.API, "store_schema_too_new",
+        throw new PaddockException(ErrorCode.STORE_SCHEMA_TOO_NEW,
                 "database " + databaseName + " has schema version " + applied + ", newer than " + known
                         + ", the newest this Paddock knows; run the Paddock version that wrote it or a newer one");
     }

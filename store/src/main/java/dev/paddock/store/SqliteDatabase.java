@@ -1,6 +1,6 @@
 package dev.paddock.store;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,11 +57,11 @@ final class SqliteDatabase implements Database {
     static SqliteDatabase open(Path file) {
         Path absolute = file.toAbsolutePath().normalize();
         if (Files.isDirectory(absolute)) {
-            throw new PaddockException(ErrorType.API, "store_open_failed",
+            throw new PaddockException(ErrorCode.STORE_OPEN_FAILED,
                     "database path " + absolute + " is a directory; give the path of a database file");
         }
         if (absolute.getParent() == null || !Files.isDirectory(absolute.getParent())) {
-            throw new PaddockException(ErrorType.API, "store_open_failed",
+            throw new PaddockException(ErrorCode.STORE_OPEN_FAILED,
                     "directory of database " + absolute + " does not exist; create the data directory first");
         }
         String url = "jdbc:sqlite:" + absolute;
@@ -86,7 +86,7 @@ final class SqliteDatabase implements Database {
             return new SqliteDatabase(absolute, writer, readers);
         } catch (SQLException e) {
             opened.forEach(SqliteDatabase::closeQuietly);
-            throw new PaddockException(ErrorType.API, "store_open_failed", "cannot open database " + absolute + " ("
+            throw new PaddockException(ErrorCode.STORE_OPEN_FAILED, "cannot open database " + absolute + " ("
                     + SqliteDialect.INSTANCE.describe(e) + "); check that it is a Paddock database file and writable", e);
         } catch (RuntimeException e) {
             opened.forEach(SqliteDatabase::closeQuietly);
@@ -175,7 +175,7 @@ final class SqliteDatabase implements Database {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "store read " + operation + " was interrupted");
+            throw new PaddockException(ErrorCode.INTERRUPTED, "store read " + operation + " was interrupted");
         }
     }
 

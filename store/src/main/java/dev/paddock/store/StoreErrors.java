@@ -1,6 +1,6 @@
 package dev.paddock.store;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.sql.SQLException;
 
@@ -14,16 +14,16 @@ final class StoreErrors {
     }
 
     static PaddockException full(String operation) {
-        return new PaddockException(ErrorType.INSUFFICIENT_STORAGE, "storage_full", "the disk that holds Paddock's database is full, so "
+        return new PaddockException(ErrorCode.STORAGE_FULL, "the disk that holds Paddock's database is full, so "
                 + operation + " was not saved; reads keep working; free space on it and retry");
     }
 
     static PaddockException stopped(String reason) {
-        return new PaddockException(ErrorType.UNAVAILABLE, "store_writes_stopped", "this server stopped writing: " + reason
+        return new PaddockException(ErrorCode.STORE_WRITES_STOPPED, "this server stopped writing: " + reason
                 + "; reads keep working; restart the server");
     }
 
     static PaddockException closed() {
-        return new PaddockException(ErrorType.UNAVAILABLE, "store_closed", "the store is closed; the server is shutting down");
+        return new PaddockException(ErrorCode.STORE_CLOSED, "the store is closed; the server is shutting down");
     }
 }

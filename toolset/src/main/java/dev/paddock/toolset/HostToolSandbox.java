@@ -1,5 +1,6 @@
 package dev.paddock.toolset;
 
+import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
@@ -30,11 +31,7 @@ public final class HostToolSandbox implements ToolSandbox {
     public CommandOutput run(List<String> argv, Duration timeout, int maxStdoutBytes, boolean keepTail) {
         BoundedBuffer out = new BoundedBuffer(maxStdoutBytes, keepTail);
         BoundedBuffer err = new BoundedBuffer(STDERR_LIMIT, false);
-        ExecOutput sink = new ExecOutput() {
-            @Override public void stdout(byte[] d, int o, int l) { out.append(d, o, l); }
-            @Override public void stderr(byte[] d, int o, int l) { err.append(d, o, l); }
-        };
-        ExecResult r = host.run(caller, sandboxId, new ExecRequest(argv, Map.of(), Workspace.ROOT, timeout, null), sink);
+        ExecResult r = host.run(caller, sandboxId, new ExecRequest(argv, Map.of(), Workspace.ROOT, timeout, null), ExecOutput.into(out, err));
         return new CommandOutput(out.bytes(), out.truncated(), err.bytes(), r.exitCode(), r.timedOut(), r.oomKilled());
     }
 

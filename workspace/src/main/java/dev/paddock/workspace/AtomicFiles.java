@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -68,7 +69,7 @@ final class AtomicFiles {
             if (sync) Posix.fsync(dir.fd());
             return stat;
         } catch (IOException e) {
-            throw PaddockException.invalid("content_read_failed",
+            throw new PaddockException(ErrorCode.CONTENT_READ_FAILED,
                     "reading the content for " + WorkspaceErrors.show(path) + " failed (" + e.getMessage() + "); the file was left unchanged");
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);

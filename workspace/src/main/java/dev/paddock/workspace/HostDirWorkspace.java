@@ -1,6 +1,6 @@
 package dev.paddock.workspace;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.FileEntry;
 import dev.paddock.core.spi.Workspace;
@@ -99,7 +99,7 @@ public final class HostDirWorkspace implements Workspace {
         try {
             return Fd.openHostDirectory(root.toString());
         } catch (Errno e) {
-            throw new PaddockException(ErrorType.NOT_FOUND, "workspace_missing",
+            throw new PaddockException(ErrorCode.WORKSPACE_MISSING,
                     "the workspace directory of this sandbox is missing on the host (" + Errno.name(e.errno()) + ")");
         }
     }
@@ -122,7 +122,7 @@ public final class HostDirWorkspace implements Workspace {
             try (Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name())) {
                 List<String> names = Fd.names(dir.fd());
                 if (names.size() > MAX_LIST_ENTRIES) {
-                    throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "too_many_entries", WorkspaceErrors.show(path)
+                    throw new PaddockException(ErrorCode.TOO_MANY_ENTRIES, WorkspaceErrors.show(path)
                             + " holds more than " + MAX_LIST_ENTRIES + " entries; export it as a tar archive instead");
                 }
                 String base = place.sandboxPath();
@@ -195,7 +195,7 @@ public final class HostDirWorkspace implements Workspace {
             if (place.isRoot()) return;
             if (place.exists()) {
                 if (place.stat().isDirectory()) return;
-                throw PaddockException.conflict("already_exists", WorkspaceErrors.show(path) + " already exists and is not a directory");
+                throw new PaddockException(ErrorCode.ALREADY_EXISTS, WorkspaceErrors.show(path) + " already exists and is not a directory");
             }
             resolver.createDirectory(place.dir().fd(), place.name(), path);
         } catch (Errno e) {
@@ -207,7 +207,7 @@ public final class HostDirWorkspace implements Workspace {
     public void delete(String path, boolean recursive) {
         try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
             if (place.isRoot()) {
-                throw PaddockException.invalid("cannot_delete_workspace_root", resolver.virtualRoot() + " itself cannot be deleted; delete its entries instead");
+                throw new PaddockException(ErrorCode.CANNOT_DELETE_WORKSPACE_ROOT, resolver.virtualRoot() + " itself cannot be deleted; delete its entries instead");
             }
             if (!place.exists()) throw WorkspaceErrors.notFound(path);
             if (!place.stat().isDirectory()) Posix.unlinkat(place.dir().fd(), place.name(), 0);

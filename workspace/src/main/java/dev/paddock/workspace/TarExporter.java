@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,7 +35,7 @@ final class TarExporter {
             tar.finish(); // not close(): the caller owns the stream
             tar.flush();
         } catch (IOException e) {
-            throw new PaddockException(dev.paddock.core.ErrorType.API, "tar_write_failed",
+            throw new PaddockException(ErrorCode.TAR_WRITE_FAILED,
                     "writing the tar archive of " + WorkspaceErrors.show(path) + " failed: " + e.getMessage(), e);
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
@@ -43,7 +44,7 @@ final class TarExporter {
 
     private static void exportDirectory(TarArchiveOutputStream tar, Fd dir, String prefix, int depth, String path) throws IOException {
         if (depth > Trees.MAX_DEPTH) {
-            throw PaddockException.invalid("tree_too_deep", "the tree at " + WorkspaceErrors.show(path) + " is deeper than " + Trees.MAX_DEPTH + " levels");
+            throw new PaddockException(ErrorCode.TREE_TOO_DEEP, "the tree at " + WorkspaceErrors.show(path) + " is deeper than " + Trees.MAX_DEPTH + " levels");
         }
         List<String> names = Fd.names(dir.fd()).stream().sorted().toList();
         for (String name : names) exportEntry(tar, dir, name, prefix + name, depth, path);

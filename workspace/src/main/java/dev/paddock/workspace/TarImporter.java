@@ -1,6 +1,6 @@
 package dev.paddock.workspace;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.io.IOException;
@@ -46,7 +46,7 @@ final class TarImporter {
         try {
             for (TarArchiveEntry entry; (entry = tar.getNextEntry()) != null; ) {
                 if (++entries > limits.maxEntries()) {
-                    throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "tar_too_many_entries",
+                    throw new PaddockException(ErrorCode.TAR_TOO_MANY_ENTRIES,
                             "the archive has more than " + limits.maxEntries() + " entries; split it or raise the limit");
                 }
                 String sparseName = sparseName(entry);
@@ -65,7 +65,7 @@ final class TarImporter {
                 } else if (entry.isFile()) {
                     bytes += entry.getSize();
                     if (bytes > limits.maxTotalBytes()) {
-                        throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "tar_too_large",
+                        throw new PaddockException(ErrorCode.TAR_TOO_LARGE,
                                 "the archive unpacks to more than " + limits.maxTotalBytes() + " bytes; split it or raise the limit");
                     }
                     file(root, base, entry, tar, target, tmp, sparseName != null, syncEach);
@@ -74,7 +74,7 @@ final class TarImporter {
                 }
             }
         } catch (IOException e) {
-            throw PaddockException.invalid("invalid_tar", "the archive could not be read: " + Text.clip(e.getMessage(), 200));
+            throw new PaddockException(ErrorCode.INVALID_TAR, "the archive could not be read: " + Text.clip(e.getMessage(), 200));
         }
         for (DirectoryTimes dir : directories.reversed()) applyDirectoryTimes(root, dir);
     }
@@ -137,13 +137,13 @@ final class TarImporter {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw PaddockException.invalid("tar_entry_invalid", "sparse entry '" + Text.clip(entry.getName(), 200) + "' has an unusable real size");
+        throw new PaddockException(ErrorCode.TAR_ENTRY_INVALID, "sparse entry '" + Text.clip(entry.getName(), 200) + "' has an unusable real size");
     }
 
     private void symlink(Fd root, List<String> base, TarArchiveEntry entry, String target, Fd tmp) {
         String linkName = entry.getLinkName();
         if (linkName.isEmpty() || linkName.indexOf('\0') >= 0 || linkName.length() > SandboxPath.MAX_PATH_BYTES) {
-            throw PaddockException.invalid("tar_entry_invalid", "symlink entry '" + Text.clip(entry.getName(), 200) + "' has an unusable target");
+            throw new PaddockException(ErrorCode.TAR_ENTRY_INVALID, "symlink entry '" + Text.clip(entry.getName(), 200) + "' has an unusable target");
         }
         try (Resolved place = place(root, base, entry, target)) {
             if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
@@ -156,7 +156,7 @@ final class TarImporter {
         String sourcePath = Resolved.toSandboxPath(resolver.virtualRoot(), concat(base, source));
         try (Resolved from = place(root, base, entry, sourcePath); Resolved place = place(root, base, entry, target)) {
             if (source.isEmpty() || !from.exists() || !from.stat().isRegular()) {
-                throw PaddockException.invalid("tar_entry_invalid", "hard link entry '" + Text.clip(entry.getName(), 200)
+                throw new PaddockException(ErrorCode.TAR_ENTRY_INVALID, "hard link entry '" + Text.clip(entry.getName(), 200)
                         + "' must point to a regular file unpacked earlier from the same archive");
             }
             if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
@@ -224,16 +224,16 @@ final class TarImporter {
     }
 
     private static PaddockException outside(String name) {
-        return new PaddockException(ErrorType.INVALID_REQUEST, "tar_entry_outside",
+        return new PaddockException(ErrorCode.TAR_ENTRY_OUTSIDE,
                 "archive entry '" + Text.clip(name, 200) + "' would land outside the target directory (absolute name, '..' or a symlink); nothing past it was unpacked");
     }
 
     private static PaddockException unsupported(TarArchiveEntry entry) {
-        return PaddockException.invalid("tar_entry_unsupported", "archive entry '" + Text.clip(entry.getName(), 200)
+        return new PaddockException(ErrorCode.TAR_ENTRY_UNSUPPORTED, "archive entry '" + Text.clip(entry.getName(), 200)
                 + "' is a device, a fifo or a sparse file in a format other than GNU tar's PAX 1.0; only files (sparse as PAX 1.0), directories and links can be unpacked");
     }
 
     private static PaddockException conflict(TarArchiveEntry entry, String why) {
-        return PaddockException.conflict("tar_entry_conflict", "archive entry '" + Text.clip(entry.getName(), 200) + "' cannot be unpacked: " + why);
+        return new PaddockException(ErrorCode.TAR_ENTRY_CONFLICT, "archive entry '" + Text.clip(entry.getName(), 200) + "' cannot be unpacked: " + why);
     }
 }

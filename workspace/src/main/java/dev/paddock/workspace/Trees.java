@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 /** Recursive deletion that never follows a symlink: links are unlinked, directories opened with O_NOFOLLOW. */
@@ -14,7 +15,7 @@ final class Trees {
 
     private static void delete(int dir, String name, String path, int depth) {
         if (depth > MAX_DEPTH) {
-            throw PaddockException.invalid("tree_too_deep", "the tree at " + WorkspaceErrors.show(path) + " is deeper than " + MAX_DEPTH + " levels");
+            throw new PaddockException(ErrorCode.TREE_TOO_DEEP, "the tree at " + WorkspaceErrors.show(path) + " is deeper than " + MAX_DEPTH + " levels");
         }
         for (int attempt = 0; ; attempt++) {
             Stat stat;

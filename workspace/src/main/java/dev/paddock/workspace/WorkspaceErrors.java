@@ -1,6 +1,6 @@
 package dev.paddock.workspace;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
@@ -17,33 +17,33 @@ final class WorkspaceErrors {
     }
 
     static PaddockException outside(String path, String root) {
-        return new PaddockException(ErrorType.INVALID_REQUEST, "path_outside_workspace",
+        return new PaddockException(ErrorCode.PATH_OUTSIDE_WORKSPACE,
                 "path " + show(path) + " resolves outside " + root + "; use a path under " + root + " (symlinks may only point inside it)");
     }
 
     static PaddockException invalidPath(String path, String why) {
-        return PaddockException.invalid("invalid_path", "path " + show(path) + " is not usable: " + why);
+        return new PaddockException(ErrorCode.INVALID_PATH, "path " + show(path) + " is not usable: " + why);
     }
 
     static PaddockException tooManyLinks(String path) {
-        return PaddockException.invalid("too_many_links",
+        return new PaddockException(ErrorCode.TOO_MANY_LINKS,
                 "path " + show(path) + " goes through too many symbolic links (a loop?) or kept changing while it was resolved");
     }
 
     static PaddockException notFound(String path) {
-        return new PaddockException(ErrorType.NOT_FOUND, "file_not_found", "no file or directory at " + show(path));
+        return new PaddockException(ErrorCode.FILE_NOT_FOUND, "no file or directory at " + show(path));
     }
 
     static PaddockException notADirectory(String path) {
-        return PaddockException.invalid("not_a_directory", "a component of " + show(path) + " is not a directory");
+        return new PaddockException(ErrorCode.NOT_A_DIRECTORY, "a component of " + show(path) + " is not a directory");
     }
 
     static PaddockException isADirectory(String path) {
-        return PaddockException.invalid("is_a_directory", show(path) + " is a directory; name a file instead");
+        return new PaddockException(ErrorCode.IS_A_DIRECTORY, show(path) + " is a directory; name a file instead");
     }
 
     static PaddockException notRegular(String path) {
-        return PaddockException.invalid("not_a_regular_file",
+        return new PaddockException(ErrorCode.NOT_A_REGULAR_FILE,
                 show(path) + " is not a regular file (a fifo, socket or device); only regular files can be read");
     }
 
@@ -53,18 +53,18 @@ final class WorkspaceErrors {
             case Errno.ENOENT -> notFound(path);
             case Errno.ENOTDIR -> notADirectory(path);
             case Errno.EISDIR -> isADirectory(path);
-            case Errno.EEXIST -> PaddockException.conflict("already_exists", show(path) + " already exists");
-            case Errno.ENOTEMPTY -> PaddockException.conflict("directory_not_empty",
+            case Errno.EEXIST -> new PaddockException(ErrorCode.ALREADY_EXISTS, show(path) + " already exists");
+            case Errno.ENOTEMPTY -> new PaddockException(ErrorCode.DIRECTORY_NOT_EMPTY,
                     show(path) + " is a directory that is not empty; delete it recursively");
             case Errno.ELOOP -> tooManyLinks(path);
             case Errno.ENAMETOOLONG -> invalidPath(path, "name too long");
-            case Errno.ENOSPC, Errno.EDQUOT -> new PaddockException(ErrorType.REQUEST_TOO_LARGE, "workspace_full",
+            case Errno.ENOSPC, Errno.EDQUOT -> new PaddockException(ErrorCode.WORKSPACE_FULL,
                     "the workspace has no space left while writing " + show(path) + "; delete files or raise the quota");
-            case Errno.EFBIG -> new PaddockException(ErrorType.REQUEST_TOO_LARGE, "file_too_large",
+            case Errno.EFBIG -> new PaddockException(ErrorCode.FILE_TOO_LARGE,
                     show(path) + " would be larger than the workspace's filesystem allows");
-            case Errno.EACCES, Errno.EPERM -> new PaddockException(ErrorType.PERMISSION, "permission_denied",
+            case Errno.EACCES, Errno.EPERM -> new PaddockException(ErrorCode.PERMISSION_DENIED,
                     "the host was denied access to " + show(path) + " (" + e.getMessage() + ")");
-            default -> new PaddockException(ErrorType.API, "workspace_io_error",
+            default -> new PaddockException(ErrorCode.WORKSPACE_IO_ERROR,
                     "file operation on " + show(path) + " failed: " + e.getMessage(), e);
         };
     }

@@ -3,11 +3,11 @@ package dev.paddock.app.cli;
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code paddock serve}: runs the API and the web console until SIGTERM or Ctrl-C. */
@@ -19,11 +19,8 @@ public final class ServeCommand implements Callable<Integer>, ContextAware {
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default 127.0.0.1)")
     String bind;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default: $PADDOCK_DATA_DIR or ~/.paddock)")
-    Path dataDir;
-
-    @Option(names = "--driver", paramLabel = "NAME", description = "sandbox driver (default bwrap; subprocess only in test mode)")
-    String driver;
+    @Mixin
+    LocalRuntimeOptions local;
 
     @Option(names = "--config", paramLabel = "FILE", description = "config file (default: $PADDOCK_CONFIG, else <data-dir>/paddock.properties if present)")
     Path config;
@@ -49,11 +46,9 @@ public final class ServeCommand implements Callable<Integer>, ContextAware {
     }
 
     public ServeSettings settings() {
-        Map<String, String> flags = new LinkedHashMap<>();
+        Map<String, String> flags = local.flags();
         if (port != null) flags.put("port", port);
         if (bind != null) flags.put("bind", bind);
-        if (dataDir != null) flags.put("data_dir", dataDir.toString());
-        if (driver != null) flags.put("driver", driver);
         return ServeSettings.resolve(flags, ctx.envMap(), config, ctx.home());
     }
 

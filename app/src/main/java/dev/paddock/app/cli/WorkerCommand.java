@@ -2,11 +2,9 @@ package dev.paddock.app.cli;
 
 import dev.paddock.app.serve.ServeSettings;
 import dev.paddock.app.serve.WorkerRuntime;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -28,11 +26,8 @@ public final class WorkerCommand implements Callable<Integer>, ContextAware {
     @Option(names = "--worker-id", paramLabel = "ID", description = "this worker's id (default: generated)")
     String workerId;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default: $PADDOCK_DATA_DIR or ~/.paddock)")
-    Path dataDir;
-
-    @Option(names = "--driver", paramLabel = "NAME", description = "sandbox driver (default bwrap)")
-    String driver;
+    @Mixin
+    LocalRuntimeOptions local;
 
     private CliContext ctx;
 
@@ -52,13 +47,10 @@ public final class WorkerCommand implements Callable<Integer>, ContextAware {
         }
         String url = firstSet(baseUrl, ctx.env("PADDOCK_WORKER_BASE_URL"));
         if (url == null) url = DEFAULT_BASE_URL;
-        Map<String, String> flags = new LinkedHashMap<>();
-        if (dataDir != null) flags.put("data_dir", dataDir.toString());
-        if (driver != null) flags.put("driver", driver);
         int[] exit = {0};
         String serveUrl = url;
         WorkerRuntime runtime = StartupFailures.start(ctx,
-                () -> WorkerRuntime.start(ServeSettings.resolve(flags, ctx.envMap(), null, ctx.home()), serveUrl, environment, key, workerId), exit);
+                () -> WorkerRuntime.start(ServeSettings.resolve(local.flags(), ctx.envMap(), null, ctx.home()), serveUrl, environment, key, workerId), exit);
         if (runtime == null) return exit[0];
         Thread shutdown = new Thread(runtime::close, "paddock-worker-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdown);

@@ -1,5 +1,6 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.egress.ProxyEgressPort;
 import dev.paddock.egress.proxy.EgressConfig;
@@ -66,16 +67,16 @@ final class EgressWiring {
             try (InputStream in = Files.newInputStream(pemFile)) {
                 for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) extra.setCertificateEntry("extra-" + i++, c);
             }
-            if (i == 0) throw PaddockException.invalid("invalid_config", "egress_upstream_ca_file " + pemFile + " holds no PEM certificate");
+            if (i == 0) throw new PaddockException(ErrorCode.INVALID_CONFIG, "egress_upstream_ca_file " + pemFile + " holds no PEM certificate");
             X509TrustManager jdk = trustManager(null);
             X509TrustManager added = trustManager(extra);
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(null, new TrustManager[] {new EitherTrustManager(jdk, added)}, null);
             return ctx;
         } catch (IOException e) {
-            throw PaddockException.invalid("invalid_config", "cannot read egress_upstream_ca_file " + pemFile + ": " + e.getMessage());
+            throw new PaddockException(ErrorCode.INVALID_CONFIG, "cannot read egress_upstream_ca_file " + pemFile + ": " + e.getMessage());
         } catch (GeneralSecurityException e) {
-            throw PaddockException.invalid("invalid_config", "egress_upstream_ca_file " + pemFile + " is not usable: " + e.getMessage());
+            throw new PaddockException(ErrorCode.INVALID_CONFIG, "egress_upstream_ca_file " + pemFile + " is not usable: " + e.getMessage());
         }
     }
 

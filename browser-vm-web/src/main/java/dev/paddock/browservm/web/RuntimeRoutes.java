@@ -1,6 +1,6 @@
 package dev.paddock.browservm.web;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.driver.browservm.BrowserRuntime;
@@ -60,7 +60,7 @@ final class RuntimeRoutes {
         r.post(EXCHANGE, this::exchange);
         // A plain GET on the relay (no WebSocket upgrade) would otherwise fall through to GET /v1/runtimes/{id}.
         r.get(RELAY, ctx -> {
-            throw PaddockException.invalid("websocket_upgrade_required",
+            throw new PaddockException(ErrorCode.WEBSOCKET_UPGRADE_REQUIRED,
                     "this is the relay WebSocket of a paired tab: connect with a WebSocket upgrade and ?token=<runtime token>");
         });
         r.get(SELF, this::self); // before /v1/runtimes/{id}
@@ -123,13 +123,13 @@ final class RuntimeRoutes {
     private void exchange(Context ctx) {
         RuntimeBodies.ExchangeBody body = bodies.json(ctx, RuntimeBodies.ExchangeBody.class);
         requireKind(body.kind());
-        if (body.code() == null) throw PaddockException.invalid("missing_field", "field 'code' is required");
+        if (body.code() == null) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'code' is required");
         BrowserVm.Exchanged x = vm.exchange(body.code());
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
     }
 
     private static void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
-        byte[] body = ERROR_JSON.write(ErrorBody.of(e.type(), e.code(), e.getMessage()));
+        byte[] body = ERROR_JSON.write(ErrorBody.of(e));
         var res = ctx.res();
         res.setStatus(e.type().httpStatus());
         res.setContentType("application/json");
@@ -153,7 +153,7 @@ final class RuntimeRoutes {
 
     private static void requireKind(String kind) {
         if (!BrowserRuntime.KIND.equals(kind)) {
-            throw PaddockException.invalid("invalid_kind", "field 'kind' must be \"" + BrowserRuntime.KIND + "\"");
+            throw new PaddockException(ErrorCode.INVALID_KIND, "field 'kind' must be \"" + BrowserRuntime.KIND + "\"");
         }
     }
 
@@ -166,7 +166,7 @@ final class RuntimeRoutes {
         @Override
         public void send(String frame) throws Exception {
             synchronized (this) {
-                if (!ctx.session.isOpen()) throw new PaddockException(ErrorType.UNAVAILABLE, "socket_closed", "socket closed");
+                if (!ctx.session.isOpen()) throw new PaddockException(ErrorCode.SOCKET_CLOSED, "socket closed");
                 Callback.Completable done = new Callback.Completable();
                 ctx.session.sendText(frame, done);
                 done.get();

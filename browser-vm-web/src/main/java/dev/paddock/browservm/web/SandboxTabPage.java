@@ -1,6 +1,6 @@
 package dev.paddock.browservm.web;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -44,7 +44,7 @@ final class SandboxTabPage {
 
     private void page(Context ctx) throws IOException {
         try (InputStream in = SandboxTabPage.class.getResourceAsStream(BrowserVmWeb.STATIC + "/sandbox-tab.html")) {
-            if (in == null) throw new PaddockException(ErrorType.NOT_FOUND, "route_not_found", "this server has no sandbox tab page");
+            if (in == null) throw new PaddockException(ErrorCode.ROUTE_NOT_FOUND, "this server has no sandbox tab page");
             HEADERS.forEach(ctx::header);
             ctx.contentType("text/html; charset=utf-8").result(in.readAllBytes());
         }
@@ -53,13 +53,13 @@ final class SandboxTabPage {
     private void asset(Context ctx) throws IOException {
         String name = ctx.pathParam("file");
         String type = ASSETS.get(name);
-        if (type == null) throw new PaddockException(ErrorType.NOT_FOUND, "asset_not_found", "no such browser-vm asset");
+        if (type == null) throw new PaddockException(ErrorCode.ASSET_NOT_FOUND, "no such browser-vm asset");
         Path file = assetsDir == null ? null : assetsDir.resolve(name);
         if (file == null || !Files.isRegularFile(file)) {
             if (name.equals("state.bin.zst") && assetsDir != null && Files.isRegularFile(assetsDir.resolve("manifest.json"))) {
-                throw new PaddockException(ErrorType.NOT_FOUND, "asset_not_found", "these assets have no saved VM state; the tab boots cold");
+                throw new PaddockException(ErrorCode.ASSET_NOT_FOUND, "these assets have no saved VM state; the tab boots cold");
             }
-            throw new PaddockException(ErrorType.UNAVAILABLE, "browser_vm_assets_missing",
+            throw new PaddockException(ErrorCode.BROWSER_VM_ASSETS_MISSING,
                     "the browser-vm assets are not built on this server; run scripts/build-browser-vm and restart");
         }
         ctx.header("Cross-Origin-Resource-Policy", "same-origin");

@@ -1,5 +1,6 @@
 package dev.paddock.core.egress;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
@@ -39,7 +40,7 @@ public final class HostName {
     }
 
     public static String require(String raw, String what) {
-        return normalize(raw).orElseThrow(() -> PaddockException.invalid("invalid_host",
+        return normalize(raw).orElseThrow(() -> new PaddockException(ErrorCode.INVALID_HOST,
                 what + " '" + Text.clip(raw, 80) + "' is not a valid host name or IP address"));
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.core.egress;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 
@@ -18,13 +19,13 @@ public record HostPattern(String host, boolean wildcard, int port) {
     public static final int ANY_WEB_PORT = 0;
 
     public HostPattern {
-        if (port < 0 || port > 65535) throw PaddockException.invalid("invalid_allowed_host", "port must be 1-65535");
+        if (port < 0 || port > 65535) throw new PaddockException(ErrorCode.INVALID_ALLOWED_HOST, "port must be 1-65535");
     }
 
     /** Parses and validates one entry; the error names the entry and what is wrong with it. */
     public static HostPattern parse(String entry) {
         if (entry == null || entry.isBlank()) {
-            throw PaddockException.invalid("invalid_allowed_host", "allowed_hosts entries must not be empty");
+            throw new PaddockException(ErrorCode.INVALID_ALLOWED_HOST, "allowed_hosts entries must not be empty");
         }
         String text = entry.strip();
         if (text.contains("://") || text.contains("/") || text.contains("@") || text.contains("?")) {
@@ -91,6 +92,6 @@ public record HostPattern(String host, boolean wildcard, int port) {
     }
 
     private static PaddockException invalid(String entry, String why) {
-        return PaddockException.invalid("invalid_allowed_host", "allowed_hosts entry '" + Text.clip(entry, 80) + "': " + why);
+        return new PaddockException(ErrorCode.INVALID_ALLOWED_HOST, "allowed_hosts entry '" + Text.clip(entry, 80) + "': " + why);
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.core.images;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ public record ImageLayout(Path imagesDir) {
     /** Returns {@code name} unchanged when valid; otherwise throws {@code invalid_image_name}. */
     public static String validateName(String name) {
         if (!isValidName(name)) {
-            throw PaddockException.invalid("invalid_image_name",
+            throw new PaddockException(ErrorCode.INVALID_IMAGE_NAME,
                     "image name '" + Text.clip(name, 80) + "' is invalid: use 1-63 characters from a-z, 0-9, '.', '_' "
                             + "and '-', starting with a letter or digit");
         }

@@ -1,6 +1,6 @@
 package dev.paddock.core.spi;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 /**
@@ -8,7 +8,7 @@ import dev.paddock.core.PaddockException;
  * that nobody has claimed yet, and try again.
  */
 public final class CapacityExhaustedException extends PaddockException {
-    public CapacityExhaustedException(String code, String message) {
-        super(ErrorType.UNAVAILABLE, code, message);
+    public CapacityExhaustedException(ErrorCode code, String message) {
+        super(code, message);
     }
 }

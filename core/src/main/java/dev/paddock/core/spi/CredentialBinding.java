@@ -1,5 +1,6 @@
 package dev.paddock.core.spi;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -19,7 +20,6 @@ public record CredentialBinding(String secretId, List<String> hosts, String head
     /** Marker in a header template replaced by the secret value. */
     public static final String SECRET_MARKER = "{secret}";
     private static final Pattern ENV = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
-    private static final String INVALID = "invalid_credential_rule";
 
     public CredentialBinding {
         if (secretId == null || secretId.isBlank()) throw new IllegalArgumentException("secretId is required");
@@ -35,9 +35,9 @@ public record CredentialBinding(String secretId, List<String> hosts, String head
         if (setsHeader()) {
             checkHeader(header, headerTemplate());
         } else if (template != null) {
-            throw PaddockException.invalid(INVALID, "a template needs a header to go into (credential " + secretId + ")");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "a template needs a header to go into (credential " + secretId + ")");
         } else if (envVar == null) {
-            throw PaddockException.invalid(INVALID, "credential " + secretId + " needs an env variable for its placeholder, or a header to set");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "credential " + secretId + " needs an env variable for its placeholder, or a header to set");
         }
         checkSecretAndHosts(secretId, hosts);
         checkEnvVar(envVar);
@@ -53,33 +53,33 @@ public record CredentialBinding(String secretId, List<String> hosts, String head
     /** A header that may carry a credential, with a template that places the secret and nothing else. */
     public static void checkHeader(String name, String template) {
         if (name == null || !HeaderNames.isToken(name)) {
-            throw PaddockException.invalid(INVALID, "header name '" + Text.clip(name, 60) + "' is not a valid HTTP header name");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "header name '" + Text.clip(name, 60) + "' is not a valid HTTP header name");
         }
         if (HeaderNames.HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT)) || name.equalsIgnoreCase("host")
                 || name.equalsIgnoreCase("content-length")) {
-            throw PaddockException.invalid(INVALID, "header '" + name + "' cannot carry a credential");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "header '" + name + "' cannot carry a credential");
         }
         if (template == null || !template.contains(SECRET_MARKER)) {
-            throw PaddockException.invalid(INVALID, "the header template must contain " + SECRET_MARKER + ", e.g. 'Bearer {secret}'");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "the header template must contain " + SECRET_MARKER + ", e.g. 'Bearer {secret}'");
         }
         if (template.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-            throw PaddockException.invalid(INVALID, "the header template must not contain control characters");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "the header template must not contain control characters");
         }
     }
 
     /** A secret id and at least one host in the {@code allowed_hosts} syntax (here an entry without a port matches any port). */
     public static void checkSecretAndHosts(String secretId, List<String> hosts) {
         if (!Ids.isValid("sec", secretId)) {
-            throw PaddockException.invalid(INVALID, "secret_id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(secretId, 40) + "'");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "secret_id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(secretId, 40) + "'");
         }
-        if (hosts == null || hosts.isEmpty()) throw PaddockException.invalid(INVALID, "a credential rule needs at least one host");
+        if (hosts == null || hosts.isEmpty()) throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "a credential rule needs at least one host");
         hosts.forEach(HostPattern::parse);
     }
 
     /** No variable, or a valid environment variable name. */
     public static void checkEnvVar(String envVar) {
         if (envVar != null && !ENV.matcher(envVar).matches()) {
-            throw PaddockException.invalid(INVALID, "env_var '" + Text.clip(envVar, 60) + "' is not a valid environment variable name");
+            throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "env_var '" + Text.clip(envVar, 60) + "' is not a valid environment variable name");
         }
     }
 }

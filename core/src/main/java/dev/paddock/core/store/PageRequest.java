@@ -1,5 +1,6 @@
 package dev.paddock.core.store;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 /** Cursor pagination as in the Managed Agents API: at most one of afterId / beforeId. */
@@ -9,10 +10,10 @@ public record PageRequest(int limit, String afterId, String beforeId) {
 
     public PageRequest {
         if (limit < 1 || limit > MAX_LIMIT) {
-            throw PaddockException.invalid("invalid_limit", "limit must be between 1 and " + MAX_LIMIT + ", got " + limit);
+            throw new PaddockException(ErrorCode.INVALID_LIMIT, "limit must be between 1 and " + MAX_LIMIT + ", got " + limit);
         }
         if (afterId != null && beforeId != null) {
-            throw PaddockException.invalid("invalid_cursor", "give after_id or before_id, not both");
+            throw new PaddockException(ErrorCode.INVALID_CURSOR, "give after_id or before_id, not both");
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.paddock.driver.browservm;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import java.time.Clock;
@@ -88,7 +88,7 @@ public final class BrowserVm implements AutoCloseable {
     public BrowserRuntime authenticate(String token) {
         BrowserRuntime rt = Secrets.looksLike(TOKEN_PREFIX, token) ? byTokenHash.get(Secrets.hash(token)) : null;
         if (rt == null || rt.revoked()) {
-            throw new PaddockException(ErrorType.AUTHENTICATION, "invalid_runtime_token",
+            throw new PaddockException(ErrorCode.INVALID_RUNTIME_TOKEN,
                     "the runtime token is unknown or revoked; open a new sandbox tab from the console");
         }
         return rt;
@@ -166,7 +166,7 @@ public final class BrowserVm implements AutoCloseable {
             if (rt.online() && rt.bind(sandboxId)) return rt;
         }
         if (mine.stream().anyMatch(BrowserRuntime::online)) {
-            throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_tabs_busy",
+            throw new PaddockException(ErrorCode.SANDBOX_TABS_BUSY,
                     "every online sandbox tab already runs a sandbox; open another sandbox tab or delete a sandbox");
         }
         throw TabErrors.noTab("");
@@ -183,7 +183,7 @@ public final class BrowserVm implements AutoCloseable {
             c = rt.awaitConnection(config.reconnectGrace(), clock);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry");
+            throw new PaddockException(ErrorCode.INTERRUPTED, "the server is shutting down; retry");
         }
         if (c == null) throw TabErrors.gone(sandboxId);
         return c.start(sandboxId, op, args, data, timeoutSeconds, maxReplyBytes);
@@ -208,7 +208,7 @@ public final class BrowserVm implements AutoCloseable {
             throw PaddockException.internal("browser-vm op failed", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.UNAVAILABLE, "interrupted", "the server is shutting down; retry");
+            throw new PaddockException(ErrorCode.INTERRUPTED, "the server is shutting down; retry");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.driver.browservm;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.conformance.Conformance.CredentialEgress;
@@ -92,11 +93,11 @@ public final class BrowserVmDriver implements SandboxDriver {
     @Override
     public Sandbox create(SandboxSpec spec, Fence fence) {
         if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
-            throw PaddockException.invalid("network_unsupported",
+            throw new PaddockException(ErrorCode.NETWORK_UNSUPPORTED,
                     "the browser-vm driver has no network inside the VM (no raw TCP from a tab); create the sandbox with network none");
         }
         if (spec.image() != null) {
-            throw PaddockException.invalid("image_unsupported", "the browser-vm driver runs its own built-in Linux image; leave image empty");
+            throw new PaddockException(ErrorCode.IMAGE_UNSUPPORTED, "the browser-vm driver runs its own built-in Linux image; leave image empty");
         }
         resources.check(spec.limits());
         BrowserRuntime rt = vm.claim(spec.tenantId(), spec.sandboxId());

@@ -1,6 +1,6 @@
 package dev.paddock.driver.browservm;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -75,7 +75,7 @@ final class BrowserVmSandbox implements Sandbox {
         env.putAll(request.env());
         for (String name : env.keySet()) {
             if (!ENV_NAME.matcher(name).matches()) {
-                throw PaddockException.invalid("invalid_env", "environment variable names are letters, digits and _, not starting with a digit");
+                throw new PaddockException(ErrorCode.INVALID_ENV, "environment variable names are letters, digits and _, not starting with a digit");
             }
         }
         String cwd = GuestPaths.inWorkspace(request.cwd());
@@ -142,7 +142,7 @@ final class BrowserVmSandbox implements Sandbox {
     public void terminate(TerminationReason reason) {
         if (terminated) return;
         terminated = true;
-        PaddockException ended = PaddockException.conflict("sandbox_terminated", "sandbox " + spec.sandboxId() + " was terminated");
+        PaddockException ended = new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + spec.sandboxId() + " was terminated");
         running.forEach(e -> e.abandon(ended));
         BrowserRuntime rt = runtime;
         try {
@@ -169,7 +169,7 @@ final class BrowserVmSandbox implements Sandbox {
 
     private void requireLive() {
         if (terminated) {
-            throw new PaddockException(ErrorType.CONFLICT, "sandbox_terminated", "sandbox " + spec.sandboxId() + " was terminated");
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + spec.sandboxId() + " was terminated");
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.paddock.driver.browservm;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.FileEntry;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
@@ -45,7 +45,7 @@ final class BrowserVmWorkspace implements Workspace {
     @Override
     public FileEntry write(String path, InputStream content) {
         String p = GuestPaths.inWorkspace(path);
-        if (p.equals(ROOT)) throw PaddockException.invalid("is_a_directory", "/workspace is a directory; name a file under it");
+        if (p.equals(ROOT)) throw new PaddockException(ErrorCode.IS_A_DIRECTORY, "/workspace is a directory; name a file under it");
         byte[] bytes;
         try {
             bytes = content.readNBytes((int) MAX_FILE_BYTES + 1);
@@ -53,7 +53,7 @@ final class BrowserVmWorkspace implements Workspace {
             throw new UncheckedIOException("reading the upload failed", e);
         }
         if (bytes.length > MAX_FILE_BYTES) {
-            throw new PaddockException(ErrorType.REQUEST_TOO_LARGE, "file_too_large",
+            throw new PaddockException(ErrorCode.FILE_TOO_LARGE,
                     "the browser-vm driver moves files of at most " + (MAX_FILE_BYTES >> 20) + " MiB per call");
         }
         return entry(sandbox.call("write_file", Map.of("path", p, "size", bytes.length), bytes, 1 << 16).entry());
@@ -67,7 +67,7 @@ final class BrowserVmWorkspace implements Workspace {
     @Override
     public void delete(String path, boolean recursive) {
         String p = GuestPaths.inWorkspace(path);
-        if (p.equals(ROOT)) throw PaddockException.invalid("cannot_delete_root", "/workspace itself cannot be deleted; use clear");
+        if (p.equals(ROOT)) throw new PaddockException(ErrorCode.CANNOT_DELETE_WORKSPACE_ROOT, "/workspace itself cannot be deleted; use clear");
         sandbox.call("delete", Map.of("path", p, "recursive", recursive), null, 1 << 16);
     }
 
@@ -87,7 +87,7 @@ final class BrowserVmWorkspace implements Workspace {
     }
 
     static FileEntry entry(Frames.Entry e) {
-        if (e == null) throw new PaddockException(ErrorType.UNAVAILABLE, "sandbox_tab_protocol", "the sandbox tab answered without a file entry");
+        if (e == null) throw new PaddockException(ErrorCode.SANDBOX_TAB_PROTOCOL, "the sandbox tab answered without a file entry");
         GuestPaths.inWorkspace(e.path());
         FileEntry.Type type = switch (e.type()) {
             case "file" -> FileEntry.Type.FILE;

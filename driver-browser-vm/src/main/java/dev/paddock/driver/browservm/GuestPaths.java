@@ -1,5 +1,6 @@
 package dev.paddock.driver.browservm;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.Workspace;
@@ -33,7 +34,7 @@ final class GuestPaths {
     }
 
     static PaddockException outside(String path) {
-        return PaddockException.invalid("path_outside_workspace",
+        return new PaddockException(ErrorCode.PATH_OUTSIDE_WORKSPACE,
                 "path '" + Text.clip(path, 200) + "' is outside /workspace; give a path under /workspace or relative to it");
     }
 }

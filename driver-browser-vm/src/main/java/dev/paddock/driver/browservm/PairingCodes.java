@@ -1,6 +1,6 @@
 package dev.paddock.driver.browservm;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,7 +38,7 @@ public final class PairingCodes {
 
     /** The tenant the code was minted for; the code cannot be used again. */
     public String redeem(String code) {
-        if (!Secrets.looksLike(PREFIX, code)) throw refused("pairing_code_invalid", "the pairing code is not valid");
+        if (!Secrets.looksLike(PREFIX, code)) throw refused(ErrorCode.PAIRING_CODE_INVALID, "the pairing code is not valid");
         String hash = Secrets.hash(code);
         Entry[] found = new Entry[1];
         byHash.computeIfPresent(hash, (k, e) -> {
@@ -46,10 +46,10 @@ public final class PairingCodes {
             return e.used() ? e : new Entry(e.tenantId(), e.expiresAt(), true);
         });
         Entry e = found[0];
-        if (e == null) throw refused("pairing_code_invalid", "the pairing code is not valid");
-        if (e.used()) throw refused("pairing_code_used", "the pairing code was already used; open a new sandbox tab from the console");
+        if (e == null) throw refused(ErrorCode.PAIRING_CODE_INVALID, "the pairing code is not valid");
+        if (e.used()) throw refused(ErrorCode.PAIRING_CODE_USED, "the pairing code was already used; open a new sandbox tab from the console");
         if (!clock.instant().isBefore(e.expiresAt())) {
-            throw refused("pairing_code_expired", "the pairing code expired; open a new sandbox tab from the console");
+            throw refused(ErrorCode.PAIRING_CODE_EXPIRED, "the pairing code expired; open a new sandbox tab from the console");
         }
         return e.tenantId();
     }
@@ -59,7 +59,7 @@ public final class PairingCodes {
         byHash.values().removeIf(e -> now.isAfter(e.expiresAt().plus(ttl)));
     }
 
-    private static PaddockException refused(String code, String message) {
-        return new PaddockException(ErrorType.AUTHENTICATION, code, message);
+    private static PaddockException refused(ErrorCode code, String message) {
+        return new PaddockException(code, message);
     }
 }

@@ -1,6 +1,6 @@
 package dev.paddock.driver.browservm;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 /** The failures a sandbox op can meet because of its tab; each tells the user what to do. */
@@ -8,29 +8,32 @@ final class TabErrors {
     private TabErrors() {}
 
     static PaddockException gone(String sandboxId) {
-        return new PaddockException(ErrorType.UNAVAILABLE, "sandbox_tab_gone",
+        return new PaddockException(ErrorCode.SANDBOX_TAB_GONE,
                 "the browser tab running sandbox " + sandboxId + " is closed or disconnected; reopen your sandbox tab"
                         + " (console: Runtimes, Browser VM) and retry");
     }
 
     static PaddockException unresponsive(String sandboxId, long seconds) {
-        return new PaddockException(ErrorType.TIMEOUT, "sandbox_tab_unresponsive",
+        return new PaddockException(ErrorCode.SANDBOX_TAB_UNRESPONSIVE,
                 "the browser tab running sandbox " + sandboxId + " did not answer within " + seconds
                         + " s (asleep or busy); reopen your sandbox tab and retry");
     }
 
     static PaddockException noTab(String tenantHint) {
-        return new PaddockException(ErrorType.UNAVAILABLE, "no_sandbox_tab",
+        return new PaddockException(ErrorCode.NO_SANDBOX_TAB,
                 "no sandbox tab is online" + tenantHint + "; open one from the console (Runtimes, Browser VM, Open sandbox tab)");
     }
 
+    /**
+     * A failure the tab reported with its own code: the tab's JavaScript names conditions as the workspace does
+     * (two under older names); a code outside the catalogue means the tab left the protocol.
+     */
     static PaddockException fromTab(String code, String message) {
-        ErrorType type = switch (code) {
-            case "file_not_found" -> ErrorType.NOT_FOUND;
-            case "path_outside_workspace", "not_a_directory", "not_a_file", "is_a_directory", "directory_not_empty", "invalid_env" -> ErrorType.INVALID_REQUEST;
-            case "output_too_large" -> ErrorType.REQUEST_TOO_LARGE;
-            default -> ErrorType.UNAVAILABLE;
+        ErrorCode known = switch (code) {
+            case "not_a_file" -> ErrorCode.NOT_A_REGULAR_FILE;
+            case "symlink_loop" -> ErrorCode.TOO_MANY_LINKS;
+            default -> ErrorCode.fromWire(code).orElse(ErrorCode.SANDBOX_TAB_PROTOCOL);
         };
-        return new PaddockException(type, code, "sandbox tab: " + message);
+        return new PaddockException(known, "sandbox tab: " + message);
     }
 }

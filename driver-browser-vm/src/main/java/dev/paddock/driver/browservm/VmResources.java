@@ -1,5 +1,6 @@
 package dev.paddock.driver.browservm;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Limits;
 import java.io.IOException;
@@ -42,17 +43,17 @@ public record VmResources(long memoryBytes, int cpus, int pidMax) {
     Limits check(Limits requested) {
         if (requested == null) return limits();
         if (requested.memoryBytes() != memoryBytes) {
-            throw PaddockException.invalid("memory_limit_unavailable", "limits.memory: the browser VM has a fixed "
+            throw new PaddockException(ErrorCode.MEMORY_LIMIT_UNAVAILABLE, "limits.memory: the browser VM has a fixed "
                     + mib(memoryBytes) + " of memory (the guest kernel keeps part of it) and cannot give a sandbox more or hold it to less; got "
                     + mib(requested.memoryBytes()) + ". Leave limits.memory out or ask for " + (memoryBytes >> 20) + "m");
         }
         if (requested.cpus() != cpus) {
-            throw PaddockException.invalid("cpus_limit_unavailable", "limits.cpus: the browser VM emulates " + cpus
+            throw new PaddockException(ErrorCode.CPUS_LIMIT_UNAVAILABLE, "limits.cpus: the browser VM emulates " + cpus
                     + " CPU on the user's machine and cannot give a sandbox more or hold it to less; got " + requested.cpus()
                     + ". Leave limits.cpus out or ask for " + cpus);
         }
         if (requested.pids() != pidMax) {
-            throw PaddockException.invalid("pids_limit_unavailable", "limits.pids: the browser VM cannot cap processes (no cgroups;"
+            throw new PaddockException(ErrorCode.PIDS_LIMIT_UNAVAILABLE, "limits.pids: the browser VM cannot cap processes (no cgroups;"
                     + " its kernel allows " + pidMax + "); got " + requested.pids() + ". Leave limits.pids out");
         }
         return requested;

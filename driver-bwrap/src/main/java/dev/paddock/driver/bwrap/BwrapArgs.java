@@ -1,5 +1,6 @@
 package dev.paddock.driver.bwrap;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.nio.file.Path;
@@ -124,10 +125,10 @@ final class BwrapArgs {
 
     static void checkEnv(String k, String v) {
         if (k == null || k.isEmpty() || k.indexOf('=') >= 0 || k.indexOf('\0') >= 0) {
-            throw PaddockException.invalid("invalid_env", "environment variable names must be non-empty without '=' or NUL, got '" + Text.clip(k, 60) + "'");
+            throw new PaddockException(ErrorCode.INVALID_ENV, "environment variable names must be non-empty without '=' or NUL, got '" + Text.clip(k, 60) + "'");
         }
         if (v == null || v.indexOf('\0') >= 0) {
-            throw PaddockException.invalid("invalid_env", "the value of environment variable " + Text.clip(k, 60) + " must be a string without NUL");
+            throw new PaddockException(ErrorCode.INVALID_ENV, "the value of environment variable " + Text.clip(k, 60) + " must be a string without NUL");
         }
     }
 }

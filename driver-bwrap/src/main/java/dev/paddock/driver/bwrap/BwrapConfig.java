@@ -1,5 +1,6 @@
 package dev.paddock.driver.bwrap;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,10 +17,10 @@ public record BwrapConfig(Path dataDir, int uidBase, int uidCount, Path bwrap, P
     public static final int DEFAULT_UID_COUNT = 50_000;
 
     public BwrapConfig {
-        if (dataDir == null) throw PaddockException.invalid("invalid_config", "bwrap driver: dataDir is required");
+        if (dataDir == null) throw new PaddockException(ErrorCode.INVALID_CONFIG, "bwrap driver: dataDir is required");
         dataDir = dataDir.toAbsolutePath().normalize();
         if (uidBase < 1000 || uidCount < 1 || (long) uidBase + uidCount > Integer.MAX_VALUE) {
-            throw PaddockException.invalid("invalid_config", "bwrap driver: the uid range must start at 1000 or above and fit in 31 bits");
+            throw new PaddockException(ErrorCode.INVALID_CONFIG, "bwrap driver: the uid range must start at 1000 or above and fit in 31 bits");
         }
         bwrap = bwrap == null ? Path.of("/usr/bin/bwrap") : bwrap;
         cgroupRoot = cgroupRoot == null ? Path.of("/sys/fs/cgroup") : cgroupRoot;

@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.conformance.Conformance;
@@ -62,7 +62,7 @@ public final class BwrapDriver implements SandboxDriver {
     public BwrapDriver(BwrapConfig config) {
         List<String> problems = HostCheck.problems(config);
         if (!problems.isEmpty()) {
-            throw new PaddockException(ErrorType.UNAVAILABLE, "driver_unavailable", "the bwrap driver cannot run on this host: " + String.join("; ", problems));
+            throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "the bwrap driver cannot run on this host: " + String.join("; ", problems));
         }
         this.config = config;
         this.cgroups = CgroupDetector.detect(config.cgroupRoot());
@@ -127,7 +127,7 @@ public final class BwrapDriver implements SandboxDriver {
     @Override
     public Sandbox create(SandboxSpec spec, Fence fence) {
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), spec.sandboxId());
-        if (fence == null) throw PaddockException.invalid("fence_required", "creating a sandbox needs the fence of its owner");
+        if (fence == null) throw new PaddockException(ErrorCode.FENCE_REQUIRED, "creating a sandbox needs the fence of its owner");
         boolean egress = spec.network().mode() != NetworkPolicy.Mode.NONE;
         if (egress && spec.egress() == null) {
             // fail closed: without the proxy's socket there is no enforced way out, so no network at all
@@ -178,7 +178,7 @@ public final class BwrapDriver implements SandboxDriver {
      */
     private void prepareDisk(SandboxPaths paths, long bytes) {
         if (bytes > 0 && disk == null) {
-            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "disk_quota_unavailable",
+            throw new PaddockException(ErrorCode.DISK_QUOTA_UNAVAILABLE,
                     "this host cannot enforce limits.disk: " + diskProblem + "; create the sandbox without limits.disk");
         }
         if (disk == null) return;
@@ -233,7 +233,7 @@ public final class BwrapDriver implements SandboxDriver {
                 log = new String(Files.readAllBytes(paths.log()), StandardCharsets.UTF_8).trim();
             } catch (IOException ignored) { }
             if (log.isEmpty()) throw e;
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", e.getMessage()
+            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, e.getMessage()
                     + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400), e);
         }
     }
@@ -254,14 +254,14 @@ public final class BwrapDriver implements SandboxDriver {
         }
         Path rootfs = ImageLayout.inDataDir(config.dataDir()).rootfs(spec.image());
         if (!Files.isDirectory(rootfs)) {
-            throw new PaddockException(ErrorType.NOT_FOUND, "not_found", "image '" + spec.image() + "' does not exist: expected a root filesystem at " + rootfs);
+            throw new PaddockException(ErrorCode.NOT_FOUND, "image '" + spec.image() + "' does not exist: expected a root filesystem at " + rootfs);
         }
         if (spec.writableRootfs() && !overlaySupported) {
             throw new UnsupportedCapabilityException(ID, "a writable root filesystem with this bubblewrap (needs bubblewrap 0.9 or later for --tmp-overlay)");
         }
         for (String dir : List.of("workspace", "proc", "dev", "tmp")) {
             if (!spec.writableRootfs() && !Files.isDirectory(rootfs.resolve(dir))) {
-                throw PaddockException.invalid("invalid_image", "image '" + spec.image() + "' has no /" + dir + " directory; add it to " + rootfs);
+                throw new PaddockException(ErrorCode.INVALID_IMAGE, "image '" + spec.image() + "' has no /" + dir + " directory; add it to " + rootfs);
             }
         }
         return new BwrapArgs.Root.Image(rootfs, spec.writableRootfs());
@@ -332,7 +332,7 @@ public final class BwrapDriver implements SandboxDriver {
         if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return;
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
-            throw PaddockException.conflict("sandbox_running", "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
+            throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
         if (disk != null) disk.delete(ref.sandboxId(), paths.sandboxDir());
         // without an image the files are emptied through the race-safe workspace code first, then the tree goes
@@ -439,7 +439,7 @@ public final class BwrapDriver implements SandboxDriver {
         try {
             Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (FileAlreadyExistsException e) {
-            throw PaddockException.conflict("sandbox_exists", "a bwrap sandbox with id " + paths.sandboxId() + " already runs; terminate it or use another id");
+            throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a bwrap sandbox with id " + paths.sandboxId() + " already runs; terminate it or use another id");
         } catch (IOException e) {
             throw PaddockException.internal("cannot create " + paths.runDir() + ": " + e.getMessage(), e);
         }

@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -79,14 +79,14 @@ final class BwrapSandbox implements Sandbox {
     @Override
     public byte[] processLogs(long pid, long offset, int maxBytes) {
         requireRunning();
-        if (offset < 0 || maxBytes < 0) throw PaddockException.invalid("invalid_range", "offset and max bytes must not be negative");
+        if (offset < 0 || maxBytes < 0) throw new PaddockException(ErrorCode.INVALID_RANGE, "offset and max bytes must not be negative");
         return init.logs(pid, offset, maxBytes);
     }
 
     @Override
     public void signalProcess(long pid, int signal) {
         requireRunning();
-        if (signal < 1 || signal > 64) throw PaddockException.invalid("invalid_signal", "signal must be between 1 and 64, got " + signal);
+        if (signal < 1 || signal > 64) throw new PaddockException(ErrorCode.INVALID_SIGNAL, "signal must be between 1 and 64, got " + signal);
         init.signal(pid, signal);
     }
 
@@ -137,14 +137,14 @@ final class BwrapSandbox implements Sandbox {
 
     private void requireAlive() {
         if (terminated || !cgroup.exists()) {
-            throw new PaddockException(ErrorType.CONFLICT, "sandbox_terminated", "sandbox " + paths.sandboxId() + " has been terminated");
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " has been terminated");
         }
     }
 
     private void requireRunning() {
         requireAlive();
         if (cgroup.frozen()) {
-            throw new PaddockException(ErrorType.CONFLICT, "sandbox_suspended", "sandbox " + paths.sandboxId() + " is suspended; resume it first");
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " is suspended; resume it first");
         }
     }
 }

@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +24,7 @@ final class InitBinary {
     static byte[] bundled() {
         try (InputStream in = InitBinary.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                throw new PaddockException(ErrorType.UNAVAILABLE, "init_binary_missing",
+                throw new PaddockException(ErrorCode.INIT_BINARY_MISSING,
                         "this build of the bwrap driver has no " + RESOURCE + "; build it on Linux with gcc and static glibc (Debian: gcc, libc6-dev)");
             }
             return in.readAllBytes();

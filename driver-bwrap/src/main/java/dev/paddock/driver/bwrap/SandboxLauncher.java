@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.io.IOException;
@@ -40,7 +40,7 @@ final class SandboxLauncher {
             Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             return new SandboxLauncher(p, initBinary);
         } catch (IOException e) {
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not run " + initBinary + ": " + e.getMessage(), e);
+            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "could not run " + initBinary + ": " + e.getMessage(), e);
         }
     }
 
@@ -49,7 +49,7 @@ final class SandboxLauncher {
         try (OutputStream go = process.getOutputStream()) {
             go.write('g');
         } catch (IOException e) {
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "the sandbox launcher went away: " + e.getMessage(), e);
+            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "the sandbox launcher went away: " + e.getMessage(), e);
         }
     }
 
@@ -58,18 +58,18 @@ final class SandboxLauncher {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 abort();
-                throw new PaddockException(ErrorType.API, "sandbox_start_failed", "the sandbox did not come up within " + timeout.toMillis() + " ms");
+                throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "the sandbox did not come up within " + timeout.toMillis() + " ms");
             }
             String err = new String(process.getErrorStream().readNBytes(2048), StandardCharsets.UTF_8).trim();
             if (process.exitValue() != 0) {
-                throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not start the sandbox: " + Text.clip(err, 400));
+                throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "could not start the sandbox: " + Text.clip(err, 400));
             }
         } catch (IOException e) {
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "could not read the output of " + initBinary + ": " + e.getMessage(), e);
+            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "could not read the output of " + initBinary + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             abort();
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorType.API, "sandbox_start_failed", "interrupted while starting the sandbox", e);
+            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "interrupted while starting the sandbox", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.driver.bwrap;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.nio.file.Path;
@@ -13,11 +14,11 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
 
     static SandboxPaths of(Path dataDir, String sandboxId) {
         if (sandboxId == null || !SAFE_ID.matcher(sandboxId).matches()) {
-            throw PaddockException.invalid("invalid_sandbox_id", "sandbox ids for the bwrap driver are 1-64 letters, digits, '_' or '-', got '" + Text.clip(sandboxId, 70) + "'");
+            throw new PaddockException(ErrorCode.INVALID_SANDBOX_ID, "sandbox ids for the bwrap driver are 1-64 letters, digits, '_' or '-', got '" + Text.clip(sandboxId, 70) + "'");
         }
         SandboxPaths p = new SandboxPaths(sandboxId, dataDir.resolve("run").resolve(sandboxId), dataDir.resolve("sandboxes").resolve(sandboxId));
         if (p.socket().toString().length() > MAX_SOCKET_PATH) {
-            throw PaddockException.invalid("data_dir_too_long", "the bwrap driver's data directory path is too long for a unix socket path (" + p.socket() + "); use a shorter dataDir");
+            throw new PaddockException(ErrorCode.DATA_DIR_TOO_LONG, "the bwrap driver's data directory path is too long for a unix socket path (" + p.socket() + "); use a shorter dataDir");
         }
         return p;
     }

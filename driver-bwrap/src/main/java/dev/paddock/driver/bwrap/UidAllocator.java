@@ -1,5 +1,6 @@
 package dev.paddock.driver.bwrap;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +40,7 @@ final class UidAllocator {
         } catch (IOException e) {
             throw PaddockException.internal("cannot record a sandbox uid in " + dir + ": " + e.getMessage(), e);
         }
-        throw new dev.paddock.core.spi.CapacityExhaustedException("uid_range_exhausted", "all " + count + " sandbox uids from " + base + " are in use; terminate sandboxes or widen the uid range");
+        throw new dev.paddock.core.spi.CapacityExhaustedException(ErrorCode.UID_RANGE_EXHAUSTED, "all " + count + " sandbox uids from " + base + " are in use; terminate sandboxes or widen the uid range");
     }
 
     /**

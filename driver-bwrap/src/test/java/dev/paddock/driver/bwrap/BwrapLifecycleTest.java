@@ -47,7 +47,7 @@ class BwrapLifecycleTest {
         s.suspend();
         assertThat(s.inspect().frozen()).isTrue();
         assertThatThrownBy(() -> s.exec(ExecRequest.of("true"), null)).isInstanceOf(PaddockException.class)
-                .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_suspended");
+                .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_not_running");
         Path counterFile = Path.of("/proc").resolve(Long.toString(bwrapPid(s)));
         assertThat(counterFile).exists();
         s.resume();
@@ -89,7 +89,7 @@ class BwrapLifecycleTest {
         assertThat(env.driver.attach(s.ref())).isEmpty();
         assertThat(env.driver.workspace(s.ref())).isPresent();
         assertThatThrownBy(() -> s.exec(ExecRequest.of("true"), null)).isInstanceOf(PaddockException.class)
-                .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_terminated");
+                .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_not_running");
     }
 
     /** Gone, or a zombie waiting for the host's reaper: either way nothing runs any more. */

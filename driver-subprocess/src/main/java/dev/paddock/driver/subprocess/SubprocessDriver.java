@@ -1,6 +1,6 @@
 package dev.paddock.driver.subprocess;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.TestMode;
 import dev.paddock.core.conformance.Conformance;
@@ -70,7 +70,7 @@ public final class SubprocessDriver implements SandboxDriver {
 
     private SubprocessDriver(Path dataDir, boolean sandboxFreeAllowed) {
         if (!sandboxFreeAllowed && !TestMode.enabled()) {
-            throw new PaddockException(ErrorType.PRECONDITION_FAILED, "test_mode_required",
+            throw new PaddockException(ErrorCode.TEST_MODE_REQUIRED,
                     "the subprocess driver runs agent commands directly on the host without any isolation and exists only "
                             + "for tests; enable test mode (paddock.test-mode=true or PADDOCK_TEST_MODE=1) or pick an isolating driver such as bwrap");
         }
@@ -86,7 +86,7 @@ public final class SubprocessDriver implements SandboxDriver {
     @Override
     public Sandbox create(SandboxSpec spec, Fence fence) {
         if (spec.network().mode() == NetworkPolicy.Mode.LIMITED) {
-            throw PaddockException.invalid("unsupported_network_policy",
+            throw new PaddockException(ErrorCode.UNSUPPORTED_NETWORK_POLICY,
                     "the subprocess driver cannot enforce a limited network; use an isolating driver");
         }
         Path dir = workspaceDir(spec.sandboxId());
@@ -151,7 +151,7 @@ public final class SubprocessDriver implements SandboxDriver {
 
     private Path workspaceDir(String sandboxId) {
         if (sandboxId == null || !SAFE_ID.matcher(sandboxId).matches()) {
-            throw PaddockException.invalid("invalid_sandbox_id", "sandbox id must be 1-128 letters, digits, '_' or '-'");
+            throw new PaddockException(ErrorCode.INVALID_SANDBOX_ID, "sandbox id must be 1-128 letters, digits, '_' or '-'");
         }
         return dataDir.resolve("sandboxes").resolve(sandboxId).resolve("workspace");
     }

@@ -1,6 +1,6 @@
 package dev.paddock.driver.subprocess;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -81,7 +81,7 @@ final class SubprocessSandbox implements Sandbox {
         try {
             process = builder.start();
         } catch (IOException e) {
-            throw PaddockException.invalid("exec_failed", "could not start " + dev.paddock.core.Text.clip(request.argv().getFirst(), 100)
+            throw new PaddockException(ErrorCode.EXEC_FAILED, "could not start " + dev.paddock.core.Text.clip(request.argv().getFirst(), 100)
                     + ": " + dev.paddock.core.Text.clip(e.getMessage(), 200));
         }
         RunningCommand[] self = new RunningCommand[1];
@@ -101,11 +101,11 @@ final class SubprocessSandbox implements Sandbox {
         try {
             entry = workspace.stat(cwd);
         } catch (PaddockException e) {
-            throw PaddockException.invalid("invalid_cwd", "cwd " + dev.paddock.core.Text.clip(cwd, 200)
+            throw new PaddockException(ErrorCode.INVALID_CWD, "cwd " + dev.paddock.core.Text.clip(cwd, 200)
                     + " is not usable: " + e.getMessage());
         }
         if (entry.type() != FileEntry.Type.DIRECTORY) {
-            throw PaddockException.invalid("invalid_cwd", "cwd " + dev.paddock.core.Text.clip(cwd, 200) + " is not a directory");
+            throw new PaddockException(ErrorCode.INVALID_CWD, "cwd " + dev.paddock.core.Text.clip(cwd, 200) + " is not a directory");
         }
         String relative = entry.path().equals(Workspace.ROOT) ? "" : entry.path().substring(Workspace.ROOT.length() + 1);
         return workspaceDir.resolve(relative);
@@ -124,7 +124,7 @@ final class SubprocessSandbox implements Sandbox {
     @Override
     public void signalProcess(long pid, int signal) {
         BackgroundProcess process = process(pid);
-        if (signal < 1 || signal > 64) throw PaddockException.invalid("invalid_signal", "signal must be between 1 and 64, got " + signal);
+        if (signal < 1 || signal > 64) throw new PaddockException(ErrorCode.INVALID_SIGNAL, "signal must be between 1 and 64, got " + signal);
         if (process.command().isRunning()) ProcessTree.signal(process.command().handle(), signal);
     }
 
@@ -167,7 +167,7 @@ final class SubprocessSandbox implements Sandbox {
 
     private void requireRunning() {
         if (terminated) {
-            throw new PaddockException(ErrorType.CONFLICT, "sandbox_terminated",
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING,
                     "sandbox " + ref.sandboxId() + " was terminated; create a new sandbox to run commands");
         }
     }

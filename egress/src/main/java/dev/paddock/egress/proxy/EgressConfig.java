@@ -1,5 +1,6 @@
 package dev.paddock.egress.proxy;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 import dev.paddock.egress.policy.AddressGuard;
@@ -33,12 +34,12 @@ public record EgressConfig(
         requirePositive(idleTimeout, "idle_timeout");
         requirePositive(totalTimeout, "total_timeout");
         if (maxLineBytes < 256 || maxHeadBytes < maxLineBytes || maxHeaders < 8 || maxConnectionsPerListener < 1) {
-            throw PaddockException.invalid("invalid_egress_config", "header limits are too small (line >= 256 bytes, head >= line, headers >= 8, connections >= 1)");
+            throw new PaddockException(ErrorCode.INVALID_EGRESS_CONFIG, "header limits are too small (line >= 256 bytes, head >= line, headers >= 8, connections >= 1)");
         }
-        if (resolver == null) throw PaddockException.invalid("invalid_egress_config", "resolver must be set");
+        if (resolver == null) throw new PaddockException(ErrorCode.INVALID_EGRESS_CONFIG, "resolver must be set");
         loopbackUpstreamPorts = Set.copyOf(loopbackUpstreamPorts);
         for (int port : loopbackUpstreamPorts) {
-            if (port < 1 || port > 65535) throw PaddockException.invalid("invalid_egress_config", "loopback upstream port " + port + " is not 1-65535");
+            if (port < 1 || port > 65535) throw new PaddockException(ErrorCode.INVALID_EGRESS_CONFIG, "loopback upstream port " + port + " is not 1-65535");
         }
     }
 
@@ -75,6 +76,6 @@ public record EgressConfig(
     }
 
     private static void requirePositive(Duration d, String name) {
-        if (d == null || d.isNegative() || d.isZero()) throw PaddockException.invalid("invalid_egress_config", name + " must be a positive duration");
+        if (d == null || d.isNegative() || d.isZero()) throw new PaddockException(ErrorCode.INVALID_EGRESS_CONFIG, name + " must be a positive duration");
     }
 }

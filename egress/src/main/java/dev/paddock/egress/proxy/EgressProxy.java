@@ -1,5 +1,6 @@
 package dev.paddock.egress.proxy;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.egress.EgressAuditRecord;
@@ -66,7 +67,7 @@ public final class EgressProxy implements AutoCloseable {
             if (Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
                 if (!attrs.isOther()) {
-                    throw PaddockException.invalid("egress_socket_path_taken", socket + " exists and is not a socket; choose another path");
+                    throw new PaddockException(ErrorCode.EGRESS_SOCKET_PATH_TAKEN, socket + " exists and is not a socket; choose another path");
                 }
                 Files.delete(socket);
             }
@@ -98,11 +99,11 @@ public final class EgressProxy implements AutoCloseable {
 
     private SandboxEgress sandbox(String sandboxId, NetworkPolicy policy, SandboxCredentials credentials) {
         if (sandboxId == null || !SANDBOX_ID.matcher(sandboxId).matches()) {
-            throw PaddockException.invalid("invalid_id", "sandbox id '" + Text.clip(sandboxId, 60) + "' must be 1-64 characters of A-Z a-z 0-9 _ -");
+            throw new PaddockException(ErrorCode.INVALID_ID, "sandbox id '" + Text.clip(sandboxId, 60) + "' must be 1-64 characters of A-Z a-z 0-9 _ -");
         }
         SandboxCredentials creds = credentials == null ? SandboxCredentials.NONE : credentials;
         if (!creds.isEmpty() && ctx.ca() == null) {
-            throw PaddockException.invalid("egress_ca_missing", "credential rules need TLS interception: create the proxy with a CertificateAuthority");
+            throw new PaddockException(ErrorCode.EGRESS_CA_MISSING, "credential rules need TLS interception: create the proxy with a CertificateAuthority");
         }
         return new SandboxEgress(sandboxId, new EgressRules(policy), creds);
     }

@@ -1,5 +1,6 @@
 package dev.paddock.egress.vault;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.egress.HostPattern;
 import dev.paddock.core.spi.CredentialBinding;
@@ -18,7 +19,7 @@ public record CredentialRule(String secretId, List<String> hosts, Placement plac
     public CredentialRule {
         CredentialBinding.checkSecretAndHosts(secretId, hosts);
         hosts = List.copyOf(hosts);
-        if (placement == null) throw PaddockException.invalid("invalid_credential_rule", "a credential rule needs a placement");
+        if (placement == null) throw new PaddockException(ErrorCode.INVALID_CREDENTIAL_RULE, "a credential rule needs a placement");
         CredentialBinding.checkEnvVar(envVar);
     }
 

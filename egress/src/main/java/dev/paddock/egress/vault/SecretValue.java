@@ -1,5 +1,6 @@
 package dev.paddock.egress.vault;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 import java.nio.charset.StandardCharsets;
@@ -16,13 +17,13 @@ public final class SecretValue {
     private final byte[] utf8;
 
     private SecretValue(byte[] utf8) {
-        if (utf8.length == 0) throw PaddockException.invalid("invalid_secret", "a secret value must not be empty");
-        if (utf8.length > MAX_BYTES) throw PaddockException.invalid("invalid_secret", "a secret value must be at most " + MAX_BYTES + " bytes");
+        if (utf8.length == 0) throw new PaddockException(ErrorCode.INVALID_SECRET, "a secret value must not be empty");
+        if (utf8.length > MAX_BYTES) throw new PaddockException(ErrorCode.INVALID_SECRET, "a secret value must be at most " + MAX_BYTES + " bytes");
         this.utf8 = utf8;
     }
 
     public static SecretValue of(String value) {
-        if (value == null) throw PaddockException.invalid("invalid_secret", "a secret value is required");
+        if (value == null) throw new PaddockException(ErrorCode.INVALID_SECRET, "a secret value is required");
         return new SecretValue(value.getBytes(StandardCharsets.UTF_8));
     }
 

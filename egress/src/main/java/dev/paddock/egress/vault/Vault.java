@@ -1,5 +1,6 @@
 package dev.paddock.egress.vault;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -40,11 +41,11 @@ public final class Vault {
     public synchronized SecretMetadata create(String tenantId, String name, SecretValue value) {
         requireTenant(tenantId);
         if (name == null || !NAME.matcher(name).matches()) {
-            throw PaddockException.invalid("invalid_secret_name", "secret name '" + Text.clip(name, 60) + "' must be 1-128 characters of A-Z a-z 0-9 _ . -");
+            throw new PaddockException(ErrorCode.INVALID_SECRET_NAME, "secret name '" + Text.clip(name, 60) + "' must be 1-128 characters of A-Z a-z 0-9 _ . -");
         }
-        if (value == null) throw PaddockException.invalid("invalid_secret", "a secret value is required");
+        if (value == null) throw new PaddockException(ErrorCode.INVALID_SECRET, "a secret value is required");
         if (repository.list(tenantId).stream().anyMatch(s -> s.name().equals(name))) {
-            throw PaddockException.conflict("secret_name_taken", "a secret named '" + name + "' already exists; rotate it or pick another name");
+            throw new PaddockException(ErrorCode.SECRET_NAME_TAKEN, "a secret named '" + name + "' already exists; rotate it or pick another name");
         }
         String id = Ids.newId("sec");
         Instant now = Instant.now();
@@ -64,7 +65,7 @@ public final class Vault {
 
     /** Replaces the value (new nonce, version + 1). Placeholders bound to the secret keep working. */
     public synchronized SecretMetadata rotate(String tenantId, String id, SecretValue value) {
-        if (value == null) throw PaddockException.invalid("invalid_secret", "a secret value is required");
+        if (value == null) throw new PaddockException(ErrorCode.INVALID_SECRET, "a secret value is required");
         StoredSecret old = load(tenantId, id);
         StoredSecret stored = seal(id, tenantId, old.name(), value, old.createdAt(), Instant.now(), old.version() + 1);
         repository.put(stored);
@@ -86,7 +87,7 @@ public final class Vault {
             return SecretValue.ofBytes(cipher.doFinal(s.ciphertext()));
         } catch (GeneralSecurityException e) {
             // wrong key or tampered ciphertext: say which secret, never anything about its content
-            throw new PaddockException(dev.paddock.core.ErrorType.API, "secret_undecryptable",
+            throw new PaddockException(ErrorCode.SECRET_UNDECRYPTABLE,
                     "secret " + id + " cannot be decrypted with this vault key (wrong key or damaged data)");
         }
     }
@@ -98,14 +99,14 @@ public final class Vault {
 
     static String requireTenant(String tenantId) {
         if (tenantId == null || !TENANT.matcher(tenantId).matches()) {
-            throw PaddockException.invalid("invalid_tenant", "tenant id '" + Text.clip(tenantId, 60) + "' must be 1-64 characters of A-Z a-z 0-9 _ -");
+            throw new PaddockException(ErrorCode.INVALID_TENANT, "tenant id '" + Text.clip(tenantId, 60) + "' must be 1-64 characters of A-Z a-z 0-9 _ -");
         }
         return tenantId;
     }
 
     private StoredSecret load(String tenantId, String id) {
         requireTenant(tenantId);
-        if (!isSecretId(id)) throw PaddockException.invalid("invalid_id", "secret id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(id, 40) + "'");
+        if (!isSecretId(id)) throw new PaddockException(ErrorCode.INVALID_ID, "secret id must look like sec_0123456789abcdefghjkmnpqrs, got '" + Text.clip(id, 40) + "'");
         return repository.get(tenantId, id).orElseThrow(() -> PaddockException.notFound("secret", id));
     }
 

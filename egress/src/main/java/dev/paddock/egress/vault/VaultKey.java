@@ -1,5 +1,6 @@
 package dev.paddock.egress.vault;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 import javax.crypto.SecretKey;
@@ -26,7 +27,7 @@ public final class VaultKey {
     private final SecretKey key;
 
     private VaultKey(byte[] raw) {
-        if (raw.length != 32) throw PaddockException.invalid("invalid_vault_key", "the vault key must be 32 bytes (256 bits), base64-encoded");
+        if (raw.length != 32) throw new PaddockException(ErrorCode.INVALID_VAULT_KEY, "the vault key must be 32 bytes (256 bits), base64-encoded");
         this.key = new SecretKeySpec(raw, "AES");
     }
 
@@ -39,7 +40,7 @@ public final class VaultKey {
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
             if (perms.contains(PosixFilePermission.GROUP_READ) || perms.contains(PosixFilePermission.OTHERS_READ)
                     || perms.contains(PosixFilePermission.GROUP_WRITE) || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
-                throw PaddockException.invalid("vault_key_permissions", file + " is readable or writable by group or others; run: chmod 600 " + file);
+                throw new PaddockException(ErrorCode.VAULT_KEY_PERMISSIONS, file + " is readable or writable by group or others; run: chmod 600 " + file);
             }
             return fromBase64(Files.readString(file, StandardCharsets.US_ASCII).strip(), file.toString());
         } catch (IOException e) {
@@ -51,7 +52,7 @@ public final class VaultKey {
     public static VaultKey fromEnvironment(String name) {
         String value = System.getenv(name);
         if (value == null || value.isBlank()) {
-            throw PaddockException.invalid("vault_key_missing", "environment variable " + name + " is not set; set it to 32 random bytes in base64 (openssl rand -base64 32)");
+            throw new PaddockException(ErrorCode.VAULT_KEY_MISSING, "environment variable " + name + " is not set; set it to 32 random bytes in base64 (openssl rand -base64 32)");
         }
         return fromBase64(value.strip(), "environment variable " + name);
     }
@@ -61,7 +62,7 @@ public final class VaultKey {
         try {
             return new VaultKey(Base64.getDecoder().decode(base64));
         } catch (IllegalArgumentException e) {
-            throw PaddockException.invalid("invalid_vault_key", source + " does not hold a base64-encoded 256-bit key (openssl rand -base64 32)");
+            throw new PaddockException(ErrorCode.INVALID_VAULT_KEY, source + " does not hold a base64-encoded 256-bit key (openssl rand -base64 32)");
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.server.http;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -51,7 +52,7 @@ public final class ApiErrors {
         PaddockException pe = classify(e, ctx);
         // a body refused unread is not drained: say the connection ends, so the answer is sent whole before it does
         if (pe.type() == ErrorType.REQUEST_TOO_LARGE) ctx.header("Connection", "close");
-        write(ctx, pe.type(), pe.code(), pe.getMessage());
+        write(ctx, pe);
     }
 
     /**
@@ -67,7 +68,7 @@ public final class ApiErrors {
             res.setStatus(500);
             res.setContentType("application/json");
             res.setHeader("Cache-Control", "no-store");
-            res.getOutputStream().write(json.write(ErrorBody.of(ErrorType.API, "internal",
+            res.getOutputStream().write(json.write(ErrorBody.of(ErrorCode.INTERNAL,
                     "internal error " + errorId + "; this is a bug in Paddock, the server log has the details under this id")));
         } catch (java.io.IOException | RuntimeException ignored) {
             // the client is gone
@@ -88,11 +89,11 @@ public final class ApiErrors {
         return internal(e, ctx);
     }
 
-    public void write(Context ctx, ErrorType type, String code, String message) {
+    public void write(Context ctx, PaddockException e) {
         ctx.attribute(WRITTEN, Boolean.TRUE);
-        ctx.status(type.httpStatus());
+        ctx.status(e.errorCode().httpStatus());
         ctx.contentType("application/json");
-        ctx.result(json.write(ErrorBody.of(type, code, message)));
+        ctx.result(json.write(ErrorBody.of(e)));
     }
 
     /** Writes the error body for a status Javalin produced itself (no route, wrong method). */
@@ -100,44 +101,44 @@ public final class ApiErrors {
         if (Boolean.TRUE.equals(ctx.attribute(WRITTEN))) return;
         PaddockException pe = fromStatus(ctx.statusCode());
         if (ctx.statusCode() == 404) {
-            pe = new PaddockException(ErrorType.NOT_FOUND, "route_not_found",
+            pe = new PaddockException(ErrorCode.ROUTE_NOT_FOUND,
                     "no such endpoint: " + ctx.method() + " " + Text.clip(ctx.path(), 200) + " (see docs/API.md)");
         } else if (ctx.statusCode() == 405) {
-            pe = new PaddockException(ErrorType.INVALID_REQUEST, "method_not_allowed",
+            pe = new PaddockException(ErrorCode.METHOD_NOT_ALLOWED,
                     ctx.method() + " is not allowed on " + Text.clip(ctx.path(), 200));
         }
         int status = ctx.statusCode();
-        write(ctx, pe.type(), pe.code(), pe.getMessage());
+        write(ctx, pe);
         ctx.status(status);
     }
 
     static PaddockException fromStatus(int status) {
         return switch (status) {
-            case 400 -> PaddockException.invalid("bad_request", "the request could not be understood");
-            case 401 -> new PaddockException(ErrorType.AUTHENTICATION, "unauthenticated", "send an API key");
-            case 403 -> new PaddockException(ErrorType.PERMISSION, "forbidden", "this API key may not do this");
-            case 404 -> new PaddockException(ErrorType.NOT_FOUND, "route_not_found", "no such endpoint");
-            case 405 -> new PaddockException(ErrorType.INVALID_REQUEST, "method_not_allowed", "this method is not allowed here");
-            case 408 -> new PaddockException(ErrorType.REQUEST_TIMEOUT, "request_timeout", "the request did not arrive in time");
+            case 400 -> new PaddockException(ErrorCode.BAD_REQUEST, "the request could not be understood");
+            case 401 -> new PaddockException(ErrorCode.UNAUTHENTICATED, "send an API key");
+            case 403 -> new PaddockException(ErrorCode.FORBIDDEN, "this API key may not do this");
+            case 404 -> new PaddockException(ErrorCode.ROUTE_NOT_FOUND, "no such endpoint");
+            case 405 -> new PaddockException(ErrorCode.METHOD_NOT_ALLOWED, "this method is not allowed here");
+            case 408 -> new PaddockException(ErrorCode.REQUEST_TIMEOUT, "the request did not arrive in time");
             case 413 -> tooLarge("request body");
-            case 414 -> PaddockException.invalid("uri_too_long", "the request URI is too long");
-            case 415 -> PaddockException.invalid("unsupported_media_type", "unsupported content type");
-            case 431 -> PaddockException.invalid("headers_too_large", "the request headers are too large");
-            case 503 -> new PaddockException(ErrorType.UNAVAILABLE, "unavailable", "the server is not available; retry");
+            case 414 -> new PaddockException(ErrorCode.URI_TOO_LONG, "the request URI is too long");
+            case 415 -> new PaddockException(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "unsupported content type");
+            case 431 -> new PaddockException(ErrorCode.HEADERS_TOO_LARGE, "the request headers are too large");
+            case 503 -> new PaddockException(ErrorCode.UNAVAILABLE, "the server is not available; retry");
             default -> status >= 400 && status < 500
-                    ? PaddockException.invalid("bad_request", "the request was refused (HTTP " + status + ")")
-                    : new PaddockException(ErrorType.API, "internal", "internal error");
+                    ? new PaddockException(ErrorCode.BAD_REQUEST, "the request was refused (HTTP " + status + ")")
+                    : new PaddockException(ErrorCode.INTERNAL, "internal error");
         };
     }
 
     public static PaddockException tooLarge(String what) {
-        return new PaddockException(ErrorType.REQUEST_TOO_LARGE, "request_too_large", what + " is over this server's limit");
+        return new PaddockException(ErrorCode.REQUEST_TOO_LARGE, what + " is over this server's limit");
     }
 
     private static PaddockException internal(Throwable e, Context ctx) {
         String errorId = "err_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
         log.error("unexpected error {} on {} {}", errorId, ctx.method(), ctx.path(), e);
-        return new PaddockException(ErrorType.API, "internal",
+        return new PaddockException(ErrorCode.INTERNAL,
                 "internal error " + errorId + "; this is a bug in Paddock, the server log has the details under this id");
     }
 }

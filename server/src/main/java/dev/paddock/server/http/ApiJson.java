@@ -1,5 +1,6 @@
 package dev.paddock.server.http;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.lang.reflect.Type;
@@ -79,7 +80,7 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         if (tree == null || !tree.isObject()) {
             String got = tree == null || tree.isNull() ? "null" : tree.isArray() ? "an array" : tree.isString() ? "a string"
                     : tree.isNumber() ? "a number" : tree.isBoolean() ? "a boolean" : "not an object";
-            throw PaddockException.invalid("invalid_json", "the request body must be a JSON object, got " + got);
+            throw new PaddockException(ErrorCode.INVALID_JSON, "the request body must be a JSON object, got " + got);
         }
         JsonChecks.check(tree, "");
         try {
@@ -87,7 +88,7 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         } catch (JacksonException e) {
             throw translate(e);
         } catch (IllegalArgumentException e) {
-            throw PaddockException.invalid("invalid_json", "the request body is not valid JSON for this endpoint");
+            throw new PaddockException(ErrorCode.INVALID_JSON, "the request body is not valid JSON for this endpoint");
         }
     }
 
@@ -100,24 +101,24 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         if (e instanceof UnrecognizedPropertyException u) {
             String known = knownFields(u.getKnownPropertyIds());
             String where = field.contains(".") ? " in " + field.substring(0, field.lastIndexOf('.')) : "";
-            return PaddockException.invalid("unknown_field", "unknown field '" + Text.clip(u.getPropertyName(), 60) + "'" + where
+            return new PaddockException(ErrorCode.UNKNOWN_FIELD, "unknown field '" + Text.clip(u.getPropertyName(), 60) + "'" + where
                     + (known.isEmpty() ? "" : "; allowed fields: " + known));
         }
         if (e instanceof MismatchedInputException m) {
             if (field.isEmpty()) {
-                return PaddockException.invalid("invalid_json", "the request body must be a JSON object");
+                return new PaddockException(ErrorCode.INVALID_JSON, "the request body must be a JSON object");
             }
-            return PaddockException.invalid("invalid_field", "field '" + field + "' must be " + expected(m.getTargetType()));
+            return new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be " + expected(m.getTargetType()));
         }
         if (e instanceof StreamReadException) {
             String in = field.isEmpty() ? "" : " in field '" + field + "'";
-            return PaddockException.invalid("invalid_json", "malformed JSON" + in + position(e.getLocation()) + ": "
+            return new PaddockException(ErrorCode.INVALID_JSON, "malformed JSON" + in + position(e.getLocation()) + ": "
                     + Text.clip(firstLine(e.getOriginalMessage()), 200));
         }
         if (!field.isEmpty()) {
-            return PaddockException.invalid("invalid_field", "field '" + field + "' has an invalid value");
+            return new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' has an invalid value");
         }
-        return PaddockException.invalid("invalid_json", "the request body is not valid JSON for this endpoint" + position(e.getLocation()));
+        return new PaddockException(ErrorCode.INVALID_JSON, "the request body is not valid JSON for this endpoint" + position(e.getLocation()));
     }
 
     private static String fieldPath(List<JacksonException.Reference> path) {

@@ -1,6 +1,6 @@
 package dev.paddock.server.http;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
@@ -26,18 +26,17 @@ public final class Auth {
     public void authenticate(Context ctx) {
         String key = presentedKey(ctx);
         if (key == null) {
-            throw new PaddockException(ErrorType.AUTHENTICATION, "missing_api_key",
+            throw new PaddockException(ErrorCode.MISSING_API_KEY,
                     "send an API key in the x-api-key header or as Authorization: Bearer <key>");
         }
-        Principal p = keys.authenticate(key).or(() -> otherKeys.apply(ctx.path(), key)).orElseThrow(() -> new PaddockException(ErrorType.AUTHENTICATION,
-                "invalid_api_key", "the API key is unknown or revoked"));
+        Principal p = keys.authenticate(key).or(() -> otherKeys.apply(ctx.path(), key)).orElseThrow(() -> new PaddockException(ErrorCode.INVALID_API_KEY, "the API key is unknown or revoked"));
         ctx.attribute(PRINCIPAL, p);
     }
 
     public static Principal principal(Context ctx) {
         Principal p = ctx.attribute(PRINCIPAL);
         // a route reached without a key (a public path under another method): refuse, as if the key were missing
-        if (p == null) throw new PaddockException(ErrorType.AUTHENTICATION, "missing_api_key",
+        if (p == null) throw new PaddockException(ErrorCode.MISSING_API_KEY,
                 "send an API key in the x-api-key header or as Authorization: Bearer <key>");
         return p;
     }
@@ -50,7 +49,7 @@ public final class Auth {
     public static Principal admin(Context ctx, String what) {
         Principal p = principal(ctx);
         if (!p.admin()) {
-            throw new PaddockException(ErrorType.PERMISSION, "admin_required", "only an admin API key may " + what);
+            throw new PaddockException(ErrorCode.ADMIN_REQUIRED, "only an admin API key may " + what);
         }
         return p;
     }
@@ -59,7 +58,7 @@ public final class Auth {
     public static Principal operator(Context ctx, String what) {
         Principal p = principal(ctx);
         if (!p.operator()) {
-            throw new PaddockException(ErrorType.PERMISSION, "operator_required", "only the operator's admin API key may " + what);
+            throw new PaddockException(ErrorCode.OPERATOR_REQUIRED, "only the operator's admin API key may " + what);
         }
         return p;
     }

@@ -1,6 +1,6 @@
 package dev.paddock.server.http;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpException;
@@ -45,12 +45,12 @@ public final class BodyReadErrors {
     private static PaddockException describe(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause()) {
             if (t instanceof TimeoutException) {
-                return new PaddockException(ErrorType.REQUEST_TIMEOUT, "request_timeout",
+                return new PaddockException(ErrorCode.REQUEST_TIMEOUT,
                         "the request body stopped arriving before its end; send the whole body without long pauses");
             }
             if (t.getCause() == t) break;
         }
-        return PaddockException.invalid("malformed_body",
+        return new PaddockException(ErrorCode.MALFORMED_BODY,
                 "the request body could not be read: it is shorter than its Content-Length or its chunked encoding is malformed");
     }
 }

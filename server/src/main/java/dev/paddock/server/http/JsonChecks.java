@@ -1,5 +1,6 @@
 package dev.paddock.server.http;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.util.Map;
@@ -23,16 +24,16 @@ final class JsonChecks {
                 JsonNode item = node.get(i);
                 String where = path + "[" + i + "]";
                 if (item == null || item.isNull()) {
-                    throw PaddockException.invalid("invalid_field", "field '" + where + "' must not be null");
+                    throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "' must not be null");
                 }
                 check(item, where);
             }
         } else if (node.isNumber()) {
             if (node.isIntegralNumber() && !node.canConvertToLong()) {
-                throw PaddockException.invalid("invalid_field", "field '" + path + "' is out of range: integers must fit in 64 bits");
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + path + "' is out of range: integers must fit in 64 bits");
             }
             if (node.isFloatingPointNumber() && !Double.isFinite(node.asDouble())) {
-                throw PaddockException.invalid("invalid_field", "field '" + path + "' is out of range: numbers must be finite");
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + path + "' is out of range: numbers must be finite");
             }
         }
     }

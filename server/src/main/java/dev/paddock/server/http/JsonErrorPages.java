@@ -50,6 +50,6 @@ public final class JsonErrorPages extends ErrorHandler {
             case 431 -> "the request headers are too large";
             default -> pe.getMessage();
         };
-        return json.write(ErrorBody.of(pe.type(), pe.code(), message));
+        return json.write(ErrorBody.of(pe.errorCode(), message));
     }
 }

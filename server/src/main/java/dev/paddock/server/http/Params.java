@@ -1,5 +1,6 @@
 package dev.paddock.server.http;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -15,7 +16,7 @@ public final class Params {
         int limit = PageRequest.DEFAULT_LIMIT;
         String raw = ctx.queryParam("limit");
         if (raw != null) {
-            limit = (int) integer("limit", raw, 1, PageRequest.MAX_LIMIT, "invalid_limit");
+            limit = (int) integer("limit", raw, 1, PageRequest.MAX_LIMIT, ErrorCode.INVALID_LIMIT);
         }
         String after = optionalId(ctx, "after_id", idPrefix);
         String before = optionalId(ctx, "before_id", idPrefix);
@@ -32,25 +33,25 @@ public final class Params {
         return switch (raw) {
             case "true", "1" -> true;
             case "false", "0" -> false;
-            default -> throw PaddockException.invalid("invalid_parameter",
+            default -> throw new PaddockException(ErrorCode.INVALID_PARAMETER,
                     "query parameter '" + name + "' must be true or false, got '" + Text.clip(raw, 40) + "'");
         };
     }
 
     public static long longParam(Context ctx, String name, long fallback, long min, long max) {
         String raw = ctx.queryParam(name);
-        return raw == null ? fallback : integer(name, raw, min, max, "invalid_parameter");
+        return raw == null ? fallback : integer(name, raw, min, max, ErrorCode.INVALID_PARAMETER);
     }
 
     public static long pathLong(Context ctx, String name, long min, long max) {
-        return integer(name, ctx.pathParam(name), min, max, "invalid_parameter");
+        return integer(name, ctx.pathParam(name), min, max, ErrorCode.INVALID_PARAMETER);
     }
 
     /** A required query parameter that is not blank. */
     public static String required(Context ctx, String name) {
         String raw = ctx.queryParam(name);
         if (raw == null || raw.isBlank()) {
-            throw PaddockException.invalid("missing_parameter", "query parameter '" + name + "' is required");
+            throw new PaddockException(ErrorCode.MISSING_PARAMETER, "query parameter '" + name + "' is required");
         }
         return raw;
     }
@@ -66,16 +67,16 @@ public final class Params {
         return Ids.require(prefix, raw, name);
     }
 
-    private static long integer(String name, String raw, long min, long max, String code) {
+    private static long integer(String name, String raw, long min, long max, ErrorCode code) {
         long v;
         try {
             v = Long.parseLong(raw.strip());
         } catch (NumberFormatException e) {
-            throw PaddockException.invalid(code, name + " must be an integer between " + min + " and " + max
+            throw new PaddockException(code, name + " must be an integer between " + min + " and " + max
                     + ", got '" + Text.clip(raw, 40) + "'");
         }
         if (v < min || v > max) {
-            throw PaddockException.invalid(code, name + " must be between " + min + " and " + max + ", got " + v);
+            throw new PaddockException(code, name + " must be between " + min + " and " + max + ", got " + v);
         }
         return v;
     }

@@ -1,5 +1,6 @@
 package dev.paddock.server.routes;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
@@ -44,10 +45,10 @@ public final class ApiKeyRoutes {
         Principal caller = Auth.admin(ctx);
         CreateApiKeyBody b = bodies.json(ctx, CreateApiKeyBody.class);
         if (b.name() == null || b.name().isBlank() || b.name().length() > 100) {
-            throw PaddockException.invalid("invalid_field", "field 'name' is required: 1 to 100 characters");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' is required: 1 to 100 characters");
         }
         if (b.name().chars().anyMatch(Character::isISOControl)) {
-            throw PaddockException.invalid("invalid_field", "field 'name' must not contain control characters");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' must not contain control characters");
         }
         if (b.tenantId() != null) requireTenant(b.tenantId());
         ApiKeys.Created c = keys.issue(caller, b.tenantId(), b.name(), Boolean.TRUE.equals(b.admin()));
@@ -57,7 +58,7 @@ public final class ApiKeyRoutes {
 
     private static void requireTenant(String tenant) {
         if (!TENANT.matcher(tenant).matches()) {
-            throw PaddockException.invalid("invalid_field",
+            throw new PaddockException(ErrorCode.INVALID_FIELD,
                     "'tenant_id' must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit");
         }
     }

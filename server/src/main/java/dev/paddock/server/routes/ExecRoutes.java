@@ -1,7 +1,9 @@
 package dev.paddock.server.routes;
 
+import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.host.RuntimeHost;
@@ -51,11 +53,12 @@ public final class ExecRoutes {
         if (wantsEvents(ctx)) {
             stream(ctx, id, request);
         } else {
-            CappedOutput out = new CappedOutput(OUTPUT_CAP);
-            ExecResult r = host.run(Auth.principal(ctx), id, request, out);
+            BoundedBuffer out = new BoundedBuffer(OUTPUT_CAP);
+            BoundedBuffer err = new BoundedBuffer(OUTPUT_CAP);
+            ExecResult r = host.run(Auth.principal(ctx), id, request, ExecOutput.into(out, err));
             ctx.json(new Views.ExecAnswer(r.exitCode(), r.signal(), r.timedOut(), r.oomKilled(),
                     r.duration() == null ? 0 : r.duration().toMillis(),
-                    out.out().text(), out.err().text(), out.out().truncated(), out.err().truncated()));
+                    out.text(), err.text(), out.truncated(), err.truncated()));
         }
     }
 
@@ -114,7 +117,7 @@ public final class ExecRoutes {
     private void sendError(Context ctx, SseStream out, RuntimeException e) {
         PaddockException pe = errors.classify(e, ctx);
         try {
-            out.event("error", json.write(ErrorBody.of(pe.type(), pe.code(), pe.getMessage())));
+            out.event("error", json.write(ErrorBody.of(pe)));
         } catch (SseStream.ClientGone ignored) {
             // the client is gone as well
         }

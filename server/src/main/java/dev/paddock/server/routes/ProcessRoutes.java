@@ -1,5 +1,6 @@
 package dev.paddock.server.routes;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.host.RuntimeHost;
@@ -67,12 +68,12 @@ public final class ProcessRoutes {
 
     static int signal(JsonNode node) {
         if (node == null || node.isNull() || node.isMissingNode()) {
-            throw PaddockException.invalid("invalid_field", "field 'signal' is required: a name such as \"TERM\" or a number 1-64");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'signal' is required: a name such as \"TERM\" or a number 1-64");
         }
         if (node.isIntegralNumber()) {
-            if (!node.canConvertToLong()) throw PaddockException.invalid("invalid_field", "field 'signal' must be between 1 and 64");
+            if (!node.canConvertToLong()) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'signal' must be between 1 and 64");
             long n = node.asLong();
-            if (n < 1 || n > 64) throw PaddockException.invalid("invalid_field", "field 'signal' must be between 1 and 64, got " + n);
+            if (n < 1 || n > 64) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'signal' must be between 1 and 64, got " + n);
             return (int) n;
         }
         if (node.isString()) {
@@ -80,9 +81,9 @@ public final class ProcessRoutes {
             if (name.startsWith("SIG")) name = name.substring(3);
             Integer n = SIGNALS.get(name);
             if (n != null) return n;
-            throw PaddockException.invalid("invalid_field", "field 'signal' must be one of " + String.join(", ", SIGNALS.keySet().stream().sorted().toList())
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'signal' must be one of " + String.join(", ", SIGNALS.keySet().stream().sorted().toList())
                     + " or a number, got '" + Text.clip(node.asString(), 20) + "'");
         }
-        throw PaddockException.invalid("invalid_field", "field 'signal' must be a name such as \"TERM\" or a number");
+        throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'signal' must be a name such as \"TERM\" or a number");
     }
 }

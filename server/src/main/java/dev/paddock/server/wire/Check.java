@@ -1,5 +1,6 @@
 package dev.paddock.server.wire;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.util.Map;
@@ -14,7 +15,7 @@ final class Check {
     private Check() {}
 
     static PaddockException invalid(String field, String message) {
-        return PaddockException.invalid("invalid_field", "field '" + field + "' " + message);
+        return new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' " + message);
     }
 
     static long range(String field, Long value, long min, long max) {

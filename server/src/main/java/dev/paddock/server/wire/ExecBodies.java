@@ -1,5 +1,6 @@
 package dev.paddock.server.wire;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecRequest;
 import java.nio.charset.StandardCharsets;
@@ -29,7 +30,7 @@ public final class ExecBodies {
 
     private static List<String> argv(ExecBody b) {
         if (b.argv() != null && b.command() != null) {
-            throw PaddockException.invalid("invalid_field", "give either 'argv' or 'command', not both");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "give either 'argv' or 'command', not both");
         }
         if (b.command() != null) {
             if (b.command().isBlank()) throw Check.invalid("command", "must not be empty");
@@ -37,7 +38,7 @@ public final class ExecBodies {
             return List.of("/bin/sh", "-c", b.command());
         }
         if (b.argv() == null) {
-            throw PaddockException.invalid("invalid_field", "'argv' (a list of strings) or 'command' (a shell line) is required");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "'argv' (a list of strings) or 'command' (a shell line) is required");
         }
         List<String> argv = b.argv();
         if (argv.isEmpty()) throw Check.invalid("argv", "must name a program: it is empty");
@@ -52,7 +53,7 @@ public final class ExecBodies {
 
     private static byte[] stdin(ExecBody b) {
         if (b.stdin() != null && b.stdinBase64() != null) {
-            throw PaddockException.invalid("invalid_field", "give either 'stdin' or 'stdin_base64', not both");
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "give either 'stdin' or 'stdin_base64', not both");
         }
         if (b.stdin() != null) return b.stdin().getBytes(StandardCharsets.UTF_8);
         if (b.stdinBase64() != null) {

@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap.cgroup;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ public final class CgroupDetector {
         if (v2Path != null && Files.isRegularFile(mountRoot.resolve("cgroup.controllers"))) {
             return new CgroupV2(under(mountRoot, v2Path));
         }
-        throw new PaddockException(ErrorType.UNAVAILABLE, "cgroups_unavailable",
+        throw new PaddockException(ErrorCode.CGROUPS_UNAVAILABLE,
                 "no usable cgroups under " + mountRoot + ": need cgroup v1 memory, pids, cpu and freezer hierarchies or a cgroup v2 mount");
     }
 
@@ -71,7 +71,7 @@ public final class CgroupDetector {
         try {
             return Files.readAllLines(Path.of("/proc/self/cgroup"));
         } catch (IOException e) {
-            throw new PaddockException(ErrorType.UNAVAILABLE, "cgroups_unavailable", "cannot read /proc/self/cgroup: " + e.getMessage());
+            throw new PaddockException(ErrorCode.CGROUPS_UNAVAILABLE, "cannot read /proc/self/cgroup: " + e.getMessage());
         }
     }
 }

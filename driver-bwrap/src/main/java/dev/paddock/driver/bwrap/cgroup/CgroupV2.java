@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap.cgroup;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Limits;
 import java.io.IOException;
@@ -68,7 +68,7 @@ public final class CgroupV2 implements CgroupSystem {
             try {
                 CgroupFiles.write(parent.resolve("cgroup.subtree_control"), "+" + c);
             } catch (PaddockException e) {
-                throw new PaddockException(ErrorType.UNAVAILABLE, "cgroup_not_delegated",
+                throw new PaddockException(ErrorCode.CGROUP_NOT_DELEGATED,
                         "cannot enable the " + c + " controller in " + parent + " (cgroup v2 allows it only in a cgroup without processes); "
                                 + "run Paddock in a delegated cgroup or set the cgroup parent to an empty one", e);
             }
@@ -106,7 +106,7 @@ public final class CgroupV2 implements CgroupSystem {
 
         private void requireFile(String name) {
             if (!Files.exists(dir.resolve(name))) {
-                throw new PaddockException(ErrorType.UNAVAILABLE, "cgroup_controller_missing",
+                throw new PaddockException(ErrorCode.CGROUP_CONTROLLER_MISSING,
                         "the cgroup v2 hierarchy does not offer " + name + " in " + dir + "; enable the "
                                 + name.substring(0, name.indexOf('.')) + " controller for Paddock's cgroup parent");
             }

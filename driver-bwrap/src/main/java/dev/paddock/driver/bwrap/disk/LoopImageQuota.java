@@ -1,6 +1,6 @@
 package dev.paddock.driver.bwrap.disk;
 
-import dev.paddock.core.ErrorType;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.io.IOException;
@@ -153,7 +153,7 @@ public final class LoopImageQuota implements DiskQuota {
     private static void run(String... command) {
         String out = exec(command);
         if (out != null) {
-            throw new PaddockException(ErrorType.API, "disk_quota_failed", command[0] + " failed: " + Text.clip(out.trim(), 300));
+            throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, command[0] + " failed: " + Text.clip(out.trim(), 300));
         }
     }
 

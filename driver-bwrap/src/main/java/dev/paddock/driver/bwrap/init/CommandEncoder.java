@@ -1,5 +1,6 @@
 package dev.paddock.driver.bwrap.init;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.ExecRequest;
@@ -20,22 +21,22 @@ final class CommandEncoder {
     private CommandEncoder() {}
 
     static byte[] encode(ExecRequest r, Duration initTimeout) {
-        if (!r.cwd().startsWith("/")) throw PaddockException.invalid("invalid_cwd", "cwd must be an absolute path inside the sandbox, got '" + Text.clip(r.cwd(), 80) + "'");
-        if (r.argv().size() > MAX_ENTRIES) throw PaddockException.invalid("argv_too_long", "argv may have at most " + MAX_ENTRIES + " entries");
-        if (r.env().size() > MAX_ENTRIES) throw PaddockException.invalid("env_too_large", "env may have at most " + MAX_ENTRIES + " entries");
-        if (r.argv().getFirst().isEmpty()) throw PaddockException.invalid("invalid_argv", "argv[0] must name a program");
+        if (!r.cwd().startsWith("/")) throw new PaddockException(ErrorCode.INVALID_CWD, "cwd must be an absolute path inside the sandbox, got '" + Text.clip(r.cwd(), 80) + "'");
+        if (r.argv().size() > MAX_ENTRIES) throw new PaddockException(ErrorCode.ARGV_TOO_LONG, "argv may have at most " + MAX_ENTRIES + " entries");
+        if (r.env().size() > MAX_ENTRIES) throw new PaddockException(ErrorCode.ENV_TOO_LARGE, "env may have at most " + MAX_ENTRIES + " entries");
+        if (r.argv().getFirst().isEmpty()) throw new PaddockException(ErrorCode.INVALID_ARGV, "argv[0] must name a program");
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
         u32(out, timeoutMillis(initTimeout));
-        str(out, r.cwd(), "cwd");
+        str(out, r.cwd(), "cwd", ErrorCode.INVALID_CWD);
         u32(out, r.argv().size());
-        for (String a : r.argv()) str(out, a, "argv");
+        for (String a : r.argv()) str(out, a, "argv", ErrorCode.INVALID_ARGV);
         u32(out, r.env().size());
         for (Map.Entry<String, String> e : r.env().entrySet()) {
             String k = e.getKey();
-            if (k.isEmpty() || k.indexOf('=') >= 0) throw PaddockException.invalid("invalid_env", "environment variable names must be non-empty and contain no '=', got '" + Text.clip(k, 60) + "'");
-            str(out, k + "=" + (e.getValue() == null ? "" : e.getValue()), "env");
+            if (k.isEmpty() || k.indexOf('=') >= 0) throw new PaddockException(ErrorCode.INVALID_ENV, "environment variable names must be non-empty and contain no '=', got '" + Text.clip(k, 60) + "'");
+            str(out, k + "=" + (e.getValue() == null ? "" : e.getValue()), "env", ErrorCode.INVALID_ENV);
         }
-        if (out.size() > Frame.MAX_PAYLOAD) throw PaddockException.invalid("exec_request_too_large", "argv, env and cwd together must stay under 1 MiB");
+        if (out.size() > Frame.MAX_PAYLOAD) throw new PaddockException(ErrorCode.EXEC_REQUEST_TOO_LARGE, "argv, env and cwd together must stay under 1 MiB");
         return out.toByteArray();
     }
 
@@ -61,10 +62,10 @@ final class CommandEncoder {
         return ms >= 0xFFFF_FFF0L ? (int) 0xFFFF_FFF0L : (int) Math.max(1, ms);
     }
 
-    private static void str(ByteArrayOutputStream out, String s, String field) {
-        if (s.indexOf('\0') >= 0) throw PaddockException.invalid("invalid_" + field, field + " must not contain NUL characters");
+    private static void str(ByteArrayOutputStream out, String s, String field, ErrorCode nulCode) {
+        if (s.indexOf('\0') >= 0) throw new PaddockException(nulCode, field + " must not contain NUL characters");
         byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        if (b.length > Frame.MAX_PAYLOAD) throw PaddockException.invalid("exec_request_too_large", field + " is longer than 1 MiB");
+        if (b.length > Frame.MAX_PAYLOAD) throw new PaddockException(ErrorCode.EXEC_REQUEST_TOO_LARGE, field + " is longer than 1 MiB");
         u32(out, b.length);
         out.writeBytes(b);
     }

@@ -2,6 +2,7 @@ package dev.paddock.server.routes.agents;
 
 import dev.paddock.agents.Cursors;
 import dev.paddock.agents.ListResult;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.store.PageRequest;
@@ -52,7 +53,7 @@ final class AgentBodies {
         try {
             return Integer.parseInt(raw.strip());
         } catch (NumberFormatException e) {
-            throw PaddockException.invalid("invalid_parameter", name + " must be an integer, got '" + Text.clip(raw, 30) + "'");
+            throw new PaddockException(ErrorCode.INVALID_PARAMETER, name + " must be an integer, got '" + Text.clip(raw, 30) + "'");
         }
     }
 }

@@ -5,6 +5,7 @@ import dev.paddock.agents.EventIntake;
 import dev.paddock.agents.EventLog;
 import dev.paddock.agents.ListResult;
 import dev.paddock.agents.SessionService;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.Resource;
@@ -56,7 +57,7 @@ final class SessionEventRoutes {
         Resource session = sessions.find(Auth.principal(ctx), ctx.pathParam("session_id"));
         PageRequest page = AgentBodies.page(ctx);
         String order = Params.optional(ctx, "order", "asc");
-        if (!order.equals("asc") && !order.equals("desc")) throw PaddockException.invalid("invalid_parameter", "order must be asc or desc");
+        if (!order.equals("asc") && !order.equals("desc")) throw new PaddockException(ErrorCode.INVALID_PARAMETER, "order must be asc or desc");
         Page<SessionEvent> rows = events.list(session.id(), page, order.equals("desc"));
         AgentBodies.list(ctx, ListResultFactory.of(rows.map(EventLog::wire), page));
     }
@@ -68,7 +69,7 @@ final class SessionEventRoutes {
         long seq = Long.MAX_VALUE;
         if (resumeFrom != null && !resumeFrom.isBlank()) {
             String id = resumeFrom.strip();
-            seq = events.find(session.id(), id).map(SessionEvent::seq).orElseThrow(() -> PaddockException.invalid("invalid_cursor",
+            seq = events.find(session.id(), id).map(SessionEvent::seq).orElseThrow(() -> new PaddockException(ErrorCode.INVALID_CURSOR,
                     "Last-Event-ID '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
         }
         // Subscribe before replaying, so nothing appended in between is missed; duplicates are dropped by seq.

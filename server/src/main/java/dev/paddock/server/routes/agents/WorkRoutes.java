@@ -4,10 +4,10 @@ import dev.paddock.agents.Callers;
 import dev.paddock.agents.EnvironmentService;
 import dev.paddock.agents.Fields;
 import dev.paddock.agents.WorkQueue;
-import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.access.Principal;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Params;
@@ -78,22 +78,23 @@ final class WorkRoutes {
             return;
         }
         Map<String, Object> details = new LinkedHashMap<>();
-        details.put("error_code", "heartbeat_precondition_failed");
+        ErrorCode code = ErrorCode.HEARTBEAT_PRECONDITION_FAILED;
+        details.put("error_code", code.wire());
         details.put("current_state", h.failedLease());
         Map<String, Object> error = new LinkedHashMap<>();
-        error.put("type", ErrorType.PRECONDITION_FAILED.wireName());
-        error.put("code", "heartbeat_precondition_failed");
+        error.put("type", code.type().wireName());
+        error.put("code", code.wire());
         error.put("message", "the lease on this work is not the one this heartbeat expected (it lapsed, was reclaimed by another worker, "
                 + "or expected_last_heartbeat is stale); stop working on it");
         error.put("details", details);
-        ctx.status(412).contentType("application/json").result(json.write(Map.of("type", "error", "error", error)));
+        ctx.status(code.type().httpStatus()).contentType("application/json").result(json.write(Map.of("type", "error", "error", error)));
     }
 
     /** A body the route takes nothing from: empty, or a JSON object without fields. */
     private void noFields(Context ctx) {
         Map<String, Object> body = bodies.json(ctx);
         if (!body.isEmpty()) {
-            throw PaddockException.invalid("unknown_field", "unknown field '"
+            throw new PaddockException(ErrorCode.UNKNOWN_FIELD, "unknown field '"
                     + Text.clip(body.keySet().iterator().next(), 60) + "'; this endpoint takes no body fields");
         }
     }

@@ -2,6 +2,7 @@ package dev.paddock.server.routes.browser;
 
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.server.RouteContext;
@@ -65,10 +66,10 @@ public final class BrowserRoutes implements RouteModule {
     /** The create request as a browser sandbox when the body asks for the template; unchanged otherwise. */
     public static SandboxRequest applyTemplate(CreateSandboxBody body, SandboxRequest request) {
         if (body.template() != null && !BrowserTemplate.NAME.equals(body.template())) {
-            throw PaddockException.invalid("unknown_template", "\"template\" must be \"browser\" or left out");
+            throw new PaddockException(ErrorCode.UNKNOWN_TEMPLATE, "\"template\" must be \"browser\" or left out");
         }
         if (request.env() != null && request.env().keySet().stream().anyMatch(k -> k.startsWith("PADDOCK_BROWSER"))) {
-            throw PaddockException.invalid("reserved_env", "environment names starting with PADDOCK_BROWSER are reserved; use \"template\": \"browser\" and \"browser\": {\"allow_evaluate\": …}");
+            throw new PaddockException(ErrorCode.RESERVED_ENV, "environment names starting with PADDOCK_BROWSER are reserved; use \"template\": \"browser\" and \"browser\": {\"allow_evaluate\": …}");
         }
         if (body.template() == null && body.browser() == null) return request;
         boolean evaluate = body.browser() != null && Boolean.TRUE.equals(body.browser().allowEvaluate());

@@ -1,5 +1,6 @@
 package dev.paddock.server.routes.egress;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.egress.vault.SecretValue;
 import dev.paddock.egress.vault.Vault;
@@ -42,7 +43,7 @@ public final class SecretRoutes implements RouteModule {
     private void create(Context ctx) {
         String tenant = Auth.principal(ctx).tenantId();
         EgressViews.SecretBody b = body(ctx);
-        if (b.name() == null || b.name().isBlank()) throw PaddockException.invalid("invalid_field", "field 'name' is required");
+        if (b.name() == null || b.name().isBlank()) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' is required");
         ctx.status(201).json(EgressViews.Secret.of(vault.create(tenant, b.name(), value(b))));
     }
 
@@ -50,7 +51,7 @@ public final class SecretRoutes implements RouteModule {
         String tenant = Auth.principal(ctx).tenantId();
         String id = id(ctx);
         EgressViews.SecretBody b = body(ctx);
-        if (b.name() != null) throw PaddockException.invalid("invalid_field", "field 'name' cannot be changed by a rotation; send only 'value'");
+        if (b.name() != null) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' cannot be changed by a rotation; send only 'value'");
         ctx.json(EgressViews.Secret.of(vault.rotate(tenant, id, value(b))));
     }
 
@@ -60,12 +61,12 @@ public final class SecretRoutes implements RouteModule {
         } catch (PaddockException e) {
             if (e.code().equals("request_too_large") || e.code().equals("unknown_field")) throw e;
             // the parser's message may quote part of the body, i.e. of the secret
-            throw PaddockException.invalid("invalid_json", "the body must be a JSON object {\"name\": string, \"value\": string}");
+            throw new PaddockException(ErrorCode.INVALID_JSON, "the body must be a JSON object {\"name\": string, \"value\": string}");
         }
     }
 
     private static SecretValue value(EgressViews.SecretBody b) {
-        if (b.value() == null) throw PaddockException.invalid("invalid_field", "field 'value' is required: the secret as a string");
+        if (b.value() == null) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'value' is required: the secret as a string");
         return SecretValue.of(b.value());
     }
 

@@ -1,17 +1,24 @@
-package dev.paddock.toolset;
+package dev.paddock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Collects a command's output in at most {@code limit} bytes, keeping either the first or the last bytes, so a
- * command that prints without end cannot exhaust the server's memory. Thread-safe: drivers call from their own threads.
+ * Collects a command's output in at most {@code limit} bytes, keeping either the first or the last bytes, and counts
+ * what it dropped, so a command that prints without end cannot exhaust the server's memory. Thread-safe: drivers
+ * call from their own threads.
  */
 public final class BoundedBuffer {
     private final int limit;
     private final boolean keepTail;
     private byte[] data;
     private int size;
-    private boolean truncated;
+    private long total;
+
+    /** Keeps the first {@code limit} bytes. */
+    public BoundedBuffer(int limit) {
+        this(limit, false);
+    }
 
     public BoundedBuffer(int limit, boolean keepTail) {
         this.limit = limit;
@@ -21,9 +28,9 @@ public final class BoundedBuffer {
 
     public synchronized void append(byte[] b, int off, int len) {
         if (len <= 0) return;
+        total += len;
         if (!keepTail) {
             int take = Math.min(len, limit - size);
-            if (take < len) truncated = true;
             if (take <= 0) return;
             ensure(size + take);
             System.arraycopy(b, off, data, size, take);
@@ -34,7 +41,6 @@ public final class BoundedBuffer {
             // the new chunk alone fills the window
             ensure(limit);
             System.arraycopy(b, off + len - limit, data, 0, limit);
-            truncated |= size > 0 || len > limit;
             size = limit;
             return;
         }
@@ -49,8 +55,24 @@ public final class BoundedBuffer {
         return Arrays.copyOf(data, size);
     }
 
-    public synchronized boolean truncated() {
-        return truncated || (keepTail && size > limit);
+    /** The kept bytes as text; bytes that are not UTF-8 become U+FFFD. */
+    public String text() {
+        return new String(bytes(), StandardCharsets.UTF_8);
+    }
+
+    /** The kept text, followed by a line that says how many bytes were dropped when there were any. */
+    public String markedText() {
+        long dropped = dropped();
+        return dropped > 0 ? text() + "\n[paddock: output truncated, " + dropped + " more bytes]\n" : text();
+    }
+
+    /** How many bytes were not kept. */
+    public synchronized long dropped() {
+        return total - Math.min(size, limit);
+    }
+
+    public boolean truncated() {
+        return dropped() > 0;
     }
 
     /** Keeps only the last {@code keep} bytes. */
@@ -58,7 +80,6 @@ public final class BoundedBuffer {
         if (size <= keep) return;
         System.arraycopy(data, size - keep, data, 0, keep);
         size = keep;
-        truncated = true;
     }
 
     private void ensure(int capacity) {
