@@ -53,7 +53,7 @@ public final class PaddockServer implements AutoCloseable {
         this.keys = keys;
         this.config = config == null ? ServerConfig.defaults() : config;
         this.metrics = new HttpMetrics(host);
-        this.browser = new dev.paddock.browser.BrowserService(host); // one per host: REST and MCP share its per-sandbox locks
+        this.browser = dev.paddock.browser.BrowserService.of(host); // the browser template's: REST, MCP and its hooks share its per-sandbox locks
     }
 
     /** Serves {@code /v1/images} from {@code service} and checks image names at sandbox create; call before {@link #start()}. */

@@ -2,6 +2,8 @@ package dev.paddock.app.serve;
 
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.access.ApiKeys;
+import dev.paddock.browser.BrowserService;
+import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.images.ImageStore;
@@ -69,7 +71,7 @@ public final class PaddockApp implements AutoCloseable {
             RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());
             started.add(host);
             if (sandboxFree != null) host.reserveForSandboxFree(sandboxFree.id());
-            if (s.browserWarmPoolSize() > 0) host.addWarmPool(dev.paddock.browser.BrowserTemplate.warmProfile(s.browserWarmPoolSize()));
+            host.addTemplate(new BrowserTemplate(new BrowserService(host), s.browserWarmPoolSize()));
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());

@@ -20,6 +20,7 @@ public final class SandboxBodies {
     private static final int MAX_PIDS = 1 << 22;
     private static final double MAX_CPUS = 1024;
     private static final int MAX_ALLOWED_HOSTS = 256;
+    private static final String BROWSER = "browser";
 
     private SandboxBodies() {}
 
@@ -41,11 +42,15 @@ public final class SandboxBodies {
         Map<String, String> env = Check.env("env", b.env());
         NetworkPolicy network = network(b.network());
         List<CredentialBinding> credentials = CredentialBodies.toBindings(b.credentials(), env.keySet(), network);
-        return new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits(), base),
+        SandboxRequest request = new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits(), base),
                 env, network, seconds("timeout_seconds", b.timeoutSeconds()),
                 b.idle() == null ? null : seconds("idle.suspend_after_seconds", b.idle().suspendAfterSeconds()),
-                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()),
-                credentials);
+                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()))
+                .withCredentials(credentials);
+        // a "browser" object alone asks for the browser template; the host refuses a template it does not have
+        String template = b.template() != null ? b.template() : b.browser() != null ? BROWSER : null;
+        boolean evaluate = b.browser() != null && Boolean.TRUE.equals(b.browser().allowEvaluate());
+        return template == null ? request : request.withTemplate(template, evaluate ? Map.of("allow_evaluate", "true") : Map.of());
     }
 
     private static Limits limits(CreateSandboxBody.LimitsBody l, Limits d) {
