@@ -6,7 +6,6 @@ import dev.paddock.core.FenceLostException;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.conformance.Conformance;
-import dev.paddock.core.spi.CapacityExhaustedException;
 import dev.paddock.core.spi.EgressPort;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -43,8 +42,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -70,12 +67,12 @@ public final class RuntimeHost implements AutoCloseable {
     private final SandboxDriver defaultDriver;
     private final EgressLeases egress;
     private final Templates templates = new Templates();
-    private final List<WarmPool> warmPools = new CopyOnWriteArrayList<>();
+    private final WarmPools warmPools = new WarmPools();
     private volatile boolean started;
     private volatile String sandboxFreeDriver;
     private final String ownerId = Ids.newId("host");
-    private final Map<String, Sandbox> live = new ConcurrentHashMap<>();
-    private final Map<String, Instant> activity = new ConcurrentHashMap<>();
+    private final LiveSandboxes live;
+    private final CreateRules rules;
     private final SandboxLocks locks = new SandboxLocks();
     private final Operations operations;
     private final OwnedSandboxes owned = new Owned();
@@ -97,6 +94,8 @@ public final class RuntimeHost implements AutoCloseable {
         Map<String, SandboxDriver> byId = new LinkedHashMap<>();
         for (SandboxDriver d : drivers) byId.put(d.id(), d);
         this.drivers = Collections.unmodifiableMap(byId); // keeps the order given: the default driver first
+        this.live = new LiveSandboxes(clock);
+        this.rules = new CreateRules(config, this.drivers);
         this.defaultDriver = byId.get(config.defaultDriver());
         if (!byId.containsKey(config.defaultDriver())) {
             throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
@@ -112,7 +111,7 @@ public final class RuntimeHost implements AutoCloseable {
         if (started) throw new IllegalStateException("warm pools are added before the host starts");
         // pooled sandboxes serve requests that name no disk limit: they start with the default one
         SandboxRequest t = profile.template();
-        Limits limits = withDefaultDisk(t.limits() == null ? Limits.DEFAULT : t.limits(), defaultDriver);
+        Limits limits = rules.withDefaultDisk(t.limits() == null ? Limits.DEFAULT : t.limits(), defaultDriver);
         warmPools.add(new WarmPool(defaultDriver, profile.withTemplate(t.withLimits(limits)), ownerId, egress::open, egress::close));
     }
 
@@ -132,7 +131,7 @@ public final class RuntimeHost implements AutoCloseable {
     public void start() {
         started = true;
         new OrphanReaper(owned).reapAll();
-        warmPools.forEach(WarmPool::refillAsync); // after reaping: the reaper destroys backend sandboxes no record owns
+        warmPools.refill(); // after reaping: the reaper destroys backend sandboxes no record owns
         long every = config.sweepInterval().toMillis();
         sweeper.scheduleWithFixedDelay(this::sweepSafely, every, every, TimeUnit.MILLISECONDS);
     }
@@ -148,15 +147,13 @@ public final class RuntimeHost implements AutoCloseable {
     public int liveCount() { return live.size(); }
 
     /** Started sandboxes waiting in the warm pools. */
-    public int warmCount() { return warmPools.stream().mapToInt(WarmPool::available).sum(); }
+    public int warmCount() { return warmPools.available(); }
 
     /** The names of the warm pools' profiles. */
-    public List<String> warmPoolNames() { return warmPools.stream().map(WarmPool::name).toList(); }
+    public List<String> warmPoolNames() { return warmPools.names(); }
 
     /** Started sandboxes waiting in the warm pool of the profile named {@code name}. */
-    public int warmCount(String name) {
-        return warmPools.stream().filter(w -> w.name().equals(name)).mapToInt(WarmPool::available).sum();
-    }
+    public int warmCount(String name) { return warmPools.available(name); }
 
     /** The per-sandbox locks, for tests. */
     SandboxLocks locks() { return locks; }
@@ -172,7 +169,7 @@ public final class RuntimeHost implements AutoCloseable {
      */
     public SandboxRecord create(Principal caller, SandboxRequest request) {
         SandboxRequest shaped = templates.apply(request);
-        SandboxDriver driver = driverFor(shaped.driver());
+        SandboxDriver driver = rules.driver(shaped.driver());
         if (driver.id().equals(sandboxFreeDriver)) {
             throw PaddockException.invalid("driver_reserved", "driver '" + driver.id() + "' runs commands on the host without isolation and "
                     + "serves only sessions of environments of type 'none' on this server; pick another driver");
@@ -188,7 +185,7 @@ public final class RuntimeHost implements AutoCloseable {
         if (sandboxFreeDriver == null) {
             throw PaddockException.invalid("sandbox_free_unavailable", "this server has no driver for sandbox-free sessions");
         }
-        return create(caller, templates.apply(request).withDriver(sandboxFreeDriver), driverFor(sandboxFreeDriver));
+        return create(caller, templates.apply(request).withDriver(sandboxFreeDriver), rules.driver(sandboxFreeDriver));
     }
 
     /**
@@ -198,50 +195,39 @@ public final class RuntimeHost implements AutoCloseable {
     public void reserveForSandboxFree(String driverId) {
         if (started) throw new IllegalStateException("reserve the sandbox-free driver before the host starts");
         if (driverId.equals(config.defaultDriver())) throw new IllegalArgumentException("the default driver cannot be reserved for sandbox-free sessions");
-        driverFor(driverId);
+        rules.driver(driverId);
         this.sandboxFreeDriver = driverId;
     }
 
     /** The limits a sandbox of {@code driver} (null: the default) gets when its request names none; the defaults for an unknown driver. */
     public Limits defaultLimits(String driver) {
-        SandboxDriver d = drivers.get(driver == null || driver.isBlank() ? config.defaultDriver() : driver);
-        return d == null ? Limits.DEFAULT : d.limits(null);
+        return rules.defaultLimits(driver);
     }
 
     private SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
-        Duration timeout = lifetime(request.timeout());
-        // the driver refuses, before any record, what it cannot enforce, and fills in its own defaults
-        Limits limits = diskLimits(driver.limits(request.limits()), driver);
+        Duration timeout = rules.lifetime(request.timeout());
+        Limits limits = rules.limits(request.limits(), driver);
         NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
         egress.require(network, request.credentials() == null ? List.of() : request.credentials());
-        Optional<WarmPool.Entry> warm = Optional.empty();
-        Fence claimed = null;
-        for (WarmPool pool : warmPools) {
-            if (!pool.fits(driver, request)) continue;
-            warm = pool.claim(e -> egress.claim(e, caller.tenantId(), network));
-            if (warm.isPresent()) {
-                claimed = pool.fence();
-                break;
-            }
-        }
-        Fence fence = claimed != null ? claimed : new Fence(ownerId, 1);
-        String id = warm.map(e -> e.spec().sandboxId()).orElseGet(() -> Ids.newId("sbx"));
+        // a pooled sandbox's id and fence become the record's
+        Optional<WarmPools.Claim> warm = warmPools.claim(driver, request, e -> egress.claim(e, caller.tenantId(), network));
+        Fence fence = warm.map(WarmPools.Claim::fence).orElseGet(() -> new Fence(ownerId, 1));
+        String id = warm.map(c -> c.entry().spec().sandboxId()).orElseGet(() -> Ids.newId("sbx"));
         Instant now = clock.instant();
         SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), request.image(), request.writableRootfs(),
-                warm.isPresent() ? warm.get().spec().limits() : limits, request.env(), request.network(),
+                warm.isPresent() ? warm.get().entry().spec().limits() : limits, request.env(), request.network(),
                 request.credentials(), null, request.template());
         SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence,
-                null, timeout, orDefault(request.idleSuspendAfter(), config.defaultIdleSuspendAfter()),
-                orDefault(request.idleTerminateAfter(), config.defaultIdleTerminateAfter()), now, now, now, null);
+                null, timeout, rules.idleSuspendAfter(request), rules.idleTerminateAfter(request), now, now, now, null);
         store.sandboxes().insert(record);
         event(record, "sandbox.creating", Map.of("driver", driver.id(), "warm", warm.isPresent()));
         Sandbox sandbox;
         try {
             if (warm.isPresent()) {
-                sandbox = warm.get().sandbox();
+                sandbox = warm.get().entry().sandbox();
             } else {
                 SandboxSpec wired = egress.open(spec);
-                sandbox = operations.bounded("create", () -> createOnBackend(driver, wired, fence));
+                sandbox = operations.bounded("create", () -> warmPools.create(driver, wired, fence));
             }
         } catch (RuntimeException e) {
             egress.close(id);
@@ -251,25 +237,12 @@ public final class RuntimeHost implements AutoCloseable {
             event(record, "sandbox.failed", Map.of("reason", reason));
             throw e;
         }
-        live.put(id, sandbox);
-        activity.put(id, now);
+        live.attach(id, sandbox);
         store.sandboxes().setHandle(id, fence, sandbox.ref().handle());
         SandboxRecord running = transition(record, SandboxState.RUNNING, null);
         event(running, "sandbox.running", Map.of());
         templates.created(running);
         return running;
-    }
-
-    /** Creates on the driver; when it is out of capacity, pooled sandboxes that nobody claimed yet give theirs up first. */
-    private Sandbox createOnBackend(SandboxDriver driver, SandboxSpec spec, Fence fence) {
-        while (true) {
-            try {
-                return driver.create(spec, fence);
-            } catch (CapacityExhaustedException full) {
-                boolean yielded = warmPools.stream().filter(p -> p.driverId().equals(driver.id())).anyMatch(WarmPool::yieldOne);
-                if (!yielded) throw full;
-            }
-        }
     }
 
     public SandboxRecord get(Principal caller, String id) {
@@ -380,7 +353,7 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     private Workspace workspace(SandboxRecord r) {
-        noteActivity(r.id());
+        live.touch(r.id());
         Sandbox s = live.get(r.id());
         if (s != null && !r.state().isTerminal()) return s.workspace();
         return driver(r).workspace(OwnedSandboxes.ref(r)).orElseThrow(() -> new PaddockException(ErrorType.CONFLICT, "workspace_gone",
@@ -437,7 +410,7 @@ public final class RuntimeHost implements AutoCloseable {
             SandboxRecord r = reload(id);
             if (r.state() == SandboxState.RUNNING) return r;
             requireState(r, SandboxState.SUSPENDED, "resume");
-            activity.put(id, clock.instant());
+            live.touch(id);
             SandboxRecord out = freezeOrThaw(r, attached(r), SandboxState.RUNNING, null);
             event(out, "sandbox.resumed", Map.of());
             return out;
@@ -495,8 +468,7 @@ public final class RuntimeHost implements AutoCloseable {
 
     /** Detaches the sandbox from this host and ends what is left of it on the backend; the record is the caller's. */
     private void release(SandboxRecord r, TerminationReason reason) {
-        Sandbox s = live.remove(r.id());
-        activity.remove(r.id());
+        Sandbox s = live.detach(r.id());
         egress.close(r.id());
         try {
             if (s != null) {
@@ -565,7 +537,7 @@ public final class RuntimeHost implements AutoCloseable {
 
     /** The record after an idle suspend was undone: use is activity, and an idle-suspended sandbox resumes by itself. */
     private SandboxRecord resumedIfIdle(SandboxRecord r) {
-        noteActivity(r.id());
+        live.touch(r.id());
         if (r.state() == SandboxState.SUSPENDED && Sweeper.IDLE_SUSPEND_REASON.equals(r.stateReason())) return resume(r);
         return r;
     }
@@ -592,22 +564,11 @@ public final class RuntimeHost implements AutoCloseable {
         return s;
     }
 
-    private void noteActivity(String id) {
-        activity.put(id, clock.instant());
-    }
-
     private static void requireState(SandboxRecord r, SandboxState expected, String op) {
         if (r.state() != expected) {
             throw PaddockException.conflict("invalid_state",
                     "cannot " + op + " sandbox " + r.id() + ": it is " + r.state().wireName() + ", expected " + expected.wireName());
         }
-    }
-
-    private SandboxDriver driverFor(String name) {
-        String id = name == null || name.isBlank() ? config.defaultDriver() : name;
-        SandboxDriver d = drivers.get(id);
-        if (d == null) throw PaddockException.invalid("unknown_driver", "driver '" + id + "' is not available; available: " + drivers.keySet());
-        return d;
     }
 
     private SandboxDriver driver(SandboxRecord r) {
@@ -617,39 +578,6 @@ public final class RuntimeHost implements AutoCloseable {
                     "sandbox " + r.id() + " runs on driver '" + r.driver() + "', which this server has not loaded");
         }
         return d;
-    }
-
-    private Duration lifetime(Duration requested) {
-        Duration t = requested == null ? config.defaultTimeout() : requested;
-        if (t != null && (t.isNegative() || t.isZero())) throw PaddockException.invalid("invalid_timeout", "timeout must be positive");
-        if (t != null && config.maxTimeout() != null && t.compareTo(config.maxTimeout()) > 0) {
-            throw PaddockException.invalid("invalid_timeout", "timeout " + t.toSeconds() + "s exceeds this server's maximum of "
-                    + config.maxTimeout().toSeconds() + "s");
-        }
-        return t;
-    }
-
-    /** The request's limits with the default disk limit filled in, refused past the maximum or where it is not enforced. */
-    private Limits diskLimits(Limits asked, SandboxDriver driver) {
-        Limits limits = withDefaultDisk(asked, driver);
-        if (limits.diskBytes() > 0 && !driver.conformance().supportsDiskLimits()) {
-            throw new PaddockException(ErrorType.NOT_IMPLEMENTED, "disk_quota_unavailable", "driver '" + driver.id()
-                    + "' does not enforce limits.disk; create the sandbox without it or on a driver that does");
-        }
-        if (config.maxDiskBytes() > 0 && limits.diskBytes() > config.maxDiskBytes()) {
-            throw PaddockException.invalid("invalid_limits", "limits.disk of " + limits.diskBytes() + " bytes exceeds this server's maximum of "
-                    + config.maxDiskBytes() + " bytes");
-        }
-        return limits;
-    }
-
-    private Limits withDefaultDisk(Limits asked, SandboxDriver driver) {
-        if (asked.diskBytes() > 0 || config.defaultDiskBytes() == 0 || !driver.conformance().supportsDiskLimits()) return asked;
-        return asked.withDisk(config.defaultDiskBytes());
-    }
-
-    private static Duration orDefault(Duration d, Duration fallback) {
-        return d != null ? d : fallback;
     }
 
     // ---------------------------------------------------------------- records and events
@@ -679,10 +607,9 @@ public final class RuntimeHost implements AutoCloseable {
     @Override
     public void close() {
         sweeper.shutdownNow();
-        warmPools.forEach(WarmPool::close); // pooled sandboxes have no record: end them rather than leave them to the reaper
+        warmPools.close();
         operations.close();
-        // Sandboxes keep running: a restarted host re-attaches them. Only the in-memory handles go.
-        live.clear();
+        live.clear(); // sandboxes keep running: a restarted host re-attaches them
     }
 
     /** The host as its policy classes and checkpoints see it: the same moves, under the same locks and fences. */
@@ -704,28 +631,8 @@ public final class RuntimeHost implements AutoCloseable {
         @Override public void fail(SandboxRecord r, String code, String reason) { RuntimeHost.this.fail(r, code, reason); }
         @Override public void ifUnlocked(String id, Runnable body) { locks.ifUnlocked(id, body); }
 
-        @Override
-        public void adopt(String id, Sandbox sandbox) {
-            live.put(id, sandbox);
-            activity.put(id, clock.instant());
-        }
-
-        @Override
-        public Instant lastActivity(SandboxRecord r) {
-            Instant mem = activity.get(r.id());
-            return mem != null && mem.isAfter(r.lastActivityAt()) ? mem : r.lastActivityAt();
-        }
-
-        /** Activity is kept in memory so an exec does not pay a database write; the sweep persists it. */
-        @Override
-        public void flushActivity(SandboxRecord r) {
-            Instant mem = activity.get(r.id());
-            if (mem == null || !mem.isAfter(r.lastActivityAt())) return;
-            try {
-                store.sandboxes().touch(r.id(), r.fence(), mem);
-            } catch (RuntimeException e) {
-                log.debug("touch of {} failed: {}", r.id(), e.getMessage());
-            }
-        }
+        @Override public void adopt(String id, Sandbox sandbox) { live.attach(id, sandbox); }
+        @Override public Instant lastActivity(SandboxRecord r) { return live.lastActivity(r); }
+        @Override public void flushActivity(SandboxRecord r) { live.flush(r, store.sandboxes()); }
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.server.wire;
 
+import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.CredentialBinding;
@@ -20,7 +21,6 @@ public final class SandboxBodies {
     private static final int MAX_PIDS = 1 << 22;
     private static final double MAX_CPUS = 1024;
     private static final int MAX_ALLOWED_HOSTS = 256;
-    private static final String BROWSER = "browser";
 
     private SandboxBodies() {}
 
@@ -47,10 +47,10 @@ public final class SandboxBodies {
                 b.idle() == null ? null : seconds("idle.suspend_after_seconds", b.idle().suspendAfterSeconds()),
                 b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()))
                 .withCredentials(credentials);
-        // a "browser" object alone asks for the browser template; the host refuses a template it does not have
-        String template = b.template() != null ? b.template() : b.browser() != null ? BROWSER : null;
-        boolean evaluate = b.browser() != null && Boolean.TRUE.equals(b.browser().allowEvaluate());
-        return template == null ? request : request.withTemplate(template, evaluate ? Map.of("allow_evaluate", "true") : Map.of());
+        // a "browser" object alone asks for the browser template too; the host refuses a template it does not have
+        if (b.template() != null && !BrowserTemplate.NAME.equals(b.template())) return request.withTemplate(b.template());
+        if (b.template() == null && b.browser() == null) return request;
+        return BrowserTemplate.request(request, b.browser() != null && Boolean.TRUE.equals(b.browser().allowEvaluate()));
     }
 
     private static Limits limits(CreateSandboxBody.LimitsBody l, Limits d) {
