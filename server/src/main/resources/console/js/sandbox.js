@@ -30,7 +30,7 @@ export function renderSandbox(main, id) {
     replace(state, badge(s.state));
     const live = s.state === 'running' || s.state === 'suspended';
     replace(actions,
-      s.env?.PADDOCK_BROWSER === '1' && live ? h('a', { class: 'btn btn-secondary', id: 'open-live-view', href: `#/sandboxes/${encodeURIComponent(id)}/live` }, 'Live view') : null,
+      s.template === 'browser' && live ? h('a', { class: 'btn btn-secondary', id: 'open-live-view', href: `#/sandboxes/${encodeURIComponent(id)}/live` }, 'Live view') : null,
       s.state === 'running' && canSuspend && canSuspend(s.driver) ? button('Suspend', 'suspend', () => api.suspend(id)) : null,
       s.state === 'suspended' ? button('Resume', 'resume', () => api.resume(id)) : null,
       live ? button('Delete', 'delete', () => confirmDelete(), 'btn-danger') : null);

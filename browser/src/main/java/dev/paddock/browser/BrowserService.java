@@ -61,6 +61,15 @@ public final class BrowserService {
         this.host = host;
     }
 
+    /**
+     * The service of the host's browser template, so REST, MCP and the template's hooks share its per-sandbox
+     * locks; a service of its own when the host has no browser template (it then has no browser sandboxes).
+     */
+    public static BrowserService of(RuntimeHost host) {
+        return host.template(BrowserTemplate.NAME).filter(BrowserTemplate.class::isInstance)
+                .map(t -> ((BrowserTemplate) t).service()).orElseGet(() -> new BrowserService(host));
+    }
+
     // ---------------------------------------------------------------- script mode
 
     /** Writes {@code script} into the sandbox and runs it with node; {@code timeout} null takes the default. */
@@ -158,13 +167,16 @@ public final class BrowserService {
 
     /**
      * Starts the browser of a new browser sandbox in the background so that the first action does not pay for
-     * Chromium's start; failures are left for that first action to report.
+     * Chromium's start; failures are left for that first action to report. Acts as the sandbox's tenant, for whom
+     * it was just created.
      */
-    public void prewarm(Principal p, String id) {
+    void prewarm(SandboxRecord sandbox) {
+        Principal owner = new Principal(sandbox.tenantId(), null, false);
+        String id = sandbox.id();
         Thread.ofVirtual().name("browser-prewarm-" + id).start(() -> {
             try {
                 synchronized (locks.computeIfAbsent(id, k -> new Object())) {
-                    ensureAgent(p, id);
+                    ensureAgent(owner, id);
                 }
             } catch (RuntimeException e) {
                 agents.remove(id);
@@ -210,22 +222,8 @@ public final class BrowserService {
         }
     }
 
-    /** Whether the sandbox was created with the browser template. */
-    public boolean isBrowser(Principal p, String id) {
-        return BrowserTemplate.isBrowser(host.get(p, id).spec().env());
-    }
-
-    /**
-     * After a delete: forgets the sandbox's agent and, for a browser sandbox unless {@code purge} is false, removes its
-     * files (downloads, screenshots, everything in /workspace) from the host, so nothing of a browser task outlives it.
-     * {@code purge} null means the default; true purges any sandbox.
-     */
-    public void deleted(Principal p, String id, Boolean purge) {
-        forget(id);
-        if (purge == null ? isBrowser(p, id) : purge) host.purge(p, id);
-    }
-
-    private void forget(String id) {
+    /** Forgets an ended sandbox's agent. */
+    void forget(String id) {
         agents.remove(id);
         locks.remove(id);
     }
@@ -315,7 +313,7 @@ public final class BrowserService {
 
     private SandboxRecord requireBrowser(Principal p, String id) {
         SandboxRecord r = host.get(p, id);
-        if (!BrowserTemplate.isBrowser(r.spec().env())) {
+        if (!BrowserTemplate.isBrowser(r.spec())) {
             throw new PaddockException(ErrorCode.NOT_A_BROWSER_SANDBOX, "sandbox " + id + " was not created as a browser sandbox; create one with \"template\": \"browser\"");
         }
         return r;

@@ -1,48 +1,87 @@
 package dev.paddock.browser;
 
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.host.SandboxRequest;
+import dev.paddock.host.SandboxTemplate;
 import dev.paddock.host.WarmProfile;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * The {@code browser} sandbox template: a request marked as a browser sandbox (an environment flag the host keeps
- * with the sandbox's spec) with limits Chromium can live in. Chromium threads count against the pids limit, and a
- * renderer needs a few hundred MiB, so smaller limits are raised to these floors. Without an idle policy of its
- * own the sandbox is suspended (frozen) after {@link #IDLE_SUSPEND} without a call, and resumed by the next one.
+ * The {@code browser} sandbox template: limits Chromium can live in (Chromium threads count against the pids limit,
+ * and a renderer needs a few hundred MiB, so smaller limits are raised to these floors), the evaluate policy for the
+ * in-sandbox agent, and an idle policy: without one of its own the sandbox is suspended (frozen) after
+ * {@link #IDLE_SUSPEND} without a call, and resumed by the next one. A new browser sandbox starts its browser in the
+ * background ({@link BrowserService#prewarm}); a delete purges its files unless the caller says not to, and its
+ * agent is forgotten when it ends.
  */
-public final class BrowserTemplate {
+public final class BrowserTemplate implements SandboxTemplate {
     public static final String NAME = "browser";
-    static final String FLAG = "PADDOCK_BROWSER";
+    /** Template option: {@code "true"} lets step mode's {@code evaluate} action run scripts in the page. */
+    public static final String ALLOW_EVALUATE = "allow_evaluate";
+    /** Environment names the template keeps for itself: the in-sandbox agent reads its policy from them. */
+    static final String ENV_PREFIX = "PADDOCK_BROWSER";
     static final String EVALUATE = "PADDOCK_BROWSER_EVALUATE";
     static final long MIN_MEMORY = 1L << 30;
     static final int MIN_PIDS = 1024;
     static final double MIN_CPUS = 2.0;
     /** A browser waits for the model most of the time: freeze it after this long without a call (resumed by the next). */
     public static final Duration IDLE_SUSPEND = Duration.ofSeconds(30);
-
-    private BrowserTemplate() {}
-
-    /** The request with the browser flag, the evaluate policy and limits raised to the browser's floors. */
-    public static SandboxRequest apply(SandboxRequest r, boolean allowEvaluate) {
-        Map<String, String> env = new HashMap<>(r.env() == null ? Map.of() : r.env());
-        env.put(FLAG, "1");
-        env.put(EVALUATE, allowEvaluate ? "1" : "0");
-        Limits l = r.limits() == null ? Limits.DEFAULT : r.limits();
-        Limits raised = new Limits(Math.max(l.memoryBytes(), MIN_MEMORY), Math.max(l.pids(), MIN_PIDS), Math.max(l.cpus(), MIN_CPUS));
-        Duration idle = r.idleSuspendAfter() == null ? IDLE_SUSPEND : r.idleSuspendAfter();
-        return new SandboxRequest(r.driver(), r.image(), r.writableRootfs(), raised, env, r.network(), r.timeout(),
-                idle, r.idleTerminateAfter(), r.credentials());
-    }
-
     /** A claimed browser takes a few busy seconds of actions; a Chromium starting beside it would slow each of them. */
     static final Duration REFILL_DELAY = Duration.ofSeconds(5);
     /** Pooled browser sandboxes wait with this network: a way out to nowhere, until a claim gives them the request's. */
     static final NetworkPolicy WAITING = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of(), false);
+
+    private final BrowserService browser;
+    private final int warmPoolSize;
+
+    /** {@code warmPoolSize} browser sandboxes are kept started (0: none); see {@link #warmProfile()}. */
+    public BrowserTemplate(BrowserService browser, int warmPoolSize) {
+        this.browser = browser;
+        this.warmPoolSize = warmPoolSize;
+    }
+
+    /** {@code base} as a create request for a browser sandbox. */
+    public static SandboxRequest request(SandboxRequest base, boolean allowEvaluate) {
+        return base.withTemplate(NAME, allowEvaluate ? Map.of(ALLOW_EVALUATE, "true") : Map.of());
+    }
+
+    BrowserService service() {
+        return browser;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public SandboxRequest apply(SandboxRequest r) {
+        Set<String> unknown = new TreeSet<>(r.templateOptions().keySet());
+        unknown.remove(ALLOW_EVALUATE);
+        if (!unknown.isEmpty()) throw new PaddockException(ErrorCode.UNKNOWN_TEMPLATE_OPTION, "the browser template takes only " + ALLOW_EVALUATE + ", not " + unknown);
+        return shape(r, "true".equals(r.templateOptions().get(ALLOW_EVALUATE)));
+    }
+
+    /** The evaluate policy in the environment, limits raised to the browser's floors, the browser's idle policy. */
+    static SandboxRequest shape(SandboxRequest r, boolean allowEvaluate) {
+        Map<String, String> env = new HashMap<>(r.env() == null ? Map.of() : r.env());
+        env.put(EVALUATE, allowEvaluate ? "1" : "0");
+        Limits l = r.limits() == null ? Limits.DEFAULT : r.limits();
+        Limits raised = new Limits(Math.max(l.memoryBytes(), MIN_MEMORY), Math.max(l.pids(), MIN_PIDS), Math.max(l.cpus(), MIN_CPUS));
+        Duration idle = r.idleSuspendAfter() == null ? IDLE_SUSPEND : r.idleSuspendAfter();
+        return r.withEnv(env).withLimits(raised).withIdle(idle, r.idleTerminateAfter());
+    }
 
     /**
      * The warm pool of browser sandboxes: started with the template's defaults, Chromium up on a blank page, then
@@ -50,15 +89,38 @@ public final class BrowserTemplate {
      * {@code allow_evaluate}, no credentials, a network other than none) takes one, thawed, with the request's
      * network policy from then on.
      */
-    public static WarmProfile warmProfile(int size) {
-        SandboxRequest template = apply(new SandboxRequest(null, null, false, null, null, WAITING, null, null, null), false);
-        return new WarmProfile(NAME, size, template,
+    @Override
+    public Optional<WarmProfile> warmProfile() {
+        if (warmPoolSize == 0) return Optional.empty();
+        SandboxRequest template = shape(SandboxRequest.defaults().withNetwork(WAITING), false).withTemplate(NAME);
+        return Optional.of(new WarmProfile(NAME, warmPoolSize, template,
                 r -> r.image() == null && !r.writableRootfs() && template.env().equals(r.env()) && template.limits().equals(r.limits()),
-                BrowserService::startPooled, true, REFILL_DELAY);
+                BrowserService::startPooled, true, REFILL_DELAY));
     }
 
-    static boolean isBrowser(Map<String, String> env) {
-        return "1".equals(env.get(FLAG));
+    @Override
+    public Optional<String> reservedEnvPrefix() {
+        return Optional.of(ENV_PREFIX);
+    }
+
+    /** Downloads and screenshots do not outlive the task on the host's disk. */
+    @Override
+    public boolean purgesOnDelete() {
+        return true;
+    }
+
+    @Override
+    public void onCreated(SandboxRecord sandbox) {
+        browser.prewarm(sandbox);
+    }
+
+    @Override
+    public void onDeleted(SandboxRecord sandbox, boolean purged) {
+        browser.forget(sandbox.id());
+    }
+
+    static boolean isBrowser(SandboxSpec spec) {
+        return NAME.equals(spec.template());
     }
 
     static boolean allowsEvaluate(Map<String, String> env) {

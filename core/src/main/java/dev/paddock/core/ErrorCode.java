@@ -227,6 +227,7 @@ public enum ErrorCode {
     UNKNOWN_MCP_SERVER(ErrorType.INVALID_REQUEST, "a tool names no configured MCP server"),
     UNKNOWN_REQUEST(ErrorType.UNAVAILABLE, "a relay frame answers no waiting operation"),
     UNKNOWN_TEMPLATE(ErrorType.INVALID_REQUEST, "an unknown sandbox template"),
+    UNKNOWN_TEMPLATE_OPTION(ErrorType.INVALID_REQUEST, "an option the named sandbox template does not take"),
     UNKNOWN_TOOL_USE_ID(ErrorType.INVALID_REQUEST, "a tool result names no tool call of the session"),
     UNSAFE_IMAGE_ENTRY(ErrorType.INVALID_REQUEST, "an image archive entry was refused as unsafe"),
     UNSUPPORTED_CAPABILITY(ErrorType.NOT_IMPLEMENTED, "the driver does not support this (see /v1/drivers)"),

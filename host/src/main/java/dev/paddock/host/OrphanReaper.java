@@ -22,9 +22,9 @@ import org.slf4j.LoggerFactory;
  */
 final class OrphanReaper {
     private static final Logger log = LoggerFactory.getLogger(OrphanReaper.class);
-    private final RuntimeHost host;
+    private final OwnedSandboxes host;
 
-    OrphanReaper(RuntimeHost host) {
+    OrphanReaper(OwnedSandboxes host) {
         this.host = host;
     }
 
@@ -40,7 +40,7 @@ final class OrphanReaper {
                 log.warn("could not recover sandbox {}: {}", r.id(), e.getMessage());
             }
         }
-        for (Map.Entry<String, SandboxDriver> e : host.driverMap().entrySet()) {
+        for (Map.Entry<String, SandboxDriver> e : host.drivers().entrySet()) {
             for (SandboxRef ref : e.getValue().list()) {
                 if (keep.contains(ref.sandboxId())) continue;
                 log.info("destroying backend sandbox {} on {}: no running record owns it", ref.sandboxId(), e.getKey());
@@ -57,13 +57,13 @@ final class OrphanReaper {
     private boolean reap(SandboxRecord old) {
         Fence fence = host.store().sandboxes().takeOver(old.id(), old.fence(), host.ownerId());
         SandboxRecord r = host.store().sandboxes().find(old.id()).orElseThrow();
-        SandboxDriver driver = host.driverMap().get(r.driver());
+        SandboxDriver driver = host.drivers().get(r.driver());
         boolean resumable = r.state() == SandboxState.RUNNING || r.state() == SandboxState.SUSPENDED;
         Optional<Sandbox> attached = Optional.empty();
         if (driver != null && resumable && r.handle() != null) {
             try {
-                host.withEgress(r.spec()); // the old listener died with the old host: open it again first
-                attached = driver.attach(RuntimeHost.ref(r));
+                host.openEgress(r.spec()); // the old listener died with the old host: open it again first
+                attached = driver.attach(OwnedSandboxes.ref(r));
             } catch (RuntimeException e) {
                 log.warn("attach of {} failed: {}", r.id(), e.getMessage());
             }

@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  */
 final class Reconciler {
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
-    private final RuntimeHost host;
+    private final OwnedSandboxes host;
 
-    Reconciler(RuntimeHost host) {
+    Reconciler(OwnedSandboxes host) {
         this.host = host;
     }
 
@@ -29,7 +29,7 @@ final class Reconciler {
         boolean[] lost = {false};
         host.ifUnlocked(record.id(), () -> {
             SandboxRecord r = host.store().sandboxes().find(record.id()).orElse(null);
-            Sandbox s = host.liveSandbox(record.id());
+            Sandbox s = host.live(record.id());
             if (r == null || s == null || r.state().isTerminal() || !host.ownerId().equals(r.fence().ownerId())) return;
             SandboxStatus status;
             try {

@@ -18,9 +18,9 @@ final class RuntimeWatch implements RuntimeListener {
     private static final Logger log = LoggerFactory.getLogger(RuntimeWatch.class);
     static final String RUNTIME_DISCONNECTED = "runtime_disconnected";
 
-    private final RuntimeHost host;
+    private final OwnedSandboxes host;
 
-    RuntimeWatch(RuntimeHost host) {
+    RuntimeWatch(OwnedSandboxes host) {
         this.host = host;
     }
 

@@ -17,10 +17,12 @@ import org.slf4j.LoggerFactory;
  */
 final class Sweeper {
     private static final Logger log = LoggerFactory.getLogger(Sweeper.class);
-    private final RuntimeHost host;
+    /** Reason recorded when the idle policy suspended a sandbox; such a sandbox resumes by itself on use. */
+    static final String IDLE_SUSPEND_REASON = "idle";
+    private final OwnedSandboxes host;
     private final Reconciler reconciler;
 
-    Sweeper(RuntimeHost host) {
+    Sweeper(OwnedSandboxes host) {
         this.host = host;
         this.reconciler = new Reconciler(host);
     }
@@ -47,11 +49,11 @@ final class Sweeper {
         Instant idleSince = host.lastActivity(r);
         if (r.state() == SandboxState.RUNNING) {
             if (passed(idleSince, r.idleSuspendAfter(), now) && host.driver(r).conformance().supportsSuspendResume()) {
-                host.suspend(r, RuntimeHost.IDLE_SUSPEND_REASON);
+                host.suspend(r, IDLE_SUSPEND_REASON);
             } else if (passed(idleSince, sum(r.idleSuspendAfter(), r.idleTerminateAfter()), now)) {
                 host.terminate(r, TerminationReason.IDLE_EXPIRED);
             }
-        } else if (r.state() == SandboxState.SUSPENDED && RuntimeHost.IDLE_SUSPEND_REASON.equals(r.stateReason())
+        } else if (r.state() == SandboxState.SUSPENDED && IDLE_SUSPEND_REASON.equals(r.stateReason())
                 && passed(r.updatedAt(), r.idleTerminateAfter(), now)) {
             host.terminate(r, TerminationReason.IDLE_EXPIRED);
         }

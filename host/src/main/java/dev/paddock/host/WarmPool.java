@@ -9,6 +9,7 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -57,6 +58,7 @@ final class WarmPool implements AutoCloseable {
         boolean wantsNetwork = r.network() != null && r.network().mode() != NetworkPolicy.Mode.NONE;
         boolean hasNetwork = profile.template().network() != null && profile.template().network().mode() != NetworkPolicy.Mode.NONE;
         return profile.size() > 0 && wanted == driver && wantsNetwork == hasNetwork
+                && Objects.equals(profile.template().template(), r.template()) // a pool serves its own kind only
                 && (r.credentials() == null || r.credentials().isEmpty()) && profile.fits().test(r);
     }
 

@@ -11,7 +11,8 @@ import java.util.function.Predicate;
 /**
  * A kind of sandbox the host keeps started ahead of demand (see {@link WarmPool}), so that a create asking for it
  * is a claim instead of a start. The host has one for plain default sandboxes; a module adds its own, such as the
- * browser template with its browser already running, through {@link RuntimeHost#addWarmPool} before start.
+ * browser template with its browser already running, as its {@link SandboxTemplate#warmProfile()} (or through
+ * {@link RuntimeHost#addWarmPool}) before start. A pool serves only requests of its template's kind.
  *
  * @param name     for logs
  * @param size     how many to keep ready (0: none)

@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -124,15 +125,28 @@ class HostFaultTest {
         RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
         try {
             String id = host.create(ALICE, SandboxRequest.defaults()).id();
-            var gate = host.freezeGate(id);
-            gate.writeLock().lock(); // as a checkpoint holds it while the sandbox is frozen
-            host.liveSandbox(id).suspend();
+            CountDownLatch frozen = new CountDownLatch(1);
+            CountDownLatch thaw = new CountDownLatch(1);
+            CompletableFuture<?> holder = CompletableFuture.runAsync(() -> { // as a checkpoint holds the gate while the sandbox is frozen
+                try {
+                    host.locks().frozen(id, () -> {
+                        host.liveSandbox(id).suspend();
+                        frozen.countDown();
+                        thaw.await();
+                        host.liveSandbox(id).resume();
+                        return null;
+                    });
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            frozen.await();
             CompletableFuture<ExecResult> exec = CompletableFuture.supplyAsync(
                     () -> host.run(ALICE, id, ExecRequest.shell("echo hi"), ExecOutput.DISCARD));
             Thread.sleep(300);
             assertThat(exec).as("waits for the freeze to end").isNotDone();
-            host.liveSandbox(id).resume();
-            gate.writeLock().unlock();
+            thaw.countDown();
+            holder.get(30, TimeUnit.SECONDS);
             assertThat(exec.get(30, TimeUnit.SECONDS).exitCode()).isZero();
 
             // and with a real checkpoint running beside a stream of execs, none is refused

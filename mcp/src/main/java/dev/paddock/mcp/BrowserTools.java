@@ -93,11 +93,10 @@ final class BrowserTools {
         List<String> hosts = args.optionalStringList("allowed_hosts");
         if (hosts == null || hosts.isEmpty()) throw args.fail("allowed_hosts is required: the hosts the browser may reach, e.g. [\"example.com\"]");
         Long seconds = args.optionalInteger("timeout_seconds", 1, Duration.ofDays(365).toSeconds());
-        SandboxRequest request = BrowserTemplate.apply(new SandboxRequest(null, null, false, null, null,
-                new NetworkPolicy(NetworkPolicy.Mode.LIMITED, hosts, false), seconds == null ? null : Duration.ofSeconds(seconds), null, null),
-                args.optionalBoolean("allow_evaluate"));
-        SandboxRecord created = host.create(caller, request);
-        browser.prewarm(caller, created.id());
+        SandboxRequest request = BrowserTemplate.request(SandboxRequest.defaults()
+                .withNetwork(new NetworkPolicy(NetworkPolicy.Mode.LIMITED, hosts, false))
+                .withTimeout(seconds == null ? null : Duration.ofSeconds(seconds)), args.optionalBoolean("allow_evaluate"));
+        SandboxRecord created = host.create(caller, request); // the template starts its browser
         return McpTools.json(SandboxTools.view(created));
     }
 

@@ -22,7 +22,7 @@ public final class PaddockMcpServer {
 
     /** Every tool's specification: sandbox tools first, then the toolset, then the browser. */
     static List<SyncToolSpecification> tools(RuntimeHost host, BrowserService browser) {
-        List<SyncToolSpecification> all = new ArrayList<>(new SandboxTools(host, browser).specifications());
+        List<SyncToolSpecification> all = new ArrayList<>(new SandboxTools(host).specifications());
         all.addAll(new ToolsetTools(host).specifications());
         all.addAll(new BrowserTools(host, browser).specifications());
         return all;

@@ -40,11 +40,9 @@ final class SandboxTools {
             "description", "utf-8 (default) for text, base64 for binary");
 
     private final RuntimeHost host;
-    private final dev.paddock.browser.BrowserService browser;
 
-    SandboxTools(RuntimeHost host, dev.paddock.browser.BrowserService browser) {
+    SandboxTools(RuntimeHost host) {
         this.host = host;
-        this.browser = browser;
     }
 
     List<SyncToolSpecification> specifications() {
@@ -85,9 +83,7 @@ final class SandboxTools {
                             args.allowOnly(Set.of("sandbox_id", "purge"));
                             String id = args.requiredString("sandbox_id");
                             Boolean purge = args.optionalFlag("purge");
-                            SandboxRecord deleted = host.delete(caller, id);
-                            browser.deleted(caller, id, purge);
-                            return McpTools.json(view(deleted));
+                            return McpTools.json(view(host.delete(caller, id, purge)));
                         }),
                 McpTools.tool("exec", "Run a command in a sandbox and wait for it: either command (a shell line for /bin/sh -c) or argv. "
                                 + "Returns exit_code, stdout, stderr (each cut at " + MAX_OUTPUT_BYTES / 1024 + " KiB) and timed_out.",
@@ -195,6 +191,7 @@ final class SandboxTools {
         m.put("id", r.id());
         m.put("state", r.state().wireName());
         m.put("driver", r.driver());
+        if (r.spec().template() != null) m.put("template", r.spec().template());
         m.put("created_at", r.createdAt().toString());
         m.put("expires_at", r.expiresAt() == null ? null : r.expiresAt().toString());
         if (r.stateReason() != null) m.put("state_reason", r.stateReason());

@@ -5,6 +5,7 @@ import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.SandboxTemplate;
 import dev.paddock.store.JdbcStore;
 import io.javalin.Javalin;
 import io.modelcontextprotocol.client.McpClient;
@@ -17,7 +18,8 @@ import java.util.List;
 
 /**
  * A real host (SQLite store, test-only subprocess driver) and real API keys, with the MCP endpoint mounted into a
- * Javalin server's servlet context exactly as the REST server mounts it; two tenants with a key each.
+ * Javalin server's servlet context exactly as the REST server mounts it; two tenants with a key each, and the
+ * sandbox templates a test gives.
  */
 final class McpTestServer implements AutoCloseable {
     final Store store;
@@ -28,10 +30,11 @@ final class McpTestServer implements AutoCloseable {
     final String aliceKey;
     final String bobKey;
 
-    McpTestServer(Path dataDir) {
+    McpTestServer(Path dataDir, SandboxTemplate... templates) {
         store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
                 List.of(new SubprocessDriver(dataDir.resolve("subprocess"))), Clock.systemUTC());
+        for (SandboxTemplate t : templates) host.addTemplate(t);
         host.start();
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         aliceKey = keys.create("tenant-alice", "alice", false).secret();

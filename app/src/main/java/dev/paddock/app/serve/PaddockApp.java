@@ -2,6 +2,7 @@ package dev.paddock.app.serve;
 
 import dev.paddock.access.ApiKeys;
 import dev.paddock.browser.BrowserService;
+import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.browservm.web.BrowserVmWeb;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.driver.browservm.BrowserVmDriver;
@@ -80,7 +81,7 @@ public final class PaddockApp implements AutoCloseable {
             RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());
             started.add(host);
             if (sandboxFree != null) host.reserveForSandboxFree(sandboxFree.id());
-            if (s.browserWarmPoolSize() > 0) host.addWarmPool(dev.paddock.browser.BrowserTemplate.warmProfile(s.browserWarmPoolSize()));
+            host.addTemplate(new BrowserTemplate(new BrowserService(host), s.browserWarmPoolSize()));
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
@@ -109,7 +110,7 @@ public final class PaddockApp implements AutoCloseable {
     private static List<RouteModule> routeModules(ServeSettings s, ServerConfig serverConfig, RuntimeHost host, ApiKeys keys,
                                                   JdbcStore store, DataDir dir, EgressWiring.Egress egress, BrowserVmDriver browserVm,
                                                   List<AutoCloseable> started) {
-        BrowserService browser = new BrowserService(host);
+        BrowserService browser = BrowserService.of(host); // the browser template's: its hooks, REST and MCP share one set of per-sandbox locks
         return List.of(
                 new BrowserVmWeb(browserVm.runtimeService()),
                 new ImageRoutes(new ImageCatalog(images(dir), store.sandboxes())),

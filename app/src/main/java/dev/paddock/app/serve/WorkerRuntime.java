@@ -3,6 +3,8 @@ package dev.paddock.app.serve;
 import dev.paddock.agents.worker.PaddockWorker;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.host.HostConfig;
+import dev.paddock.browser.BrowserService;
+import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
 import java.nio.file.Files;
@@ -37,6 +39,7 @@ public final class WorkerRuntime implements AutoCloseable {
             started.add(store);
             RuntimeHost host = new RuntimeHost(HostConfig.defaults(dir).withDefaultDriver(driver.id()), store, List.of(driver), Clock.systemUTC());
             started.add(host);
+            host.addTemplate(new BrowserTemplate(new BrowserService(host), 0)); // the same kinds as the server's host
             host.start();
             PaddockWorker worker = new PaddockWorker(new PaddockWorker.Settings(baseUrl, environmentId, environmentKey, workerId,
                     null, null, null), host);

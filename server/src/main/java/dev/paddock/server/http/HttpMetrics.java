@@ -48,7 +48,7 @@ public final class HttpMetrics {
 
     private static String route(Context ctx) {
         try {
-            var endpoint = ctx.endpoint();
+            var endpoint = ctx.endpoints().matchedHttpEndpoint(); // the route's handler, not the after-filter that ran last
             if (endpoint != null && endpoint.path != null) return endpoint.path;
         } catch (RuntimeException ignored) {
             // no endpoint matched: a static file or a 404

@@ -44,10 +44,9 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) {
         CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
-        var request = dev.paddock.server.routes.browser.BrowserRoutes.applyTemplate(body, SandboxBodies.toRequest(body, host.defaultLimits(body.driver())));
+        var request = SandboxBodies.toRequest(body, host.defaultLimits(body.driver()));
         createCheck.accept(request);
         var created = host.create(Auth.principal(ctx), request);
-        ctx.attribute(dev.paddock.server.routes.browser.BrowserRoutes.CREATED, created.id());
         ctx.status(201).json(SandboxView.of(created));
     }
 
@@ -66,10 +65,9 @@ public final class SandboxRoutes {
     }
 
     private void delete(Context ctx) {
-        boolean purge = Params.bool(ctx, "purge", false);
-        var deleted = host.delete(Auth.principal(ctx), id(ctx));
-        if (purge) host.purge(Auth.principal(ctx), deleted.id());
-        ctx.json(SandboxView.of(deleted));
+        // no purge parameter: as the sandbox's kind says (a browser sandbox's files go)
+        Boolean purge = ctx.queryParam("purge") == null ? null : Params.bool(ctx, "purge", false);
+        ctx.json(SandboxView.of(host.delete(Auth.principal(ctx), id(ctx), purge)));
     }
 
     private void events(Context ctx) {

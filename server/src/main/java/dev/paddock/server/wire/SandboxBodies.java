@@ -1,5 +1,6 @@
 package dev.paddock.server.wire;
 
+import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.egress.HostPattern;
@@ -41,11 +42,15 @@ public final class SandboxBodies {
         Map<String, String> env = Check.env("env", b.env());
         NetworkPolicy network = network(b.network());
         List<CredentialBinding> credentials = CredentialBodies.toBindings(b.credentials(), env.keySet(), network);
-        return new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits(), base),
+        SandboxRequest request = new SandboxRequest(driver, image, Boolean.TRUE.equals(b.writableRootfs()), limits(b.limits(), base),
                 env, network, seconds("timeout_seconds", b.timeoutSeconds()),
                 b.idle() == null ? null : seconds("idle.suspend_after_seconds", b.idle().suspendAfterSeconds()),
-                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()),
-                credentials);
+                b.idle() == null ? null : seconds("idle.terminate_after_seconds", b.idle().terminateAfterSeconds()))
+                .withCredentials(credentials);
+        // a "browser" object alone asks for the browser template too; the host refuses a template it does not have
+        if (b.template() != null && !BrowserTemplate.NAME.equals(b.template())) return request.withTemplate(b.template());
+        if (b.template() == null && b.browser() == null) return request;
+        return BrowserTemplate.request(request, b.browser() != null && Boolean.TRUE.equals(b.browser().allowEvaluate()));
     }
 
     private static Limits limits(CreateSandboxBody.LimitsBody l, Limits d) {

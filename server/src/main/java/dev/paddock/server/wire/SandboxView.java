@@ -10,11 +10,15 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-/** The sandbox object of the API. {@code status} appears only on a single-sandbox read while it runs. */
+/**
+ * The sandbox object of the API. {@code template} appears for a sandbox of a kind (such as {@code browser});
+ * {@code status} only on a single-sandbox read while it runs.
+ */
 public record SandboxView(
         String type,
         String id,
         String driver,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String template,
         String state,
         String image,
         boolean writableRootfs,
@@ -47,7 +51,7 @@ public record SandboxView(
 
     public static SandboxView of(SandboxRecord r, SandboxStatus s) {
         NetworkPolicy net = r.spec().network();
-        return new SandboxView("sandbox", r.id(), r.driver(), r.state().wireName(), r.spec().image(),
+        return new SandboxView("sandbox", r.id(), r.driver(), r.spec().template(), r.state().wireName(), r.spec().image(),
                 r.spec().writableRootfs(), r.spec().limits(),
                 new Network(net.mode().name().toLowerCase(), net.allowedHosts(), net.allowPackageManagers()),
                 r.spec().credentials().stream().map(c -> new Credential(c.secretId(), c.hosts(), c.header(), c.template(), c.envVar())).toList(),

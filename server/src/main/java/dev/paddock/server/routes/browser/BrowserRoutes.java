@@ -1,16 +1,11 @@
 package dev.paddock.server.routes.browser;
 
 import dev.paddock.browser.BrowserService;
-import dev.paddock.browser.BrowserTemplate;
-import dev.paddock.core.ErrorCode;
-import dev.paddock.core.PaddockException;
-import dev.paddock.host.SandboxRequest;
 import dev.paddock.server.RouteContext;
 import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
-import dev.paddock.server.wire.CreateSandboxBody;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import dev.paddock.browser.Screencast;
@@ -42,38 +37,13 @@ public final class BrowserRoutes implements RouteModule {
     /** Body of a script run: the ES module source and an optional timeout. */
     public record ScriptBody(String script, Long timeoutSeconds) {}
 
-    /** Request attribute set by the create route: the new sandbox's id, so a browser sandbox's browser starts at once. */
-    public static final String CREATED = "paddock.sandbox.created";
-
     @Override
     public void register(RouteContext context) {
         RoutesConfig r = context.routes();
         bodies = context.bodies();
-        r.after("/v1/sandboxes", ctx -> {
-            String id = ctx.attribute(CREATED);
-            if (id != null && ctx.statusCode() == 201 && browser.isBrowser(Auth.principal(ctx), id)) browser.prewarm(Auth.principal(ctx), id);
-        });
-        r.after("/v1/sandboxes/{id}", ctx -> {
-            if (ctx.method() != io.javalin.http.HandlerType.DELETE || ctx.statusCode() != 200) return;
-            // an explicit purge=true was done by the delete route itself; this adds the browser default
-            browser.deleted(Auth.principal(ctx), ctx.pathParam("id"), ctx.queryParam("purge") == null ? null : Boolean.FALSE);
-        });
         r.post("/v1/sandboxes/{id}/browser/script", this::script);
         r.post("/v1/sandboxes/{id}/browser/actions", this::action);
         r.get("/v1/sandboxes/{id}/browser/screencast", this::screencast);
-    }
-
-    /** The create request as a browser sandbox when the body asks for the template; unchanged otherwise. */
-    public static SandboxRequest applyTemplate(CreateSandboxBody body, SandboxRequest request) {
-        if (body.template() != null && !BrowserTemplate.NAME.equals(body.template())) {
-            throw new PaddockException(ErrorCode.UNKNOWN_TEMPLATE, "\"template\" must be \"browser\" or left out");
-        }
-        if (request.env() != null && request.env().keySet().stream().anyMatch(k -> k.startsWith("PADDOCK_BROWSER"))) {
-            throw new PaddockException(ErrorCode.RESERVED_ENV, "environment names starting with PADDOCK_BROWSER are reserved; use \"template\": \"browser\" and \"browser\": {\"allow_evaluate\": …}");
-        }
-        if (body.template() == null && body.browser() == null) return request;
-        boolean evaluate = body.browser() != null && Boolean.TRUE.equals(body.browser().allowEvaluate());
-        return BrowserTemplate.apply(request, evaluate);
     }
 
     private void script(Context ctx) {

@@ -1,0 +1,133 @@
+package dev.paddock.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.core.store.CheckpointRecord;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.core.store.Store;
+import dev.paddock.driver.subprocess.SubprocessDriver;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Checkpoints on their own: one sandbox of the subprocess driver and a real store, no runtime host around them. */
+class CheckpointsTest {
+    @TempDir Path dataDir;
+    Store store;
+    SubprocessDriver driver;
+    Sandbox sandbox;
+    SandboxRecord record;
+    final List<String> events = new CopyOnWriteArrayList<>();
+    Checkpoints checkpoints;
+
+    @BeforeEach
+    void start() throws Exception {
+        store = HostFixture.store(dataDir);
+        driver = HostFixture.subprocess(dataDir);
+        Fence fence = new Fence("host_test", 1);
+        SandboxSpec spec = SandboxSpec.defaults("sbx_" + "0".repeat(26), "tenant-alice");
+        Instant now = Instant.now();
+        record = new SandboxRecord(spec.sandboxId(), spec.tenantId(), driver.id(), SandboxState.RUNNING, spec, fence, null, null, null, null,
+                now, now, now, null);
+        store.sandboxes().insert(record.withState(SandboxState.CREATING, null, now));
+        store.sandboxes().transition(record.id(), fence, SandboxState.RUNNING, null);
+        sandbox = driver.create(spec, fence);
+        Files.createDirectories(HostFixture.config(dataDir, "subprocess").checkpointsDir());
+        Files.writeString(HostFixture.config(dataDir, "subprocess").checkpointsDir().resolve("cp_left.tar.partial"), "half");
+        checkpoints = new Checkpoints(HostFixture.config(dataDir, "subprocess"), new OneSandbox(), new SandboxLocks());
+    }
+
+    @AfterEach
+    void stop() {
+        sandbox.terminate(TerminationReason.USER_REQUEST);
+        store.close();
+    }
+
+    @Test
+    void aCheckpointIsAPrivateArchiveWithItsDigestAndRestoresTheWorkspace() throws Exception {
+        sandbox.workspace().write("keep.txt", bytes("v1"));
+        CheckpointRecord cp = checkpoints.take(record);
+        assertThat(events).containsExactly("sandbox.checkpointed");
+        Path archive = dataDir.resolve("checkpoints").resolve(cp.id() + ".tar");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(archive))).isEqualTo("rw-------");
+        try (InputStream in = checkpoints.data("tenant-alice", cp.id())) {
+            assertThat(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(in.readAllBytes()))).isEqualTo(cp.sha256());
+        }
+        assertThat(checkpoints.list(record, PageRequest.first(10)).data()).extracting(CheckpointRecord::id).containsExactly(cp.id());
+
+        sandbox.workspace().write("keep.txt", bytes("v2"));
+        sandbox.workspace().write("extra.txt", bytes("new"));
+        checkpoints.restore(record, cp.id());
+        try (InputStream in = sandbox.workspace().read("keep.txt")) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("v1");
+        }
+        assertThatThrownBy(() -> sandbox.workspace().stat("extra.txt")).isInstanceOf(PaddockException.class);
+    }
+
+    @Test
+    void anotherTenantsCheckpointIsNotFoundAndADeleteTakesArchiveAndRecord() throws Exception {
+        CheckpointRecord cp = checkpoints.take(record);
+        assertThatThrownBy(() -> checkpoints.data("tenant-bob", cp.id()))
+                .isInstanceOfSatisfying(PaddockException.class, e -> assertThat(e.code()).isEqualTo("not_found"));
+        checkpoints.delete(record, cp.id());
+        assertThat(dataDir.resolve("checkpoints").resolve(cp.id() + ".tar")).doesNotExist();
+        assertThat(store.checkpoints().find(cp.id())).isEmpty();
+    }
+
+    @Test
+    void theDirectoryIsPrivateAndWhatADeadHostLeftHalfWrittenIsGoneAtStart() throws Exception {
+        assertThat(dataDir.resolve("checkpoints").resolve("cp_left.tar.partial")).doesNotExist();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir.resolve("checkpoints")))).isEqualTo("rwx------");
+    }
+
+    private static ByteArrayInputStream bytes(String s) {
+        return new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The host as checkpoints see it, for the one sandbox of this test; what checkpoints never call is refused. */
+    private final class OneSandbox implements OwnedSandboxes {
+        @Override public String ownerId() { return "host_test"; }
+        @Override public Clock clock() { return Clock.systemUTC(); }
+        @Override public Store store() { return store; }
+        @Override public SandboxDriver driver(SandboxRecord r) { return driver; }
+        @Override public SandboxRecord reload(String id) { return store.sandboxes().find(id).orElseThrow(); }
+        @Override public Sandbox live(String id) { return sandbox; }
+        @Override public Sandbox usable(SandboxRecord r) { return sandbox; }
+        @Override public Workspace workspace(SandboxRecord r) { return sandbox.workspace(); }
+        @Override public void event(SandboxRecord r, String type, Map<String, Object> data) { events.add(type); }
+        @Override public List<SandboxRecord> activeRecords() { throw new UnsupportedOperationException(); }
+        @Override public Map<String, SandboxDriver> drivers() { throw new UnsupportedOperationException(); }
+        @Override public void adopt(String id, Sandbox s) { throw new UnsupportedOperationException(); }
+        @Override public SandboxSpec openEgress(SandboxSpec spec) { throw new UnsupportedOperationException(); }
+        @Override public Instant lastActivity(SandboxRecord r) { throw new UnsupportedOperationException(); }
+        @Override public void flushActivity(SandboxRecord r) { throw new UnsupportedOperationException(); }
+        @Override public SandboxRecord suspend(SandboxRecord r, String reason) { throw new UnsupportedOperationException(); }
+        @Override public SandboxRecord terminate(SandboxRecord r, TerminationReason reason) { throw new UnsupportedOperationException(); }
+        @Override public void fail(SandboxRecord r, String code, String reason) { throw new UnsupportedOperationException(); }
+        @Override public void ifUnlocked(String id, Runnable body) { throw new UnsupportedOperationException(); }
+    }
+}
