@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.store.SandboxRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,6 +13,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,6 +64,36 @@ class MigrationTest {
                     assertThat(e.getMessage()).contains("schema version " + future).contains("newer than " + known);
                 });
         assertThat(queryLong(file, "SELECT COUNT(*) FROM flyway_schema_history WHERE version IS NOT NULL")).isEqualTo(future);
+    }
+
+    @Test
+    void aBrowserSandboxFromBeforeTemplatesKeepsItsKind() throws Exception {
+        Path file = dir.resolve("paddock.db");
+        SandboxRecord old = withSpec(TestData.sandbox("tenant-1"), Map.of("PADDOCK_BROWSER", "1", "PADDOCK_BROWSER_EVALUATE", "0"));
+        SandboxRecord plain = withSpec(TestData.sandbox("tenant-1"), Map.of("PADDOCK_BROWSERISH", "1"));
+        try (JdbcStore store = JdbcStore.openSqlite(file)) {
+            store.sandboxes().insert(old);
+            store.sandboxes().insert(plain);
+        }
+        // as if the database were written before version 4: the next open runs it again
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
+            s.executeUpdate("DELETE FROM flyway_schema_history WHERE version = '4'");
+        }
+        try (JdbcStore store = JdbcStore.openSqlite(file)) {
+            SandboxSpec migrated = store.sandboxes().find(old.id()).orElseThrow().spec();
+            assertThat(migrated.template()).isEqualTo("browser");
+            assertThat(migrated.env()).containsOnlyKeys("PADDOCK_BROWSER_EVALUATE");
+            SandboxSpec untouched = store.sandboxes().find(plain.id()).orElseThrow().spec();
+            assertThat(untouched.template()).isNull();
+            assertThat(untouched.env()).containsOnlyKeys("PADDOCK_BROWSERISH");
+        }
+    }
+
+    private static SandboxRecord withSpec(SandboxRecord r, Map<String, String> env) {
+        SandboxSpec s = r.spec();
+        SandboxSpec spec = new SandboxSpec(s.sandboxId(), s.tenantId(), s.image(), s.writableRootfs(), s.limits(), env, s.network());
+        return new SandboxRecord(r.id(), r.tenantId(), r.driver(), r.state(), spec, r.fence(), r.handle(), r.timeout(),
+                r.idleSuspendAfter(), r.idleTerminateAfter(), r.createdAt(), r.updatedAt(), r.lastActivityAt(), r.stateReason());
     }
 
     /** The newest migration shipped (V1, V2, ... numbered without gaps). */
