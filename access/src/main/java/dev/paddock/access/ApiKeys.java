@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -38,7 +39,7 @@ public final class ApiKeys {
     public Created create(String tenantId, String name, boolean admin) {
         byte[] raw = new byte[32];
         RANDOM.nextBytes(raw);
-        String secret = PREFIX + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+        String secret = PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
         return new Created(register(tenantId, name, secret, admin), secret);
     }
 

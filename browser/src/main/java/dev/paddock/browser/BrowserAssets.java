@@ -1,5 +1,6 @@
 package dev.paddock.browser;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
@@ -7,7 +8,6 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Sandbox;
-import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -104,7 +105,7 @@ final class BrowserAssets {
     }
 
     private static ExecRequest relay(byte[] request, Duration connect, Duration limit) {
-        byte[] line = java.util.Arrays.copyOf(request, request.length + 1);
+        byte[] line = Arrays.copyOf(request, request.length + 1);
         line[request.length] = '\n'; // the agent reads one line
         return new ExecRequest(List.of(RELAY, "connect", AGENT_SOCKET, Long.toString(connect.toMillis())), Map.of(), "/", limit, line);
     }

@@ -1,5 +1,6 @@
 package dev.paddock.browser;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -9,16 +10,18 @@ import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -145,7 +148,7 @@ public final class BrowserService {
      * as they come, on the driver's output thread. It runs for {@code length} (at most {@link #SCREENCAST_LENGTH})
      * unless closed first; while it runs the sandbox counts as active. {@code quality} is the JPEG quality, 10–90.
      */
-    public Screencast screencast(Principal p, String id, int quality, Duration length, java.util.function.Consumer<ObjectNode> sink) {
+    public Screencast screencast(Principal p, String id, int quality, Duration length, Consumer<ObjectNode> sink) {
         if (quality < 10 || quality > 90) throw new PaddockException(ErrorCode.INVALID_QUALITY, "\"quality\" must be a whole number from 10 to 90");
         Duration t = timeout(length, SCREENCAST_LENGTH);
         if (t.compareTo(SCREENCAST_LENGTH) > 0) throw new PaddockException(ErrorCode.INVALID_TIMEOUT, "a live view runs at most " + SCREENCAST_LENGTH.toMinutes() + " minutes; ask again after that");
@@ -292,7 +295,7 @@ public final class BrowserService {
     private ObjectNode validate(JsonNode action) {
         if (action == null || !action.isObject()) throw new PaddockException(ErrorCode.ACTION_REQUIRED, "send one action as a JSON object with \"action\"");
         String name = action.path("action").asString("");
-        if (!ACTIONS.contains(name)) throw new PaddockException(ErrorCode.UNKNOWN_ACTION, "\"action\" must be one of " + new java.util.TreeSet<>(ACTIONS));
+        if (!ACTIONS.contains(name)) throw new PaddockException(ErrorCode.UNKNOWN_ACTION, "\"action\" must be one of " + new TreeSet<>(ACTIONS));
         ObjectNode req = ((ObjectNode) action).deepCopy();
         String ref = action.path("ref").asString(null);
         if (ref != null && !REF.matcher(ref).matches()) throw new PaddockException(ErrorCode.INVALID_REF, "\"ref\" must be a reference from a snapshot, like e12");
@@ -336,6 +339,6 @@ public final class BrowserService {
 
     private static String lastLines(String s, int n) {
         String[] lines = s.strip().split("\n");
-        return String.join("\n", java.util.Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
+        return String.join("\n", Arrays.asList(lines).subList(Math.max(0, lines.length - n), lines.length));
     }
 }

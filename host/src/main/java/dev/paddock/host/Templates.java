@@ -5,6 +5,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.store.SandboxRecord;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -34,7 +35,7 @@ final class Templates {
         requireFreeEnv(request);
         if (request.template() == null) return request;
         SandboxTemplate t = find(request.template()).orElseThrow(() -> new PaddockException(ErrorCode.UNKNOWN_TEMPLATE,
-                "\"template\" must be one of " + new java.util.TreeSet<>(byName.keySet()) + " or left out"));
+                "\"template\" must be one of " + new TreeSet<>(byName.keySet()) + " or left out"));
         // the name stays the request's whatever the template returns: it is what the spec records
         return t.apply(request).withTemplate(t.name(), request.templateOptions());
     }

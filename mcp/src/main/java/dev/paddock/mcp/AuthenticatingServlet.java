@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -77,7 +78,7 @@ final class AuthenticatingServlet extends HttpServlet {
                         "the MCP request body is over this server's limit of " + maxBodyBytes + " bytes");
                 return;
             } catch (IOException | RuntimeException e) {
-                boolean timeout = causedBy(e, java.util.concurrent.TimeoutException.class);
+                boolean timeout = causedBy(e, TimeoutException.class);
                 McpHttpErrors.write(resp, timeout ? 408 : 400, timeout ? ErrorCode.REQUEST_TIMEOUT : ErrorCode.MALFORMED_BODY,
                         timeout ? "the request body stopped arriving before its end"
                                 : "the request body could not be read: it is shorter than its Content-Length or its chunked encoding is malformed");

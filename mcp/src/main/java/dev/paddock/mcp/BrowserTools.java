@@ -4,18 +4,21 @@ import static dev.paddock.toolset.Schemas.object;
 import static dev.paddock.toolset.Schemas.props;
 import static dev.paddock.toolset.Schemas.type;
 
+import dev.paddock.access.Principal;
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.browser.ScriptResult;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.ImageContent;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -129,8 +132,8 @@ final class BrowserTools {
         if (r.failureScreenshot() != null) {
             // the page as it was when the script failed: what a model needs to fix its selector
             try (var in = host.workspace(caller, id).read(r.failureScreenshot())) {
-                result.addContent(new ImageContent(null, java.util.Base64.getEncoder().encodeToString(in.readNBytes(8 << 20)), "image/png"));
-            } catch (java.io.IOException | RuntimeException e) {
+                result.addContent(new ImageContent(null, Base64.getEncoder().encodeToString(in.readNBytes(8 << 20)), "image/png"));
+            } catch (IOException | RuntimeException e) {
                 // the text already names the file; it stays readable with read_file
             }
         }
@@ -138,7 +141,7 @@ final class BrowserTools {
     }
 
     private static Set<String> withSandboxId(Set<String> fields) {
-        Set<String> all = new java.util.HashSet<>(fields);
+        Set<String> all = new HashSet<>(fields);
         all.add("sandbox_id");
         return Set.copyOf(all);
     }

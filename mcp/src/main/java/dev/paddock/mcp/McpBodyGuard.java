@@ -6,6 +6,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -29,7 +30,7 @@ final class McpBodyGuard {
         if (req.getContentLengthLong() > limit) throw new TooLarge();
         InputStream in = req.getInputStream();
         byte[] buf = new byte[8192];
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int n; (n = in.read(buf)) >= 0; ) {
             if (out.size() + (long) n > limit) throw new TooLarge();
             out.write(buf, 0, n);

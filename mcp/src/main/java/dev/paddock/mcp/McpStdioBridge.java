@@ -1,5 +1,6 @@
 package dev.paddock.mcp;
 
+import dev.paddock.core.Text;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -15,6 +16,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -106,9 +108,9 @@ public final class McpStdioBridge implements AutoCloseable {
             if (name.contains("Authorization") || String.valueOf(t.getMessage()).contains("401")) {
                 return "the server at " + endpoint + " refused the API key (401)";
             }
-            if (t instanceof java.net.ConnectException) return "cannot connect to " + endpoint + "; is `paddock serve` running?";
+            if (t instanceof ConnectException) return "cannot connect to " + endpoint + "; is `paddock serve` running?";
         }
-        return e.getMessage() == null ? e.getClass().getSimpleName() : dev.paddock.core.Text.clip(e.getMessage(), 300);
+        return e.getMessage() == null ? e.getClass().getSimpleName() : Text.clip(e.getMessage(), 300);
     }
 
     @Override

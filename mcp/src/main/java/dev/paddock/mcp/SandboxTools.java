@@ -4,6 +4,7 @@ import static dev.paddock.toolset.Schemas.object;
 import static dev.paddock.toolset.Schemas.props;
 import static dev.paddock.toolset.Schemas.type;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
@@ -116,7 +117,7 @@ final class SandboxTools {
                         }));
     }
 
-    private CallToolResult exec(dev.paddock.access.Principal caller, McpArgs args) {
+    private CallToolResult exec(Principal caller, McpArgs args) {
         args.allowOnly(Set.of("sandbox_id", "command", "argv", "cwd", "stdin", "timeout_seconds"));
         String id = args.requiredString("sandbox_id");
         String command = args.optionalString("command");
@@ -141,7 +142,7 @@ final class SandboxTools {
         return McpTools.json(result);
     }
 
-    private CallToolResult readFile(dev.paddock.access.Principal caller, McpArgs args) {
+    private CallToolResult readFile(Principal caller, McpArgs args) {
         args.allowOnly(Set.of("sandbox_id", "path", "encoding"));
         String id = args.requiredString("sandbox_id");
         String path = args.requiredString("path");
@@ -158,7 +159,7 @@ final class SandboxTools {
         return McpTools.text(base64 ? Base64.getEncoder().encodeToString(bytes) : new String(bytes, StandardCharsets.UTF_8));
     }
 
-    private CallToolResult writeFile(dev.paddock.access.Principal caller, McpArgs args) {
+    private CallToolResult writeFile(Principal caller, McpArgs args) {
         args.allowOnly(Set.of("sandbox_id", "path", "content", "encoding"));
         String id = args.requiredString("sandbox_id");
         String path = args.requiredString("path");

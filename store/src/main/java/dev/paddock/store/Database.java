@@ -1,5 +1,7 @@
 package dev.paddock.store;
 
+import java.util.function.Supplier;
+
 /**
  * Connections and transactions for one database. Every call runs its work in one transaction and turns
  * {@link java.sql.SQLException}s into {@link dev.paddock.core.PaddockException}s; a
@@ -21,7 +23,7 @@ interface Database extends AutoCloseable {
      * Asks {@code problem} before every write and again after its commit, before it is acknowledged: a non-null
      * answer stops writes as {@link #stopWrites} does, and that write is not acknowledged.
      */
-    void guardWrites(java.util.function.Supplier<String> problem);
+    void guardWrites(Supplier<String> problem);
 
     /** Runs work that only reads, on a consistent snapshot. */
     <T> T read(String operation, SqlWork<T> work);

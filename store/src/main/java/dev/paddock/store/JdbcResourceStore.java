@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -83,7 +84,7 @@ final class JdbcResourceStore implements ResourceStore {
         if (f.parentId() != null) { where.append(" AND parent_id = ?"); params.add(f.parentId()); }
         if (f.refId() != null) { where.append(" AND ref_id = ?"); params.add(f.refId()); }
         if (!f.states().isEmpty()) {
-            where.append(" AND state IN (").append(String.join(", ", java.util.Collections.nCopies(f.states().size(), "?"))).append(")");
+            where.append(" AND state IN (").append(String.join(", ", Collections.nCopies(f.states().size(), "?"))).append(")");
             params.addAll(f.states());
         }
         Keyset keyset = new Keyset(where.toString(), params, "id", "?", f.newestFirst());

@@ -20,6 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -134,7 +135,7 @@ final class JdbcSandboxStore implements SandboxStore {
         Require.present(state, "state");
         return db.write("sandboxes.replace_reason", c -> {
             SandboxRecord current = heldRow(c, id, fence);
-            if (current.state() != state || !java.util.Objects.equals(current.stateReason(), expectedReason)) return Optional.empty();
+            if (current.state() != state || !Objects.equals(current.stateReason(), expectedReason)) return Optional.empty();
             Instant now = now();
             // compare-and-set on fence, state and reason (COALESCE: a typed comparison that also matches "no reason")
             int n = Sql.update(c, "UPDATE sandboxes SET state_reason = ?, updated_at = ? "

@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import dev.paddock.core.agents.AgentsStore;
 import dev.paddock.core.egress.EgressAuditLog;
 import dev.paddock.core.egress.SecretRepository;
 import dev.paddock.core.store.ApiKeyStore;
@@ -10,6 +11,7 @@ import dev.paddock.core.store.Store;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The {@link Store} on a relational database through JDBC. SQLite is the embedded default; the statements are
@@ -22,7 +24,7 @@ public final class JdbcStore implements Store {
     private final EventStore events;
     private final CheckpointStore checkpoints;
     private final ApiKeyStore apiKeys;
-    private final dev.paddock.core.agents.AgentsStore agents;
+    private final AgentsStore agents;
     private final JdbcEgressAuditLog egressAudit;
     private final JdbcSecretRepository secrets;
 
@@ -66,7 +68,7 @@ public final class JdbcStore implements Store {
     public ApiKeyStore apiKeys() { return apiKeys; }
 
     /** Agents, environments, sessions, their events and the self-hosted work queue. */
-    public dev.paddock.core.agents.AgentsStore agents() { return agents; }
+    public AgentsStore agents() { return agents; }
 
     /** Egress audit records, kept after their sandbox ended. */
     public EgressAuditLog egressAudit() { return egressAudit; }
@@ -80,7 +82,7 @@ public final class JdbcStore implements Store {
     }
 
     /** Asks {@code problem} around every write; a non-null answer stops writes for good (see {@link #stopWrites}). */
-    public void guardWrites(java.util.function.Supplier<String> problem) {
+    public void guardWrites(Supplier<String> problem) {
         db.guardWrites(problem);
     }
 

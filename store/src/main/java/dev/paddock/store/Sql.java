@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -20,14 +21,14 @@ final class Sql {
 
     static int update(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, java.util.Arrays.asList(params));
+            bind(ps, Arrays.asList(params));
             return ps.executeUpdate();
         }
     }
 
     static <T> List<T> query(Connection c, String sql, RowMapper<T> mapper, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, java.util.Arrays.asList(params));
+            bind(ps, Arrays.asList(params));
             try (ResultSet rs = ps.executeQuery()) {
                 List<T> out = new ArrayList<>();
                 while (rs.next()) out.add(mapper.map(rs));

@@ -2,6 +2,7 @@ package dev.paddock.store;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -14,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
@@ -44,7 +46,7 @@ final class SqliteDatabase implements Database {
     private final List<Connection> allReaders;
     private volatile boolean closed;
     private volatile String stoppedBecause;
-    private volatile java.util.function.Supplier<String> guard = () -> null;
+    private volatile Supplier<String> guard = () -> null;
 
     private SqliteDatabase(Path file, Connection writer, List<Connection> readers) {
         this.file = file;
@@ -137,7 +139,7 @@ final class SqliteDatabase implements Database {
     }
 
     @Override
-    public void guardWrites(java.util.function.Supplier<String> problem) {
+    public void guardWrites(Supplier<String> problem) {
         this.guard = problem;
     }
 
@@ -203,7 +205,7 @@ final class SqliteDatabase implements Database {
         if (!dialect().describe(e).startsWith("SQLITE_IOERR")) return false;
         try {
             return Files.getFileStore(file.getParent()).getUsableSpace() < 1 << 20;
-        } catch (java.io.IOException unknown) {
+        } catch (IOException unknown) {
             return false;
         }
     }

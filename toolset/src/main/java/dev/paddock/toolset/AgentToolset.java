@@ -1,10 +1,11 @@
 package dev.paddock.toolset;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
-import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import java.io.UncheckedIOException;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +94,6 @@ public final class AgentToolset {
                 new EditTool(limits), new GlobTool(limits), new GrepTool(limits))) {
             m.put(t.name(), t);
         }
-        return java.util.Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.toolset;
 
+import dev.paddock.core.Text;
 import dev.paddock.core.spi.FileEntry;
 import dev.paddock.core.spi.Workspace;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +57,7 @@ final class GrepTool implements AgentTool {
         if (out.exitCode() == 1 && hits.isEmpty()) return ToolResult.ok("no matches");
         if (out.exitCode() >= 2 && hits.isEmpty()) {
             String why = ToolText.stripTrailingNewlines(ToolText.lenient(out.stderr()));
-            return ToolResult.error("grep: " + dev.paddock.core.Text.clip(why.isEmpty() ? "exit code " + out.exitCode() : why, 500));
+            return ToolResult.error("grep: " + Text.clip(why.isEmpty() ? "exit code " + out.exitCode() : why, 500));
         }
         return ToolResult.ok(out.exitCode() >= 2 ? hits + "\n[some files could not be searched]" : hits);
     }

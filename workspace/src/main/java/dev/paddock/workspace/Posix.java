@@ -1,5 +1,9 @@
 package dev.paddock.workspace;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -9,11 +13,8 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * The Linux *at() system calls, called through the FFM API. Every path argument given here is a single
@@ -134,7 +135,7 @@ final class Posix {
             long n = call("readlinkat", (s, a) -> (long) READLINKAT.invokeExact(s, dirfd, a.allocateFrom(name), buf, 4097L));
             if (n > 4096) throw new Errno("readlinkat", Errno.ENAMETOOLONG);
             byte[] bytes = buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
-            return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            return new String(bytes, StandardCharsets.UTF_8);
         }
     }
 

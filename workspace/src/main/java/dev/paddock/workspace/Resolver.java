@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.spi.Workspace;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -19,7 +20,7 @@ final class Resolver {
     private final String virtualRoot;
 
     Resolver(Ownership owner) {
-        this(owner, dev.paddock.core.spi.Workspace.ROOT);
+        this(owner, Workspace.ROOT);
     }
 
     /** {@code virtualRoot}: where the tree appears inside the sandbox, e.g. /workspace or /mnt/session/outputs. */

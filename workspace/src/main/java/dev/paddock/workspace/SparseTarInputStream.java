@@ -3,6 +3,8 @@ package dev.paddock.workspace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
@@ -53,7 +55,7 @@ final class SparseTarInputStream extends TarArchiveInputStream {
             if (r < 0) break;
             n += r;
         }
-        return n == all.length ? all : java.util.Arrays.copyOf(all, n);
+        return n == all.length ? all : Arrays.copyOf(all, n);
     }
 
     /** Walks the records ("<length> <key>=<value>\n") and upper-cases the two keys in place; leaves malformed data to the parser. */
@@ -71,7 +73,7 @@ final class SparseTarInputStream extends TarArchiveInputStream {
             while (eq < pos + length && records[eq] != '=') eq++;
             String key = new String(records, keyStart, eq - keyStart, StandardCharsets.UTF_8);
             if (key.equals("GNU.sparse.realsize") || key.equals("GNU.sparse.size")) {
-                byte[] upper = key.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
+                byte[] upper = key.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII);
                 System.arraycopy(upper, 0, records, keyStart, upper.length);
             }
             pos += (int) length;

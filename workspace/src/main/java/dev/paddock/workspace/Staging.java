@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
@@ -52,7 +53,7 @@ final class Staging {
         try {
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 Files.createDirectories(dir);
-                Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             }
         } catch (IOException e) {
             throw PaddockException.internal("cannot create the staging area " + dir + ": " + e.getMessage(), e);

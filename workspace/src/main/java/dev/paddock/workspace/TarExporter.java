@@ -2,10 +2,13 @@ package dev.paddock.workspace;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -158,12 +161,12 @@ final class TarExporter {
 
     /** pax extended header records: "<length> <key>=<value>\n", the length counting itself. */
     static byte[] paxRecords(List<String[]> pairs) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (String[] kv : pairs) {
-            byte[] body = (" " + kv[0] + "=" + kv[1] + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] body = (" " + kv[0] + "=" + kv[1] + "\n").getBytes(StandardCharsets.UTF_8);
             int length = body.length;
             while (length != body.length + Integer.toString(length).length()) length = body.length + Integer.toString(length).length();
-            out.writeBytes(Integer.toString(length).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            out.writeBytes(Integer.toString(length).getBytes(StandardCharsets.US_ASCII));
             out.writeBytes(body);
         }
         return out.toByteArray();
@@ -187,7 +190,7 @@ final class TarExporter {
             out.write(buffer, 0, n);
             left -= n;
         }
-        java.util.Arrays.fill(buffer, (byte) 0);
+        Arrays.fill(buffer, (byte) 0);
         while (left > 0) {
             int n = (int) Math.min(buffer.length, left);
             out.write(buffer, 0, n);

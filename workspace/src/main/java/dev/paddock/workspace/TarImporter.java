@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
@@ -118,7 +119,7 @@ final class TarImporter {
      * GNU sparse formats (0.x) are refused.
      */
     static String sparseName(TarArchiveEntry entry) {
-        java.util.Map<String, String> pax = entry.getExtraPaxHeaders();
+        Map<String, String> pax = entry.getExtraPaxHeaders();
         boolean gnuSparse = pax.keySet().stream().anyMatch(k -> k.regionMatches(true, 0, "GNU.sparse.", 0, 11));
         if (!gnuSparse) return null;
         String name = pax.get("GNU.sparse.name");

@@ -3,6 +3,7 @@ package dev.paddock.workspace;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.spi.Workspace;
 
 /** The workspace's error vocabulary: stable codes, messages that echo the (clipped) path and say what to do. */
 final class WorkspaceErrors {
@@ -13,7 +14,7 @@ final class WorkspaceErrors {
     }
 
     static PaddockException outside(String path) {
-        return outside(path, dev.paddock.core.spi.Workspace.ROOT);
+        return outside(path, Workspace.ROOT);
     }
 
     static PaddockException outside(String path, String root) {

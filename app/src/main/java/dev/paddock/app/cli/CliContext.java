@@ -1,7 +1,9 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.serve.DataDir;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,8 +26,8 @@ public final class CliContext {
         this.stdin = stdin;
         this.stdout = stdout;
         this.stderr = stderr;
-        this.out = new PrintWriter(new java.io.OutputStreamWriter(stdout, StandardCharsets.UTF_8), true);
-        this.err = new PrintWriter(new java.io.OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
+        this.out = new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8), true);
+        this.err = new PrintWriter(new OutputStreamWriter(stderr, StandardCharsets.UTF_8), true);
         this.env = Map.copyOf(env);
         this.home = home;
     }
@@ -57,6 +59,6 @@ public final class CliContext {
     /** The data directory: {@code PADDOCK_DATA_DIR}, else the server's default ({@code ~/.paddock} or /var/lib/paddock). */
     public Path defaultDataDir() {
         String dir = env("PADDOCK_DATA_DIR");
-        return dir != null ? Path.of(dir) : dev.paddock.app.serve.DataDir.defaultFor(home);
+        return dir != null ? Path.of(dir) : DataDir.defaultFor(home);
     }
 }

@@ -2,6 +2,8 @@ package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
+import dev.paddock.core.Text;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
@@ -41,7 +43,7 @@ public abstract class ClientCommand implements Callable<Integer>, ContextAware {
     /** Refuses a malformed sandbox id before any request, as a usage error. */
     protected static String sandboxId(String id) {
         if (!Ids.isValid("sbx", id)) {
-            throw CliException.usage("'" + Table.clean(dev.paddock.core.Text.clip(id, 60))
+            throw CliException.usage("'" + Table.clean(Text.clip(id, 60))
                     + "' is not a sandbox id; ids look like sbx_0123456789abcdefghjkmnpqrs (see `paddock sandbox list`)");
         }
         return id;
@@ -49,7 +51,7 @@ public abstract class ClientCommand implements Callable<Integer>, ContextAware {
 
     protected static String path(String... segments) {
         StringBuilder sb = new StringBuilder("/v1");
-        for (String s : segments) sb.append('/').append(java.net.URLEncoder.encode(s, StandardCharsets.UTF_8));
+        for (String s : segments) sb.append('/').append(URLEncoder.encode(s, StandardCharsets.UTF_8));
         return sb.toString();
     }
 

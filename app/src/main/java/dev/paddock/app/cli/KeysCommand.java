@@ -1,6 +1,8 @@
 package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.core.Ids;
+import dev.paddock.core.Text;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -68,8 +70,8 @@ public final class KeysCommand {
         String id;
 
         @Override public Integer call() {
-            if (!dev.paddock.core.Ids.isValid("key", id)) {
-                throw CliException.usage("'" + Table.clean(dev.paddock.core.Text.clip(id, 60)) + "' is not a key id; ids look like key_… (see `paddock keys list`)");
+            if (!Ids.isValid("key", id)) {
+                throw CliException.usage("'" + Table.clean(Text.clip(id, 60)) + "' is not a key id; ids look like key_… (see `paddock keys list`)");
             }
             client().call("DELETE", path("api_keys", id), Map.of(), null);
             if (json()) printJson(PaddockClient.JSON.createObjectNode().put("id", id).put("revoked", true));

@@ -1,5 +1,7 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.core.Text;
+import dev.paddock.workspace.SparseTars;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -71,17 +73,17 @@ final class LocalTar {
         Files.createDirectories(target);
         Path root = target.toRealPath();
         int skipped = 0;
-        TarArchiveInputStream tar = dev.paddock.workspace.SparseTars.reader(in);
+        TarArchiveInputStream tar = SparseTars.reader(in);
         TarArchiveEntry e;
         while ((e = tar.getNextEntry()) != null) {
-            String sparse = dev.paddock.workspace.SparseTars.sparseName(e);
+            String sparse = SparseTars.sparseName(e);
             String name = sparse != null ? sparse : e.getName();
             while (name.startsWith("./")) name = name.substring(2);
             if (name.isEmpty() || name.equals(".") || name.equals("./")) continue;
             Path dest = root.resolve(name).normalize();
             if (name.startsWith("/") || !dest.startsWith(root) || dest.equals(root)) {
                 throw new CliException("the archive from the sandbox has an entry outside the target ('"
-                        + Table.clean(dev.paddock.core.Text.clip(name, 80)) + "'); nothing more was unpacked");
+                        + Table.clean(Text.clip(name, 80)) + "'); nothing more was unpacked");
             }
             if (e.isSymbolicLink() || e.isLink() || e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
                 skipped++; // checked first: commons-compress also calls a link entry a "file"
@@ -95,7 +97,7 @@ final class LocalTar {
                 Path tmp = dest.resolveSibling("." + dest.getFileName() + ".paddock-partial");
                 Files.deleteIfExists(tmp);
                 if (sparse != null) {
-                    dev.paddock.workspace.SparseTars.extract(tar, e, tmp); // holes stay holes
+                    SparseTars.extract(tar, e, tmp); // holes stay holes
                 } else {
                     try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
                             LinkOption.NOFOLLOW_LINKS)) {

@@ -2,6 +2,8 @@ package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
+import dev.paddock.core.Text;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -53,7 +55,7 @@ final class SandboxCheckpointCommands {
         String id;
 
         @Parameters(index = "1..*", arity = "1..*", paramLabel = "CHECKPOINT")
-        java.util.List<String> checkpoints;
+        List<String> checkpoints;
 
         @Override public Integer call() {
             String sbx = sandboxId(id);
@@ -68,7 +70,7 @@ final class SandboxCheckpointCommands {
 
     static void requireCheckpointId(String checkpoint) {
         if (!Ids.isValid("cp", checkpoint)) {
-            throw CliException.usage("'" + Table.clean(dev.paddock.core.Text.clip(checkpoint, 60))
+            throw CliException.usage("'" + Table.clean(Text.clip(checkpoint, 60))
                     + "' is not a checkpoint id; ids look like cp_0123456789abcdefghjkmnpqrs (see `paddock sandbox checkpoints ID`)");
         }
     }

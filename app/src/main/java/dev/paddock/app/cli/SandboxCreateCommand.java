@@ -2,7 +2,9 @@ package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,7 +52,7 @@ public final class SandboxCreateCommand extends ClientCommand {
     String network;
 
     @Option(names = "--allow-host", paramLabel = "HOST", description = "with --network limited: a host the sandbox may reach, e.g. api.example.com, *.example.com, host:8443 (repeatable)")
-    java.util.List<String> allowHosts = new java.util.ArrayList<>();
+    List<String> allowHosts = new ArrayList<>();
 
     @Option(names = "--allow-package-managers", description = "with --network limited: also allow the Debian, PyPI, npm and Maven hosts")
     boolean allowPackageManagers;
@@ -59,7 +61,7 @@ public final class SandboxCreateCommand extends ClientCommand {
             description = "let the egress proxy place a vault secret on HTTPS requests to HOSTS (comma-separated; plain http to them is "
                     + "refused); the sandbox sees only a "
                     + "placeholder in ENV. With HEADER the proxy sets that header (TEMPLATE, default {secret}, e.g. 'Bearer {secret}') (repeatable)")
-    java.util.List<String> credentials = new java.util.ArrayList<>();
+    List<String> credentials = new ArrayList<>();
 
     @Option(names = "--browser", description = "a browser sandbox (Chromium + playwright-core inside; see `paddock browser`)")
     boolean browser;

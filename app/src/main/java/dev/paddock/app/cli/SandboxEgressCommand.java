@@ -1,8 +1,10 @@
 package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -26,7 +28,7 @@ public final class SandboxEgressCommand extends ClientCommand {
             client().streamGet(path, Map.of(), e -> {
                 if (!e.event().equals("egress")) return;
                 if (json()) ctx.out().println(e.data());
-                else ctx.out().println(String.join("  ", row(PaddockClient.parse(e.data().getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+                else ctx.out().println(String.join("  ", row(PaddockClient.parse(e.data().getBytes(StandardCharsets.UTF_8)))));
                 ctx.out().flush();
             });
             return 0;
@@ -54,7 +56,7 @@ public final class SandboxEgressCommand extends ClientCommand {
     private static String[] row(JsonNode r) {
         String injected = r.path("injected_secrets").isEmpty() ? "" : " +" + r.path("injected_secrets").size() + " credential(s)";
         return new String[] {text(r, "time"), text(r, "decision"), text(r, "method"), text(r, "host"), r.path("port").asString(),
-                text(r, "resolved_address"), r.path("status").asString(), java.util.Objects.toString(text(r, "rule"), "") + injected, r.path("bytes_up").asString(),
+                text(r, "resolved_address"), r.path("status").asString(), Objects.toString(text(r, "rule"), "") + injected, r.path("bytes_up").asString(),
                 r.path("bytes_down").asString(), r.path("duration_ms").asString(), text(r, "url")};
     }
 }

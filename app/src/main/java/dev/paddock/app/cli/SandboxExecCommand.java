@@ -1,10 +1,12 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.SseEvent;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -73,10 +75,10 @@ public final class SandboxExecCommand extends ClientCommand {
         switch (event.event()) {
             case "stdout" -> write(ctx.stdout(), event.data());
             case "stderr" -> write(ctx.stderr(), event.data());
-            case "exit" -> result[0] = PaddockClient.parse(event.data().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            case "exit" -> result[0] = PaddockClient.parse(event.data().getBytes(StandardCharsets.UTF_8));
             case "error" -> {
-                JsonNode err = PaddockClient.parse(event.data().getBytes(java.nio.charset.StandardCharsets.UTF_8)).path("error");
-                throw new dev.paddock.app.client.ApiException(500, text(err, "type"), text(err, "code"),
+                JsonNode err = PaddockClient.parse(event.data().getBytes(StandardCharsets.UTF_8)).path("error");
+                throw new ApiException(500, text(err, "type"), text(err, "code"),
                         err.path("message").asString("the command failed on the server"));
             }
             default -> { } // unknown events are for newer clients
@@ -84,7 +86,7 @@ public final class SandboxExecCommand extends ClientCommand {
     }
 
     private void write(OutputStream target, String data) {
-        JsonNode chunk = PaddockClient.parse(data.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        JsonNode chunk = PaddockClient.parse(data.getBytes(StandardCharsets.UTF_8));
         byte[] bytes = Base64.getDecoder().decode(chunk.path("data_base64").asString(""));
         try {
             ctx.out().flush();

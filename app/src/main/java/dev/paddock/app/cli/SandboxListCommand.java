@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.PaddockClient;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -26,7 +27,7 @@ public final class SandboxListCommand extends ClientCommand {
             printJson(raw);
             return 0;
         }
-        JsonNode page = dev.paddock.app.client.PaddockClient.parse(raw);
+        JsonNode page = PaddockClient.parse(raw);
         Table t = SandboxView.table();
         for (JsonNode s : page.path("data")) SandboxView.addRow(t, s);
         if (t.size() == 0) {

@@ -1,6 +1,7 @@
 package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.core.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -75,7 +76,7 @@ final class SandboxProcessCommands {
                 p.path("argv").forEach(a -> cmd.add(a.asString()));
                 boolean running = p.path("running").asBoolean(false);
                 t.row(p.path("pid").asLong(), running ? "running" : "exited", running ? "" : text(p, "exit_code"),
-                        text(p, "started_at"), dev.paddock.core.Text.clip(String.join(" ", cmd), 80));
+                        text(p, "started_at"), Text.clip(String.join(" ", cmd), 80));
             }
             t.print(ctx.out());
             return 0;

@@ -1,6 +1,8 @@
 package dev.paddock.app.cli;
 
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.core.Ids;
+import dev.paddock.core.Text;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -111,8 +113,8 @@ public final class SecretCommand {
     }
 
     static String secretId(String id) {
-        if (!dev.paddock.core.Ids.isValid("sec", id)) {
-            throw CliException.usage("'" + Table.clean(dev.paddock.core.Text.clip(id, 60)) + "' is not a secret id; ids look like sec_… (see `paddock secret list`)");
+        if (!Ids.isValid("sec", id)) {
+            throw CliException.usage("'" + Table.clean(Text.clip(id, 60)) + "' is not a secret id; ids look like sec_… (see `paddock secret list`)");
         }
         return id;
     }

@@ -3,6 +3,7 @@ package dev.paddock.app.cli;
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -54,7 +55,7 @@ public final class ServeCommand implements Callable<Integer>, ContextAware {
 
     /** The keys reference shown under {@code paddock serve --help}. */
     public static String[] keysHelp() {
-        var lines = new java.util.ArrayList<String>();
+        var lines = new ArrayList<String>();
         lines.add("");
         lines.add("Settings (a flag beats PADDOCK_<KEY> in the environment, which beats");
         lines.add("key=value in the config file):");

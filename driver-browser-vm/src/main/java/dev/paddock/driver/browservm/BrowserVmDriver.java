@@ -2,7 +2,6 @@ package dev.paddock.driver.browservm;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.conformance.Conformance.CredentialEgress;
 import dev.paddock.core.conformance.Conformance.Durability;
 import dev.paddock.core.conformance.Conformance.Enforcement;
@@ -15,6 +14,7 @@ import dev.paddock.core.conformance.Conformance.PortFacts;
 import dev.paddock.core.conformance.Conformance.Support;
 import dev.paddock.core.conformance.Conformance.WorkspaceFacts;
 import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
+import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
@@ -33,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -204,7 +205,7 @@ public final class BrowserVmDriver implements SandboxDriver {
         if (s.runtime() == rt && rt.online() && s.markRestored()) tell(l -> l.runtimeRestored(s.id(), rt.id()));
     }
 
-    private void tell(java.util.function.Consumer<RuntimeListener> call) {
+    private void tell(Consumer<RuntimeListener> call) {
         RuntimeListener l = listener;
         if (l == null) return;
         try {

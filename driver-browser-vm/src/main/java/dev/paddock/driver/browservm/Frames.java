@@ -3,6 +3,7 @@ package dev.paddock.driver.browservm;
 import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -227,6 +228,6 @@ public final class Frames {
     static String opChunk(String requestId, int seq, byte[] data, int off, int len) {
         return JSON.writeValueAsString(JSON.createObjectNode().put("v", VERSION).put("type", "sandbox.op.chunk")
                 .put("request_id", requestId).put("seq", seq)
-                .put("data", Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(data, off, off + len))));
+                .put("data", Base64.getEncoder().encodeToString(Arrays.copyOfRange(data, off, off + len))));
     }
 }

@@ -4,6 +4,7 @@ import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,7 +105,7 @@ public final class RelayConnection {
                     peer.send(Frames.opChunk(rid, seq++, data, off, Math.min(Frames.CHUNK_BYTES, data.length - off)));
                 }
             }
-            Map<String, Object> withChunks = new java.util.LinkedHashMap<>(args);
+            Map<String, Object> withChunks = new LinkedHashMap<>(args);
             if (data != null) withChunks.put("chunks", seq);
             peer.send(Frames.op(rid, sandboxId, op, withChunks, timeoutSeconds));
         } catch (Exception e) {

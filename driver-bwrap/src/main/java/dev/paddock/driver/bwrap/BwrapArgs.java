@@ -3,9 +3,13 @@ package dev.paddock.driver.bwrap;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.spi.Workspace;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -45,7 +49,7 @@ final class BwrapArgs {
     /** The forwarder init runs on the sandbox's own loopback (see paddock-init.c). */
     static final String PROXY_URL = "http://127.0.0.1:3128";
 
-    static final String OUTPUTS_PATH = dev.paddock.core.spi.Workspace.OUTPUTS;
+    static final String OUTPUTS_PATH = Workspace.OUTPUTS;
 
     private BwrapArgs() {}
 
@@ -102,7 +106,7 @@ final class BwrapArgs {
     static List<String> outputsMount(Root root, Path outputs) {
         List<String> bind = List.of("--bind", outputs.toString(), OUTPUTS_PATH);
         if (root instanceof Root.Image i && !i.writable()) {
-            if (!java.nio.file.Files.isDirectory(i.rootfs().resolve("mnt"))) return List.of();
+            if (!Files.isDirectory(i.rootfs().resolve("mnt"))) return List.of();
             List<String> a = new ArrayList<>(List.of("--tmpfs", "/mnt"));
             a.addAll(bind);
             return a;
@@ -112,10 +116,10 @@ final class BwrapArgs {
 
     /** Standard tools find the proxy and the CA bundle through these; localhost stays direct. */
     static Map<String, String> proxyEnvironment() {
-        Map<String, String> env = new java.util.LinkedHashMap<>();
+        Map<String, String> env = new LinkedHashMap<>();
         for (String k : List.of("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")) {
             env.put(k, PROXY_URL);
-            env.put(k.toLowerCase(java.util.Locale.ROOT), PROXY_URL);
+            env.put(k.toLowerCase(Locale.ROOT), PROXY_URL);
         }
         env.put("NO_PROXY", "localhost,127.0.0.1");
         env.put("no_proxy", "localhost,127.0.0.1");

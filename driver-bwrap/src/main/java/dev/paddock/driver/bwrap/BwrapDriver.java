@@ -21,19 +21,25 @@ import dev.paddock.driver.bwrap.disk.LoopImageQuota;
 import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -45,7 +51,7 @@ public final class BwrapDriver implements SandboxDriver {
     public static final String ID = "bwrap";
     /** Prepares directories and cgroups of sandboxes being created, alongside the launcher's start. */
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(BwrapDriver.class);
-    private static final java.util.concurrent.Executor PREPARE = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private static final Executor PREPARE = Executors.newVirtualThreadPerTaskExecutor();
     private static final Path HOST_ETC = Path.of("/etc");
 
     private final BwrapConfig config;
@@ -74,7 +80,7 @@ public final class BwrapDriver implements SandboxDriver {
         this.disk = noLoop.isEmpty() ? new LoopImageQuota(config.dataDir().resolve("disks")) : null;
         this.diskProblem = noLoop.orElse(null);
         etcBase();
-        int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(java.util.stream.Collectors.toSet()));
+        int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(Collectors.toSet()));
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
     }
 
@@ -138,7 +144,7 @@ public final class BwrapDriver implements SandboxDriver {
         spec.env().forEach(BwrapArgs::checkEnv);
         claimRunDir(paths);
         int uid = allocateUid(paths);
-        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, java.util.Map.of());
+        SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, Map.of());
         SandboxCgroup cgroup = null;
         SandboxLauncher launcher = null;
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
@@ -285,7 +291,7 @@ public final class BwrapDriver implements SandboxDriver {
         recoverWorkspace(paths, meta.get().uid(), meta.get().gid());
         if (cgroup.frozen()) return cgroup.pids() > 0 ? Optional.of(sandbox) : Optional.empty();
         try {
-            sandbox.init().ping(java.time.Duration.ofSeconds(2));
+            sandbox.init().ping(Duration.ofSeconds(2));
             return Optional.of(sandbox);
         } catch (PaddockException e) {
             return Optional.empty();
@@ -490,7 +496,7 @@ public final class BwrapDriver implements SandboxDriver {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
         try (Stream<Path> tree = Files.walk(dir)) {
             for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
         }
     }

@@ -4,8 +4,10 @@ import dev.paddock.driver.bwrap.cgroup.CgroupDetector;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Explains what this host lacks for the bwrap driver; an empty list means it can run sandboxes. */
 final class HostCheck {
@@ -33,17 +35,17 @@ final class HostCheck {
     }
 
     /** The first existing parent of {@code dataDir} that other users may not pass through, if any. */
-    static java.util.Optional<Path> closedParent(Path dataDir) {
+    static Optional<Path> closedParent(Path dataDir) {
         for (Path dir = dataDir.toAbsolutePath().normalize().getParent(); dir != null; dir = dir.getParent()) {
             try {
-                if (!Files.getPosixFilePermissions(dir).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) {
-                    return java.util.Optional.of(dir);
+                if (!Files.getPosixFilePermissions(dir).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                    return Optional.of(dir);
                 }
             } catch (IOException | UnsupportedOperationException e) {
                 // not there yet: it is created with the data directory's own mode
             }
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     static boolean isRoot() {

@@ -3,11 +3,15 @@ package dev.paddock.driver.bwrap;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,6 +19,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -42,8 +47,8 @@ final class SandboxEtc {
     /** Where the per-sandbox directory is mounted inside /etc. */
     static final String OWN_DIR = "paddock";
 
-    private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
-    private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
+    private static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
+    private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
 
     private SandboxEtc() {}
 
@@ -75,7 +80,7 @@ final class SandboxEtc {
             }
             try {
                 Files.move(tmp, base, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException raced) {
+            } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
                 delete(tmp); // another driver instance built the same base first
             }
             return base;
@@ -101,7 +106,7 @@ final class SandboxEtc {
                 // the sandbox is not running yet: plain writes, nobody reads these before bwrap mounts them
                 Path file = dir.resolve(f.getKey());
                 Files.writeString(file, f.getValue(), StandardCharsets.UTF_8, LinkOption.NOFOLLOW_LINKS,
-                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE);
+                        StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
                 Files.setPosixFilePermissions(file, FILE_MODE);
             }
         } catch (IOException e) {
@@ -139,7 +144,7 @@ final class SandboxEtc {
                 if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) continue;
                 try (Stream<Path> tree = Files.walk(p)) {
                     for (Path f : tree.sorted().toList()) {
-                        var a = Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                        var a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                         md.update((f + "|" + a.size() + "|" + a.lastModifiedTime().toMillis() + "\n").getBytes(StandardCharsets.UTF_8));
                     }
                 }

@@ -10,11 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.TreeMap;
 
 /** What a restarted host needs to know about a sandbox; kept in its root-only run directory. */
-record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant createdAt, Fence fence, java.util.Map<String, Path> cgroupDirs) {
+record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant createdAt, Fence fence, Map<String, Path> cgroupDirs) {
 
     void write(Path file) {
         Properties p = new Properties();
@@ -45,7 +47,7 @@ record SandboxMeta(String sandboxId, int uid, int gid, String image, Instant cre
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             p.load(r);
-            java.util.Map<String, Path> cgroups = new java.util.TreeMap<>();
+            Map<String, Path> cgroups = new TreeMap<>();
             for (String k : p.stringPropertyNames()) if (k.startsWith("cgroup.")) cgroups.put(k.substring(7), Path.of(p.getProperty(k)));
             return Optional.of(new SandboxMeta(p.getProperty("sandbox_id"),
                     Integer.parseInt(p.getProperty("uid")), Integer.parseInt(p.getProperty("gid")),

@@ -2,11 +2,16 @@ package dev.paddock.driver.bwrap;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.CapacityExhaustedException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.Set;
 
 /**
  * Hands out one host uid per live sandbox. A claim is the file {@code uids/<uid>} holding the sandbox id, created
@@ -31,7 +36,7 @@ final class UidAllocator {
                 int uid = base + (start + i) % count;
                 try {
                     Files.writeString(dir.resolve(Integer.toString(uid)), sandboxId + "\n" + ProcessHandle.current().pid(), StandardCharsets.UTF_8,
-                            java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE);
+                            StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
                     return uid;
                 } catch (FileAlreadyExistsException taken) {
                     // next
@@ -40,7 +45,7 @@ final class UidAllocator {
         } catch (IOException e) {
             throw PaddockException.internal("cannot record a sandbox uid in " + dir + ": " + e.getMessage(), e);
         }
-        throw new dev.paddock.core.spi.CapacityExhaustedException(ErrorCode.UID_RANGE_EXHAUSTED, "all " + count + " sandbox uids from " + base + " are in use; terminate sandboxes or widen the uid range");
+        throw new CapacityExhaustedException(ErrorCode.UID_RANGE_EXHAUSTED, "all " + count + " sandbox uids from " + base + " are in use; terminate sandboxes or widen the uid range");
     }
 
     /**
@@ -48,9 +53,9 @@ final class UidAllocator {
      * the sandbox: a claim whose sandbox is not in {@code live} and whose claiming process is gone (claims without a
      * process, from older versions, once older than a minute).
      */
-    int reclaimStale(java.util.Set<String> live) {
+    int reclaimStale(Set<String> live) {
         int freed = 0;
-        java.time.Instant oldEnough = java.time.Instant.now().minusSeconds(60);
+        Instant oldEnough = Instant.now().minusSeconds(60);
         try (var claims = Files.list(dir)) {
             for (Path claim : claims.toList()) {
                 try {
@@ -64,7 +69,7 @@ final class UidAllocator {
                     // released meanwhile, or not ours to judge
                 }
             }
-        } catch (java.nio.file.NoSuchFileException none) {
+        } catch (NoSuchFileException none) {
             return 0;
         } catch (IOException e) {
             throw PaddockException.internal("cannot read the sandbox uid claims in " + dir + ": " + e.getMessage(), e);

@@ -2,6 +2,7 @@ package dev.paddock.driver.subprocess;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
@@ -81,8 +82,8 @@ final class SubprocessSandbox implements Sandbox {
         try {
             process = builder.start();
         } catch (IOException e) {
-            throw new PaddockException(ErrorCode.EXEC_FAILED, "could not start " + dev.paddock.core.Text.clip(request.argv().getFirst(), 100)
-                    + ": " + dev.paddock.core.Text.clip(e.getMessage(), 200));
+            throw new PaddockException(ErrorCode.EXEC_FAILED, "could not start " + Text.clip(request.argv().getFirst(), 100)
+                    + ": " + Text.clip(e.getMessage(), 200));
         }
         RunningCommand[] self = new RunningCommand[1];
         RunningCommand command = new RunningCommand(process, output, request.stdin(), timeout, () -> {
@@ -101,11 +102,11 @@ final class SubprocessSandbox implements Sandbox {
         try {
             entry = workspace.stat(cwd);
         } catch (PaddockException e) {
-            throw new PaddockException(ErrorCode.INVALID_CWD, "cwd " + dev.paddock.core.Text.clip(cwd, 200)
+            throw new PaddockException(ErrorCode.INVALID_CWD, "cwd " + Text.clip(cwd, 200)
                     + " is not usable: " + e.getMessage());
         }
         if (entry.type() != FileEntry.Type.DIRECTORY) {
-            throw new PaddockException(ErrorCode.INVALID_CWD, "cwd " + dev.paddock.core.Text.clip(cwd, 200) + " is not a directory");
+            throw new PaddockException(ErrorCode.INVALID_CWD, "cwd " + Text.clip(cwd, 200) + " is not a directory");
         }
         String relative = entry.path().equals(Workspace.ROOT) ? "" : entry.path().substring(Workspace.ROOT.length() + 1);
         return workspaceDir.resolve(relative);

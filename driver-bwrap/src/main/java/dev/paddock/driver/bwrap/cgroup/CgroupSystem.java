@@ -1,6 +1,8 @@
 package dev.paddock.driver.bwrap.cgroup;
 
 import dev.paddock.core.spi.Limits;
+import java.nio.file.Path;
+import java.util.Map;
 
 /** One cgroup layout (v1 or v2) of this host; creates and finds the cgroups of sandboxes. */
 public interface CgroupSystem {
@@ -14,5 +16,5 @@ public interface CgroupSystem {
     SandboxCgroup open(String sandboxId);
 
     /** The cgroup at directories recorded by {@link SandboxCgroup#dirs()} (the host's own cgroup may differ after a restart). */
-    SandboxCgroup restore(java.util.Map<String, java.nio.file.Path> dirs);
+    SandboxCgroup restore(Map<String, Path> dirs);
 }

@@ -1,10 +1,12 @@
 package dev.paddock.driver.bwrap.cgroup;
 
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Limits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -47,19 +49,19 @@ public final class CgroupV1 implements CgroupSystem {
             return g;
         } catch (IOException | RuntimeException e) {
             g.remove();
-            throw e instanceof RuntimeException r ? r : dev.paddock.core.PaddockException.internal("cannot create cgroup for " + sandboxId + ": " + e.getMessage(), e);
+            throw e instanceof RuntimeException r ? r : PaddockException.internal("cannot create cgroup for " + sandboxId + ": " + e.getMessage(), e);
         }
     }
 
     @Override
     public Group restore(Map<String, Path> dirs) {
         for (String c : REQUIRED) if (!dirs.containsKey(c)) throw new IllegalArgumentException("recorded cgroup lacks " + c);
-        return new Group(new java.util.LinkedHashMap<>(dirs));
+        return new Group(new LinkedHashMap<>(dirs));
     }
 
     @Override
     public Group open(String sandboxId) {
-        Map<String, Path> dirs = new java.util.LinkedHashMap<>();
+        Map<String, Path> dirs = new LinkedHashMap<>();
         parents.forEach((c, p) -> dirs.put(c, p.resolve(sandboxId)));
         return new Group(dirs);
     }
@@ -117,7 +119,7 @@ public final class CgroupV1 implements CgroupSystem {
                 }
             }
             CgroupFiles.write(state(), "THAWED");
-            throw dev.paddock.core.PaddockException.internal("the cgroup freezer could not freeze " + dir("freezer") + "; the sandbox keeps running", null);
+            throw PaddockException.internal("the cgroup freezer could not freeze " + dir("freezer") + "; the sandbox keeps running", null);
         }
 
         @Override
@@ -147,7 +149,7 @@ public final class CgroupV1 implements CgroupSystem {
                     thaw();
                     for (int i = 0; i < 200 && !CgroupFiles.pids(procs).isEmpty(); i++) CgroupFiles.sleep(i < 50 ? 1 : 5);
                 }
-            } catch (dev.paddock.core.PaddockException e) {
+            } catch (PaddockException e) {
                 if (exists()) throw e; // else another clean-up of the same sandbox removed it meanwhile: nothing is left to kill
             }
         }

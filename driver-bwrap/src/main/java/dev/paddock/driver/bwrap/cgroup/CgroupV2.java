@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * cgroup v2 (unified): one directory {@code <parent>/<sandboxId>}. The parent must be allowed to enable the
@@ -76,7 +77,7 @@ public final class CgroupV2 implements CgroupSystem {
     }
 
     @Override
-    public Group restore(java.util.Map<String, Path> dirs) {
+    public Group restore(Map<String, Path> dirs) {
         if (!dirs.containsKey("unified")) throw new IllegalArgumentException("recorded cgroup lacks the unified directory");
         return new Group(dirs.get("unified"));
     }
@@ -113,8 +114,8 @@ public final class CgroupV2 implements CgroupSystem {
         }
 
         @Override
-        public java.util.Map<String, Path> dirs() {
-            return java.util.Map.of("unified", dir);
+        public Map<String, Path> dirs() {
+            return Map.of("unified", dir);
         }
 
         @Override

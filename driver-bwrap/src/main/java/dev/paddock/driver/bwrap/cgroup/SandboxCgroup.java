@@ -2,6 +2,7 @@ package dev.paddock.driver.bwrap.cgroup;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /** The cgroup(s) of one sandbox: where its processes are counted, limited, frozen and killed. */
 public interface SandboxCgroup {
@@ -17,7 +18,7 @@ public interface SandboxCgroup {
     boolean exists();
 
     /** Controller (or "unified") to directory; stored with the sandbox so a restarted host finds the same groups. */
-    java.util.Map<String, Path> dirs();
+    Map<String, Path> dirs();
 
     /** Freezes every process and returns once the kernel reports the group frozen. */
     void freeze();

@@ -4,14 +4,18 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 public final class LoopImageQuota implements DiskQuota {
     private static final long TIMEOUT_SECONDS = 60;
     private final Path images;
-    private final java.util.Map<Long, Object> templateLocks = new ConcurrentHashMap<>();
+    private final Map<Long, Object> templateLocks = new ConcurrentHashMap<>();
 
     public LoopImageQuota(Path images) {
         this.images = images;
@@ -122,10 +126,10 @@ public final class LoopImageQuota implements DiskQuota {
             if (Files.isRegularFile(template, LinkOption.NOFOLLOW_LINKS)) return template;
             Path tmp = images.resolve("template-" + bytes + ".img.partial");
             Files.deleteIfExists(tmp);
-            try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
+            try (var ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ch.truncate(0);
                 ch.position(bytes - 1);
-                ch.write(java.nio.ByteBuffer.wrap(new byte[1]));
+                ch.write(ByteBuffer.wrap(new byte[1]));
             }
             run("mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal,^resize_inode", "-E", "lazy_itable_init=1,nodiscard,root_owner=0:0", tmp.toString());
             Files.move(tmp, template, StandardCopyOption.ATOMIC_MOVE);

@@ -2,6 +2,7 @@ package dev.paddock.driver.bwrap.init;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ProcessInfo;
@@ -119,6 +120,6 @@ public final class InitClient {
     static PaddockException refused(Frame f) {
         String msg = new String(f.payload(), 0, Math.min(f.payload().length, 200), StandardCharsets.UTF_8);
         if (msg.startsWith("no such background process")) return new PaddockException(ErrorCode.NOT_FOUND, "the sandbox has no background process with that pid");
-        return new PaddockException(ErrorCode.SANDBOX_REFUSED, "the sandbox agent refused the request: " + dev.paddock.core.Text.clip(msg, 200));
+        return new PaddockException(ErrorCode.SANDBOX_REFUSED, "the sandbox agent refused the request: " + Text.clip(msg, 200));
     }
 }

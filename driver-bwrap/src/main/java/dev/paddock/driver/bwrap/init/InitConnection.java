@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /** One connection to a sandbox's init agent. Reads come from one thread; writes are serialized. */
 final class InitConnection implements AutoCloseable {
@@ -20,7 +21,7 @@ final class InitConnection implements AutoCloseable {
 
     private final SocketChannel channel;
     private final ByteBuffer header = ByteBuffer.allocate(Frame.HEADER);
-    private final java.util.concurrent.locks.ReentrantLock writeLock = new java.util.concurrent.locks.ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
 
     private InitConnection(SocketChannel channel) {
         this.channel = channel;
