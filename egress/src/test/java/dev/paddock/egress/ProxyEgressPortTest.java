@@ -1,12 +1,12 @@
 package dev.paddock.egress;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.egress.SecretValue;
 import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.EgressAttachment;
 import dev.paddock.egress.proxy.Fixture;
 import dev.paddock.egress.proxy.SandboxCredentials;
 import dev.paddock.egress.vault.InMemorySecretRepository;
-import dev.paddock.egress.vault.SecretValue;
 import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
 import org.junit.jupiter.api.Test;

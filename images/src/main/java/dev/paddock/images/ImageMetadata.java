@@ -1,5 +1,6 @@
 package dev.paddock.images;
 
+import dev.paddock.core.images.ImageInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

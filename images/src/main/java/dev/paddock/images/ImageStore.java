@@ -4,6 +4,7 @@ import dev.paddock.core.CappedInputStream;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.images.ImageInfo;
 import dev.paddock.core.images.ImageLayout;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>Images are built or imported into a hidden temporary directory next to their final place and renamed into
  * place only when complete, so a crash or a refused archive never leaves a half-made image under a real name.
  * Directories are kept world-traversable (0755) because the sandbox's unprivileged user must reach the rootfs to
- * bind it. Whether an image is still in use is the host's business: {@link #delete} just deletes.
+ * bind it. Whether an image is still in use is {@link ImageCatalog}'s business: {@link #delete} just deletes.
  */
 public final class ImageStore {
     private static final Logger log = LoggerFactory.getLogger(ImageStore.class);

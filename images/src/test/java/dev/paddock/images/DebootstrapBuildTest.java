@@ -2,6 +2,7 @@ package dev.paddock.images;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.core.images.ImageInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.images.ImageInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,6 +9,7 @@ import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.images.ImageCatalog;
 import dev.paddock.images.ImageStore;
 import dev.paddock.mcp.McpHttpEndpoint;
 import dev.paddock.server.routes.ImageRoutes;

@@ -1,6 +1,6 @@
 package dev.paddock.app.cli;
 
-import dev.paddock.images.ImageInfo;
+import dev.paddock.core.images.ImageInfo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;

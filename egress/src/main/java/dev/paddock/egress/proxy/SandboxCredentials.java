@@ -4,9 +4,9 @@ import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 
 import dev.paddock.core.egress.HostPattern;
+import dev.paddock.core.egress.SecretValue;
 import dev.paddock.egress.vault.CredentialRule;
 import dev.paddock.egress.vault.Placement;
-import dev.paddock.egress.vault.SecretValue;
 import dev.paddock.egress.vault.Vault;
 import java.security.SecureRandom;
 import java.util.ArrayList;

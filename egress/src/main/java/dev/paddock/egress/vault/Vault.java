@@ -4,9 +4,10 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
-
 import dev.paddock.core.egress.SecretMetadata;
 import dev.paddock.core.egress.SecretRepository;
+import dev.paddock.core.egress.SecretValue;
+import dev.paddock.core.egress.SecretVault;
 import dev.paddock.core.egress.StoredSecret;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -22,7 +23,7 @@ import java.util.regex.Pattern;
  * tenant and secret id as associated data). Listing and metadata never include values; only {@link #reveal}
  * decrypts, and the egress proxy is its only intended caller.
  */
-public final class Vault {
+public final class Vault implements SecretVault {
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
     private static final int NONCE_BYTES = 12;
@@ -38,6 +39,7 @@ public final class Vault {
     }
 
     /** Stores a new secret; names are unique per tenant. */
+    @Override
     public synchronized SecretMetadata create(String tenantId, String name, SecretValue value) {
         requireTenant(tenantId);
         if (name == null || !NAME.matcher(name).matches()) {
@@ -54,16 +56,19 @@ public final class Vault {
         return stored.metadata();
     }
 
+    @Override
     public List<SecretMetadata> list(String tenantId) {
         requireTenant(tenantId);
         return repository.list(tenantId).stream().map(StoredSecret::metadata).toList();
     }
 
+    @Override
     public SecretMetadata get(String tenantId, String id) {
         return load(tenantId, id).metadata();
     }
 
     /** Replaces the value (new nonce, version + 1). Placeholders bound to the secret keep working. */
+    @Override
     public synchronized SecretMetadata rotate(String tenantId, String id, SecretValue value) {
         if (value == null) throw new PaddockException(ErrorCode.INVALID_SECRET, "a secret value is required");
         StoredSecret old = load(tenantId, id);
@@ -72,6 +77,7 @@ public final class Vault {
         return stored.metadata();
     }
 
+    @Override
     public synchronized void delete(String tenantId, String id) {
         requireTenant(tenantId);
         if (!isSecretId(id) || !repository.delete(tenantId, id)) throw PaddockException.notFound("secret", Text.clip(id, 40));

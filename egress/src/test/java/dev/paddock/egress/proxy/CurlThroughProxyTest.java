@@ -1,9 +1,9 @@
 package dev.paddock.egress.proxy;
 
+import dev.paddock.core.egress.SecretValue;
 import dev.paddock.egress.vault.CredentialRule;
 import dev.paddock.egress.vault.InMemorySecretRepository;
 import dev.paddock.egress.vault.Placement;
-import dev.paddock.egress.vault.SecretValue;
 import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
 import org.junit.jupiter.api.Test;

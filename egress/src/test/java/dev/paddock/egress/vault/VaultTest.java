@@ -2,6 +2,7 @@ package dev.paddock.egress.vault;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.egress.SecretMetadata;
+import dev.paddock.core.egress.SecretValue;
 import dev.paddock.core.egress.StoredSecret;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

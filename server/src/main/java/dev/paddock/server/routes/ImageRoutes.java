@@ -1,7 +1,7 @@
 package dev.paddock.server.routes;
 
+import dev.paddock.core.images.ImageService;
 import dev.paddock.host.SandboxRequest;
-import dev.paddock.server.ImageService;
 import dev.paddock.server.RouteContext;
 import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.Auth;

@@ -1,6 +1,6 @@
 package dev.paddock.server.wire;
 
-import dev.paddock.images.ImageInfo;
+import dev.paddock.core.images.ImageInfo;
 import java.time.Instant;
 import java.util.List;
 

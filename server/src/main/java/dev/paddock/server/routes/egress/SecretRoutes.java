@@ -2,8 +2,8 @@ package dev.paddock.server.routes.egress;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
-import dev.paddock.egress.vault.SecretValue;
-import dev.paddock.egress.vault.Vault;
+import dev.paddock.core.egress.SecretValue;
+import dev.paddock.core.egress.SecretVault;
 import dev.paddock.server.RouteContext;
 import dev.paddock.server.RouteModule;
 import dev.paddock.server.http.Auth;
@@ -19,10 +19,10 @@ import io.javalin.http.Context;
  */
 public final class SecretRoutes implements RouteModule {
     private static final String SECRET = "/v1/secrets/{id}";
-    private final Vault vault;
+    private final SecretVault vault;
     private Bodies bodies; // the server's, given at registration
 
-    public SecretRoutes(Vault vault) {
+    public SecretRoutes(SecretVault vault) {
         this.vault = vault;
     }
 

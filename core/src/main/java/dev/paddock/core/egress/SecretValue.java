@@ -1,4 +1,4 @@
-package dev.paddock.egress.vault;
+package dev.paddock.core.egress;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -27,12 +27,14 @@ public final class SecretValue {
         return new SecretValue(value.getBytes(StandardCharsets.UTF_8));
     }
 
-    static SecretValue ofBytes(byte[] utf8) { return new SecretValue(utf8.clone()); }
+    /** The value from its UTF-8 bytes (copied), as the vault decrypts it. */
+    public static SecretValue ofBytes(byte[] utf8) { return new SecretValue(utf8.clone()); }
 
     /** The plain value. Call only where it leaves for its destination. */
     public String reveal() { return new String(utf8, StandardCharsets.UTF_8); }
 
-    byte[] bytes() { return utf8.clone(); }
+    /** The plain value's UTF-8 bytes (a copy), for the vault to encrypt. */
+    public byte[] bytes() { return utf8.clone(); }
 
     /** True when the value can be written into an HTTP header without changing the header's structure. */
     public boolean isHeaderSafe() {

@@ -1,13 +1,13 @@
-package dev.paddock.server;
+package dev.paddock.images;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.images.ImageInfo;
 import dev.paddock.core.images.ImageLayout;
+import dev.paddock.core.images.ImageService;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.SandboxStore;
-import dev.paddock.images.ImageInfo;
-import dev.paddock.images.ImageStore;
 import java.util.List;
 
 /**

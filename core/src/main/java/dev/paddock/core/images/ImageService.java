@@ -1,11 +1,11 @@
-package dev.paddock.server;
+package dev.paddock.core.images;
 
-import dev.paddock.images.ImageInfo;
 import java.util.List;
 
 /**
- * The images the API offers. The app backs it with the image store and the sandbox records, so that an image a
- * live sandbox of any tenant runs on cannot be deleted under it.
+ * The images the API offers: the port the server's image routes use. The images module implements it over the
+ * image store and the sandbox records, so that an image a live sandbox of any tenant runs on cannot be deleted
+ * under it.
  */
 public interface ImageService {
     /** Every complete image, sorted by name. */

@@ -1,4 +1,4 @@
-package dev.paddock.images;
+package dev.paddock.core.images;
 
 import java.nio.file.Path;
 import java.time.Instant;
