@@ -163,8 +163,11 @@ function screencast(conn, r) {
   const quality = Math.min(90, Math.max(10, r.quality | 0 || 60));
   let cdp = null, cast = null, closed = false, last = '';
   const send = (o) => new Promise(done => { if (closed) return done(); conn.write(JSON.stringify(o) + '\n', done); });
+  // The title is read first and the url after it: a navigation commits its url before its document has a title, so a
+  // title of the new page never goes out with the old page's url.
   const meta = async () => {
-    const now = JSON.stringify([page.url(), await page.title().catch(() => '')]);
+    const title = await page.title().catch(() => '');
+    const now = JSON.stringify([page.url(), title]);
     if (now !== last) { last = now; const [url, title] = JSON.parse(now); await send({ url, title }); }
   };
   const follow = async () => {
@@ -173,7 +176,8 @@ function screencast(conn, r) {
     cast = page;
     cdp = await context.newCDPSession(cast);
     cdp.on('Page.screencastFrame', async f => {
-      await send({ frame: f.data, url: cast.url(), title: await cast.title().catch(() => '') });
+      const title = await cast.title().catch(() => '');
+      await send({ frame: f.data, url: cast.url(), title });
       cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => {});
     });
     await cdp.send('Page.startScreencast', { format: 'jpeg', quality, maxWidth: 1280, maxHeight: 800 });
