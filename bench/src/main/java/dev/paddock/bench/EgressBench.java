@@ -1,7 +1,7 @@
 package dev.paddock.bench;
 
 import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.egress.policy.Resolver;
+import dev.paddock.egress.policy.HostResolver;
 import dev.paddock.egress.proxy.EgressConfig;
 import dev.paddock.egress.proxy.EgressProxy;
 import dev.paddock.egress.proxy.ProxyListener;
@@ -45,7 +45,7 @@ public final class EgressBench {
             serve(http, EgressBench::answerGet);
             serve(bulk, EgressBench::sendBulk);
             int hp = http.getLocalPort(), bp = bulk.getLocalPort();
-            Resolver resolver = host -> List.of(InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1}));
+            HostResolver resolver = host -> List.of(InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1}));
             EgressConfig config = EgressConfig.defaults().resolver(resolver).allowLoopbackUpstreamPorts(Set.of(hp, bp));
             NetworkPolicy policy = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("bench.test:" + hp, "bench.test:" + bp), false);
             Path dir = Files.createTempDirectory("egress-bench");

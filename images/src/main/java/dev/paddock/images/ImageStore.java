@@ -40,7 +40,7 @@ public final class ImageStore {
     private static final Logger log = LoggerFactory.getLogger(ImageStore.class);
     private static final String TEMP_PREFIX = ".tmp-";
     private static final String DELETING_PREFIX = ".del-";
-    private static final Set<java.nio.file.attribute.PosixFilePermission> DIR_MODE = Trees.permissions(0755);
+    private static final Set<java.nio.file.attribute.PosixFilePermission> DIR_MODE = RootfsTrees.permissions(0755);
 
     private final ImageLayout layout;
     private final Path imagesDir;
@@ -124,7 +124,7 @@ public final class ImageStore {
             // Rename first so the name disappears at once and a failed delete leaves no half-image behind it.
             Path doomed = imagesDir.resolve(DELETING_PREFIX + name + "-" + System.nanoTime());
             Files.move(dir, doomed, StandardCopyOption.ATOMIC_MOVE);
-            Trees.deleteRecursively(doomed);
+            RootfsTrees.deleteRecursively(doomed);
         } catch (IOException e) {
             throw PaddockException.internal("could not delete image '" + name + "': " + e.getMessage(), e);
         } finally {
@@ -151,7 +151,7 @@ public final class ImageStore {
                 Mounts.unmountUnder(staging);
             }
             makeShareable(rootfs);
-            return new ImageInfo(name, ImageInfo.SOURCE_DEBOOTSTRAP, clock.instant(), Trees.sizeOf(rootfs),
+            return new ImageInfo(name, ImageInfo.SOURCE_DEBOOTSTRAP, clock.instant(), RootfsTrees.sizeOf(rootfs),
                     finalRootfs(name), "debian:" + buildSpec.suite(), buildSpec.packages(), List.of());
         });
     }
@@ -185,9 +185,9 @@ public final class ImageStore {
                 }
             }
             applier.finish();
-            Trees.deleteRecursively(archiveDir);
+            RootfsTrees.deleteRecursively(archiveDir);
             makeShareable(rootfs);
-            return new ImageInfo(name, ImageInfo.SOURCE_OCI, clock.instant(), Trees.sizeOf(rootfs),
+            return new ImageInfo(name, ImageInfo.SOURCE_OCI, clock.instant(), RootfsTrees.sizeOf(rootfs),
                     finalRootfs(name), image.ref(), List.of(), image.env());
         });
     }
@@ -213,7 +213,7 @@ public final class ImageStore {
                 String n = dir.getFileName().toString();
                 if (n.startsWith(TEMP_PREFIX) || n.startsWith(DELETING_PREFIX)) {
                     Mounts.unmountUnder(dir);
-                    Trees.deleteRecursively(dir);
+                    RootfsTrees.deleteRecursively(dir);
                 }
             }
         } catch (IOException e) {
@@ -260,7 +260,7 @@ public final class ImageStore {
     private static void discard(Path staging) {
         try {
             Mounts.unmountUnder(staging);
-            Trees.deleteRecursively(staging);
+            RootfsTrees.deleteRecursively(staging);
         } catch (IOException e) {
             log.warn("could not remove temporary image directory {}: {}", staging, e.getMessage());
         }
@@ -269,8 +269,8 @@ public final class ImageStore {
     /** Device nodes are dropped (bwrap provides /dev) and setuid/setgid bits cleared: the rootfs is shared. */
     private static void makeShareable(Path rootfs) throws IOException {
         Path dev = rootfs.resolve("dev");
-        if (Files.isDirectory(dev, LinkOption.NOFOLLOW_LINKS)) Trees.deleteChildren(dev);
-        int stripped = Trees.stripSetuidSetgid(rootfs);
+        if (Files.isDirectory(dev, LinkOption.NOFOLLOW_LINKS)) RootfsTrees.deleteChildren(dev);
+        int stripped = RootfsTrees.stripSetuidSetgid(rootfs);
         if (stripped > 0) log.debug("cleared setuid/setgid on {} files in {}", stripped, rootfs);
         Files.setPosixFilePermissions(rootfs, DIR_MODE);
     }

@@ -64,7 +64,7 @@ final class LayerApplier {
             Path path = paths.resolve(dir.getKey(), dir.getKey(), false);
             BasicFileAttributes attrs = path == null ? null : RootfsPaths.lstat(path);
             if (attrs == null || !attrs.isDirectory()) continue; // removed or replaced by a later layer
-            Files.setPosixFilePermissions(path, Trees.permissions(dir.getValue().getMode()));
+            Files.setPosixFilePermissions(path, RootfsTrees.permissions(dir.getValue().getMode()));
             setModifiedTime(path, dir.getValue());
         }
         if (skippedSpecialFiles > 0) {
@@ -123,7 +123,7 @@ final class LayerApplier {
                 String childRelative = parentRelative.isEmpty()
                         ? child.getFileName().toString()
                         : parentRelative + "/" + child.getFileName();
-                if (!writtenInLayer.contains(childRelative)) Trees.deleteRecursively(child);
+                if (!writtenInLayer.contains(childRelative)) RootfsTrees.deleteRecursively(child);
             }
         }
     }
@@ -134,7 +134,7 @@ final class LayerApplier {
         }
         Path hiddenPath = paths.resolve(name, parentRelative.isEmpty() ? hidden : parentRelative + "/" + hidden, false);
         if (hiddenPath == null) return; // parent missing: nothing to hide
-        Trees.deleteRecursively(hiddenPath);
+        RootfsTrees.deleteRecursively(hiddenPath);
     }
 
     private void writeDirectory(String name, String relative, TarArchiveEntry entry) throws IOException {
@@ -145,7 +145,7 @@ final class LayerApplier {
             existing = null;
         }
         if (existing == null) Files.createDirectory(target);
-        Files.setPosixFilePermissions(target, Trees.permissions(entry.getMode() | OWNER_RWX));
+        Files.setPosixFilePermissions(target, RootfsTrees.permissions(entry.getMode() | OWNER_RWX));
         directories.put(relative, entry);
     }
 
@@ -162,7 +162,7 @@ final class LayerApplier {
                 out.write(buffer, 0, n);
             }
         }
-        Files.setPosixFilePermissions(target, Trees.permissions(entry.getMode()));
+        Files.setPosixFilePermissions(target, RootfsTrees.permissions(entry.getMode()));
         setModifiedTime(target, entry);
     }
 
@@ -204,7 +204,7 @@ final class LayerApplier {
         BasicFileAttributes existing = RootfsPaths.lstat(target);
         if (existing != null) {
             if (existing.isDirectory()) {
-                Trees.deleteRecursively(target);
+                RootfsTrees.deleteRecursively(target);
             } else {
                 Files.delete(target);
             }

@@ -26,7 +26,7 @@ final class Mounts {
                 if (mountPoint.startsWith(prefix)) found.add(Path.of(mountPoint));
             }
         } catch (IOException e) {
-            // no mountinfo: nothing we can do; the device check in Trees still refuses to cross mounts
+            // no mountinfo: nothing we can do; the device check in RootfsTrees still refuses to cross mounts
         }
         found.sort(Comparator.comparingInt(Path::getNameCount).reversed()); // deepest first
         return found;

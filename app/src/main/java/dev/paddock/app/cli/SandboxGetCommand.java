@@ -15,7 +15,7 @@ public final class SandboxGetCommand extends ClientCommand {
     public Integer call() {
         byte[] raw = client().call("GET", path("sandboxes", sandboxId(id)), Map.of(), null);
         if (json()) printJson(raw);
-        else SandboxView.details(PaddockClient.parse(raw)).print(ctx.out());
+        else SandboxTable.details(PaddockClient.parse(raw)).print(ctx.out());
         return 0;
     }
 }

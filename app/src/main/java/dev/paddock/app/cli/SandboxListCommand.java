@@ -28,8 +28,8 @@ public final class SandboxListCommand extends ClientCommand {
             return 0;
         }
         JsonNode page = PaddockClient.parse(raw);
-        Table t = SandboxView.table();
-        for (JsonNode s : page.path("data")) SandboxView.addRow(t, s);
+        Table t = SandboxTable.table();
+        for (JsonNode s : page.path("data")) SandboxTable.addRow(t, s);
         if (t.size() == 0) {
             ctx.out().println("no sandboxes" + (all ? "" : " running (use --all to include terminated ones)"));
         } else {

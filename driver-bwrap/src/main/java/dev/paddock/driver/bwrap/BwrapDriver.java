@@ -158,7 +158,7 @@ public final class BwrapDriver implements SandboxDriver {
                 makeWorkspace(paths, uid);
                 if (root instanceof BwrapArgs.Root.Host) SandboxEtc.writeOwn(paths.etc(), uid, hostname);
             }, PREPARE);
-            BwrapArgs.Egress way = egress ? SandboxEgress.prepare(spec.egress(), paths, uid, hasSystemBundle(root)) : null;
+            BwrapArgs.Egress way = egress ? EgressMounts.prepare(spec.egress(), paths, uid, hasSystemBundle(root)) : null;
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
             try {
                 launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), args);
@@ -415,7 +415,7 @@ public final class BwrapDriver implements SandboxDriver {
         cgroup.killAll();
         cgroup.remove();
         SandboxEtc.delete(paths.etc());
-        SandboxEgress.delete(paths);
+        EgressMounts.delete(paths);
         unmountDisk(paths);
         deleteRunDir(paths);
         uids.release(meta.uid(), meta.sandboxId());

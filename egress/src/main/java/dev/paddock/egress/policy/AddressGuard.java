@@ -21,10 +21,10 @@ import java.util.Set;
 public final class AddressGuard {
     private static final Logger log = LoggerFactory.getLogger(AddressGuard.class);
 
-    private final Resolver resolver;
+    private final HostResolver resolver;
     private final Set<Integer> loopbackUpstreamPorts;
 
-    public AddressGuard(Resolver resolver, Set<Integer> loopbackUpstreamPorts) {
+    public AddressGuard(HostResolver resolver, Set<Integer> loopbackUpstreamPorts) {
         this.resolver = resolver;
         this.loopbackUpstreamPorts = Set.copyOf(loopbackUpstreamPorts);
     }

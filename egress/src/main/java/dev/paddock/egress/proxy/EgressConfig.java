@@ -4,7 +4,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 
 import dev.paddock.egress.policy.AddressGuard;
-import dev.paddock.egress.policy.Resolver;
+import dev.paddock.egress.policy.HostResolver;
 import javax.net.ssl.SSLContext;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -25,7 +25,7 @@ public record EgressConfig(
         int maxHeadBytes,
         int maxHeaders,
         int maxConnectionsPerListener,
-        Resolver resolver,
+        HostResolver resolver,
         Set<Integer> loopbackUpstreamPorts,
         SSLContext upstreamTls) {
 
@@ -45,7 +45,7 @@ public record EgressConfig(
 
     public static EgressConfig defaults() {
         return new EgressConfig(Duration.ofSeconds(10), Duration.ofMinutes(2), Duration.ofMinutes(30),
-                8 * 1024, 64 * 1024, 100, 256, Resolver.system(), Set.of(), null);
+                8 * 1024, 64 * 1024, 100, 256, HostResolver.system(), Set.of(), null);
     }
 
     public EgressConfig connectTimeout(Duration d) { return new EgressConfig(d, idleTimeout, totalTimeout, maxLineBytes, maxHeadBytes, maxHeaders, maxConnectionsPerListener, resolver, loopbackUpstreamPorts, upstreamTls); }
@@ -58,7 +58,7 @@ public record EgressConfig(
 
     public EgressConfig maxConnectionsPerListener(int n) { return new EgressConfig(connectTimeout, idleTimeout, totalTimeout, maxLineBytes, maxHeadBytes, maxHeaders, n, resolver, loopbackUpstreamPorts, upstreamTls); }
 
-    public EgressConfig resolver(Resolver r) { return new EgressConfig(connectTimeout, idleTimeout, totalTimeout, maxLineBytes, maxHeadBytes, maxHeaders, maxConnectionsPerListener, r, loopbackUpstreamPorts, upstreamTls); }
+    public EgressConfig resolver(HostResolver r) { return new EgressConfig(connectTimeout, idleTimeout, totalTimeout, maxLineBytes, maxHeadBytes, maxHeaders, maxConnectionsPerListener, r, loopbackUpstreamPorts, upstreamTls); }
 
     /** TEST ONLY: lets the proxy connect to these loopback ports. Logged as a WARN at proxy start and per use. */
     public EgressConfig allowLoopbackUpstreamPorts(Set<Integer> ports) { return new EgressConfig(connectTimeout, idleTimeout, totalTimeout, maxLineBytes, maxHeadBytes, maxHeaders, maxConnectionsPerListener, resolver, ports, upstreamTls); }

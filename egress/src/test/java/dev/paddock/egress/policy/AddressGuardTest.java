@@ -51,7 +51,7 @@ class AddressGuardTest {
     @Test
     void resolvesOnceAndRefusesWhenAnyAddressIsBlocked() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        Resolver resolver = host -> {
+        HostResolver resolver = host -> {
             calls.incrementAndGet();
             return List.of(InetAddress.ofLiteral("93.184.216.34"), InetAddress.ofLiteral("10.0.0.1"));
         };

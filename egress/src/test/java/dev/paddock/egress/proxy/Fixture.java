@@ -3,7 +3,7 @@ package dev.paddock.egress.proxy;
 import dev.paddock.core.egress.EgressAuditRecord;
 import dev.paddock.core.spi.NetworkPolicy;
 
-import dev.paddock.egress.policy.Resolver;
+import dev.paddock.egress.policy.HostResolver;
 import dev.paddock.egress.tls.CertificateAuthority;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -50,7 +50,7 @@ public final class Fixture implements AutoCloseable {
 
     Fixture(EgressConfig base) throws IOException {
         upstreams = new Upstreams();
-        Resolver resolver = host -> {
+        HostResolver resolver = host -> {
             List<String> addresses = NAMES.get(host);
             if (addresses == null) throw new java.net.UnknownHostException(host);
             List<InetAddress> out = new java.util.ArrayList<>();

@@ -6,8 +6,8 @@ import java.time.format.DateTimeParseException;
 import tools.jackson.databind.JsonNode;
 
 /** How a sandbox object reads in a terminal. */
-final class SandboxView {
-    private SandboxView() {}
+final class SandboxTable {
+    private SandboxTable() {}
 
     static Table table() {
         return new Table("ID", "STATE", "DRIVER", "MEMORY", "PIDS", "CPUS", "AGE");

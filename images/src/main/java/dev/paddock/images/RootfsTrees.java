@@ -16,12 +16,12 @@ import java.util.Set;
  * File-tree helpers that never follow symbolic links and never cross into another mount, so a rootfs full of
  * hostile links (or a mount left behind by a killed debootstrap) cannot make them touch anything outside it.
  */
-final class Trees {
+final class RootfsTrees {
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final int SETUID = 04000;
     private static final int SETGID = 02000;
 
-    private Trees() {}
+    private RootfsTrees() {}
 
     /** Deletes {@code root} and everything below it; a missing root is fine. Fails if another mount is inside. */
     static void deleteRecursively(Path root) throws IOException {

@@ -15,11 +15,11 @@ import java.nio.file.attribute.PosixFilePermissions;
  * the host's system bundle plus the installation CA. The image's own bundle is never read: a hostile image could
  * make it a symlink to a host file.
  */
-final class SandboxEgress {
+final class EgressMounts {
     static final Path HOST_BUNDLE = Path.of("/etc/ssl/certs/ca-certificates.crt");
     private static final String BUNDLE_NAME = "ca-certificates.crt";
 
-    private SandboxEgress() {}
+    private EgressMounts() {}
 
     static BwrapArgs.Egress prepare(EgressAttachment attachment, SandboxPaths paths, int uid, boolean overSystemBundle) {
         Path dir = Path.of(attachment.socketDir());
