@@ -47,6 +47,14 @@ final class AgentEvents {
         return body;
     }
 
+    /** {@code session.warning}. */
+    static Map<String, Object> warning(String code, String message) {
+        Map<String, Object> warning = new LinkedHashMap<>();
+        warning.put("code", code);
+        warning.put("message", message);
+        return warning;
+    }
+
     /** {@code session.error}: a terminal error of the loop. */
     static Map<String, Object> error(String type, String message) {
         Map<String, Object> error = new LinkedHashMap<>();

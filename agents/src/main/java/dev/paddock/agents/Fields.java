@@ -88,9 +88,8 @@ public final class Fields {
     }
 
     /** Applies a metadata patch: a null value deletes the key. */
-    public static Map<String, String> patchMetadata(Map<String, Object> current, Object patch, String field) {
-        Map<String, String> out = new LinkedHashMap<>();
-        if (current != null) current.forEach((k, v) -> out.put(k, String.valueOf(v)));
+    public static Map<String, String> patchMetadata(Map<String, String> current, Object patch, String field) {
+        Map<String, String> out = new LinkedHashMap<>(current);
         Map<String, Object> p = object(patch, field);
         if (p == null) return out;
         Map<String, Object> sets = new LinkedHashMap<>();
@@ -100,6 +99,13 @@ public final class Fields {
         });
         out.putAll(metadata(sets, field));
         if (out.size() > 16) throw new PaddockException(ErrorCode.INVALID_METADATA, "field '" + field + "' holds at most 16 keys");
+        return out;
+    }
+
+    /** Stored metadata (checked when it was written). */
+    static Map<String, String> storedMetadata(Object stored) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (stored instanceof Map<?, ?> m) m.forEach((k, v) -> out.put(String.valueOf(k), String.valueOf(v)));
         return out;
     }
 }

@@ -163,8 +163,7 @@ public final class WorkQueue {
 
     public Map<String, Object> updateMetadata(String environmentId, String workId, Map<String, Object> patch) {
         WorkItem w = find(environmentId, workId);
-        Map<String, Object> current = new LinkedHashMap<>(w.metadata());
-        Map<String, String> next = Fields.patchMetadata(current, patch, "metadata");
+        Map<String, String> next = Fields.patchMetadata(w.metadata(), patch, "metadata");
         save(w.toBuilder().metadata(next).build());
         return wire(reload(w));
     }
