@@ -199,7 +199,10 @@ public final class WorkQueue {
         m.put("id", w.id());
         m.put("type", "work");
         m.put("environment_id", w.environmentId());
-        m.put("data", Map.of("type", "session", "id", w.sessionId()));
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("type", "session");
+        data.put("id", w.sessionId());
+        m.put("data", data);
         m.put("state", w.state());
         m.put("metadata", w.metadata());
         m.put("secret", null);
