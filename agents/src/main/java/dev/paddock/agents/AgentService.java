@@ -31,7 +31,7 @@ public final class AgentService {
         this.clock = clock;
     }
 
-    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+    public Agent create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create agents");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         Instant now = clock.instant();
@@ -48,16 +48,11 @@ public final class AgentService {
         Resource r = new Resource(Resource.AGENT, id, p.tenantId(), null, null, null, null, null, 1, 0, now, now, null, agent.toWire());
         store.insert(r);
         store.insert(versionOf(r));
-        return agent.toWire();
+        return agent;
     }
 
     /** The agent at its latest version, or at {@code version} when given. */
-    public Map<String, Object> get(Principal p, String id, Integer version) {
-        return agent(p, id, version).toWire();
-    }
-
-    /** The agent at its latest version, or at {@code version} when given. */
-    Agent agent(Principal p, String id, Integer version) {
+    public Agent get(Principal p, String id, Integer version) {
         Resource r = find(p, id);
         if (version == null || version == r.version()) return Agent.fromWire(r.body());
         return store.find(Resource.AGENT_VERSION, p.tenantId(), versionId(id, version))
@@ -76,7 +71,7 @@ public final class AgentService {
         return ListResult.of(rows.map(AgentService::wire), page);
     }
 
-    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+    public Agent update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update agents");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         Resource r = find(p, id);
@@ -101,16 +96,16 @@ public final class AgentService {
                 a.archivedAt());
         Resource updated = store.update(r.withBody(agent.toWire(), now).withVersion(next));
         store.insert(versionOf(updated));
-        return agent.toWire();
+        return agent;
     }
 
-    public Map<String, Object> archive(Principal p, String id) {
+    public Agent archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive agents");
         Resource r = find(p, id);
-        if (r.archivedAt() != null) return wire(r);
+        if (r.archivedAt() != null) return Agent.fromWire(r.body());
         Instant now = clock.instant();
         Agent agent = Agent.fromWire(r.body()).archive(Times.iso(now));
-        return wire(store.update(r.archived(now).withBody(agent.toWire(), now)));
+        return Agent.fromWire(store.update(r.archived(now).withBody(agent.toWire(), now)).body());
     }
 
     private static Map<String, Object> wire(Resource r) {

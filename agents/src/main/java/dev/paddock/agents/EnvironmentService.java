@@ -44,7 +44,7 @@ public final class EnvironmentService {
         this.clock = clock;
     }
 
-    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+    public Environment create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create environments");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         Instant now = clock.instant();
@@ -54,20 +54,20 @@ public final class EnvironmentService {
         Environment env = new Environment(id, name, Fields.optionalString(body, "description", 2048), config,
                 Fields.metadata(body.get("metadata"), "metadata"), scope(body), Times.iso(now), Times.iso(now), null);
         store.insert(new Resource(Resource.ENVIRONMENT, id, p.tenantId(), name, config.type(), null, null, null, 0, 0, now, now, null, env.toWire()));
-        return env.toWire();
+        return env;
     }
 
-    public Map<String, Object> get(Principal p, String id) {
-        return wire(find(p, id));
+    public Environment get(Principal p, String id) {
+        return Environment.of(find(p, id));
     }
 
     public ListResult list(Principal p, PageRequest page, boolean includeArchived) {
         Callers.requireApiKey(p, "list environments");
         Page<Resource> rows = store.list(Resource.ENVIRONMENT, p.tenantId(), ResourceFilter.newestFirst(includeArchived), page);
-        return ListResult.of(rows.map(EnvironmentService::wire), page);
+        return ListResult.of(rows.map(r -> Environment.of(r).toWire()), page);
     }
 
-    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+    public Environment update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update environments");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         Resource r = find(p, id);
@@ -90,20 +90,16 @@ public final class EnvironmentService {
         String scope = body.get("scope") != null ? scope(body) : env.scope();
         Instant now = clock.instant();
         Environment updated = new Environment(env.id(), name, description, config, metadata, scope, env.createdAt(), Times.iso(now), env.archivedAt());
-        return wire(store.update(r.withBody(updated.toWire(), now).withUniqueKey(name)));
+        return Environment.of(store.update(r.withBody(updated.toWire(), now).withUniqueKey(name)));
     }
 
-    public Map<String, Object> archive(Principal p, String id) {
+    public Environment archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive environments");
         Resource r = find(p, id);
-        if (r.archivedAt() != null) return wire(r);
+        if (r.archivedAt() != null) return Environment.of(r);
         Instant now = clock.instant();
         Environment env = Environment.of(r).archive(Times.iso(now));
-        return wire(store.update(r.archived(now).withBody(env.toWire(), now)));
-    }
-
-    private static Map<String, Object> wire(Resource r) {
-        return Environment.of(r).toWire();
+        return Environment.of(store.update(r.archived(now).withBody(env.toWire(), now)));
     }
 
     public Map<String, Object> delete(Principal p, String id) {

@@ -54,7 +54,7 @@ public final class SessionService {
         this.clock = clock;
     }
 
-    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+    public SessionResource create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create sessions");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         String envId = Fields.requiredString(body, "environment_id", 64);
@@ -76,9 +76,9 @@ public final class SessionService {
         if (body.get("budget") != null) throw new PaddockException(ErrorCode.BUDGET_NOT_SUPPORTED, "Paddock does not enforce session budgets yet; send no 'budget'");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
-        SessionBody s = new SessionBody(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
-                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null);
-        Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toWire());
+        SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
+                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null);
+        Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
         store.insert(session.row());
@@ -92,65 +92,53 @@ public final class SessionService {
         return get(p, id);
     }
 
-    public Map<String, Object> get(Principal p, String id) {
-        return view(finder.find(p, id).row());
+    public SessionResource get(Principal p, String id) {
+        return SessionResource.of(finder.find(p, id));
     }
 
-    /**
-     * The session as the SDKs know it plus one Paddock extension: {@code paddock_sandbox_id}, the sandbox its tools
-     * run in (null until the first tool call). Its files and {@code /mnt/session/outputs} are read through
-     * {@code /v1/sandboxes/{id}/files} and {@code /outputs}, also after the session ended.
-     */
-    static Map<String, Object> view(Resource r) {
-        Session s = new Session(r);
-        Map<String, Object> out = SessionBody.of(s).toWire();
-        out.put(SANDBOX_FIELD, s.sandboxId());
-        return out;
+    /** Which sessions a list shows: of one agent (or any), in some statuses (or any), oldest or newest first. */
+    public record Query(String agentId, List<String> statuses, boolean includeArchived, boolean newestFirst) {
+        public Query {
+            statuses = List.copyOf(statuses);
+        }
     }
 
-    static final String SANDBOX_FIELD = "paddock_sandbox_id";
-
-    public ListResult list(Principal p, PageRequest page, Map<String, Object> filters) {
+    public ListResult list(Principal p, PageRequest page, Query q) {
         Callers.requireApiKey(p, "list sessions");
-        String agentId = (String) filters.get("agent_id");
-        @SuppressWarnings("unchecked")
-        List<String> statuses = (List<String>) filters.getOrDefault("statuses", List.of());
-        for (String st : statuses) {
+        for (String st : q.statuses()) {
             if (!STATUSES.contains(st)) throw new PaddockException(ErrorCode.INVALID_PARAMETER, "statuses must be among " + STATUSES + ", got '" + Text.clip(st, 30) + "'");
         }
-        boolean includeArchived = Boolean.TRUE.equals(filters.get("include_archived"));
-        boolean newestFirst = !"asc".equals(filters.get("order"));
         Page<Resource> rows = store.list(Resource.SESSION, p.tenantId(),
-                new ResourceFilter(includeArchived, null, agentId, statuses, newestFirst), page);
-        return ListResult.of(rows.map(SessionService::view), page);
+                new ResourceFilter(q.includeArchived(), null, q.agentId(), q.statuses(), q.newestFirst()), page);
+        return ListResult.of(rows.map(r -> SessionResource.of(new Session(r)).toWire()), page);
     }
 
-    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+    public SessionResource update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update sessions");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         if (body.get("agent") != null || body.get("budget") != null) {
             throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock cannot change a session's agent or budget yet; update its title or metadata");
         }
-        Resource r = finder.find(p, id).row();
-        SessionBody s = SessionBody.fromWire(r.body());
+        Session r = finder.find(p, id);
+        SessionResource s = SessionResource.of(r);
         String title = body.containsKey("title") ? Fields.optionalString(body, "title", 512) : s.title();
         Map<String, String> metadata = body.containsKey("metadata") ? Fields.patchMetadata(s.metadata(), body.get("metadata"), "metadata") : s.metadata();
         Instant now = clock.instant();
-        SessionBody updated = s.withTitleAndMetadata(title, metadata, Times.iso(now));
-        Map<String, Object> out = view(store.update(r.withBody(updated.toWire(), now)));
+        SessionResource updated = s.withTitleAndMetadata(title, metadata, Times.iso(now));
+        SessionResource out = SessionResource.of(new Session(store.update(r.row().withBody(updated.toStored(), now))));
         events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, updated.updatedEvent());
         return out;
     }
 
     /** Archives the session: its loop stops, its sandbox and work are released, and it is terminated. */
-    public Map<String, Object> archive(Principal p, String id) {
+    public SessionResource archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive sessions");
         Session r = finder.find(p, id);
-        if (r.row().archivedAt() != null) return view(r.row());
+        if (r.row().archivedAt() != null) return SessionResource.of(r);
         Resource ended = terminate(r);
         Instant now = clock.instant();
-        SessionBody s = SessionBody.fromWire(ended.body()).archive(Times.iso(now));
-        return view(store.update(ended.archived(now).withBody(s.toWire(), now)));
+        SessionResource s = SessionResource.of(new Session(ended)).archive(Times.iso(now));
+        return SessionResource.of(new Session(store.update(ended.archived(now).withBody(s.toStored(), now))));
     }
 
     public Map<String, Object> delete(Principal p, String id) {
@@ -204,7 +192,7 @@ public final class SessionService {
             if (m.get("version") instanceof Number n) version = n.intValue();
             else if (m.get("version") != null) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'agent.version' must be an integer");
         }
-        Agent a = agents.agent(p, agentId, version);
+        Agent a = agents.get(p, agentId, version);
         if (a.archived()) throw new PaddockException(ErrorCode.AGENT_ARCHIVED, "agent " + agentId + " is archived");
         return a;
     }

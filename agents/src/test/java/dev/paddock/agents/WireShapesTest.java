@@ -54,56 +54,56 @@ class WireShapesTest {
                             "input_schema", schema)));
             body.put("metadata", Map.of("team", "a"));
             body.put("skills", List.of());
-            Map<String, Object> agent = m.agents().create(f.caller, body);
+            Map<String, Object> agent = m.agents().create(f.caller, body).toWire();
             String agentId = (String) agent.get("id");
             record("agent.create", agent);
             record("agent.stored", rows.find(Resource.AGENT, "default", agentId).orElseThrow().body());
-            record("agent.minimal", m.agents().create(f.caller, Map.of("name", "plain", "model", "claude-y")));
+            record("agent.minimal", m.agents().create(f.caller, Map.of("name", "plain", "model", "claude-y")).toWire());
             Map<String, Object> patch = new LinkedHashMap<>();
             patch.put("version", 1);
             patch.put("model", Map.of("id", "claude-z", "effort", Map.of("type", "low"), "inference_geo", "eu"));
             patch.put("description", null);
             patch.put("metadata", Map.of("team", "b", "stage", "dev"));
-            record("agent.update", m.agents().update(f.caller, agentId, patch));
-            record("agent.get", m.agents().get(f.caller, agentId, null));
-            record("agent.get.v1", m.agents().get(f.caller, agentId, 1));
+            record("agent.update", m.agents().update(f.caller, agentId, patch).toWire());
+            record("agent.get", m.agents().get(f.caller, agentId, null).toWire());
+            record("agent.get.v1", m.agents().get(f.caller, agentId, 1).toWire());
             record("agent.versions", m.agents().versions(f.caller, agentId, PageRequest.first(10)).toWire());
 
             Map<String, Object> cloud = m.environments().create(f.caller, Map.of("name", "cloud-env", "description", "d",
                     "config", Map.of("type", "cloud", "networking", Map.of("type", "limited", "allowed_hosts", List.of("api.example.com"),
                             "allow_package_managers", true), "packages", Map.of("pip", List.of("requests"))),
-                    "metadata", Map.of("k", "v")));
+                    "metadata", Map.of("k", "v"))).toWire();
             String cloudId = (String) cloud.get("id");
             record("environment.create", cloud);
             record("environment.stored", rows.find(Resource.ENVIRONMENT, "default", cloudId).orElseThrow().body());
-            record("environment.default", m.environments().create(f.caller, Map.of("name", "default-env")));
+            record("environment.default", m.environments().create(f.caller, Map.of("name", "default-env")).toWire());
             record("environment.unrestricted", m.environments().create(f.caller, Map.of("name", "open-env",
-                    "config", Map.of("type", "cloud", "networking", Map.of("type", "unrestricted")), "scope", "account")));
+                    "config", Map.of("type", "cloud", "networking", Map.of("type", "unrestricted")), "scope", "account")).toWire());
             record("environment.update", m.environments().update(f.caller, cloudId, Map.of("name", "cloud-env-2",
-                    "config", Map.of("type", "cloud"), "metadata", Map.of("k2", "v2"))));
+                    "config", Map.of("type", "cloud"), "metadata", Map.of("k2", "v2"))).toWire());
             Map<String, Object> key = m.environments().createKey(f.caller, cloudId, Map.of("name", "worker"));
             record("environment.key", key);
             record("environment.keys", m.environments().listKeys(f.caller, cloudId, PageRequest.first(10)).toWire());
-            record("environment.archive", m.environments().archive(f.caller, cloudId));
+            record("environment.archive", m.environments().archive(f.caller, cloudId).toWire());
 
-            Map<String, Object> selfHosted = m.environments().create(f.caller, Map.of("name", "worker-env", "config", Map.of("type", "self_hosted")));
+            Map<String, Object> selfHosted = m.environments().create(f.caller, Map.of("name", "worker-env", "config", Map.of("type", "self_hosted"))).toWire();
             record("environment.self_hosted", selfHosted);
             record("environment.list", m.environments().list(f.caller, PageRequest.first(2), false).toWire());
             Map<String, Object> session = m.sessions().create(f.caller, Map.of("agent", Map.of("type", "agent", "id", agentId, "version", 1),
-                    "environment_id", selfHosted.get("id"), "title", "t", "metadata", Map.of("a", "1")));
+                    "environment_id", selfHosted.get("id"), "title", "t", "metadata", Map.of("a", "1"))).toWire();
             String sessionId = (String) session.get("id");
             record("session.create", session);
             record("session.stored", rows.find(Resource.SESSION, "default", sessionId).orElseThrow().body());
             Map<String, Object> sessionPatch = new LinkedHashMap<>();
             sessionPatch.put("title", "t2");
             sessionPatch.put("metadata", Map.of("a", "2", "b", "3"));
-            record("session.update", m.sessions().update(f.caller, sessionId, sessionPatch));
-            record("session.list", m.sessions().list(f.caller, PageRequest.first(5), Map.of("statuses", List.of("idle"))).toWire());
-            record("session.archive", m.sessions().archive(f.caller, sessionId));
+            record("session.update", m.sessions().update(f.caller, sessionId, sessionPatch).toWire());
+            record("session.list", m.sessions().list(f.caller, PageRequest.first(5), new SessionService.Query(null, List.of("idle"), false, true)).toWire());
+            record("session.archive", m.sessions().archive(f.caller, sessionId).toWire());
             for (SessionEvent e : f.events(sessionId)) record("event." + e.type(), e.body());
             record("session.delete", m.sessions().delete(f.caller, sessionId));
             record("environment.delete", m.environments().delete(f.caller, (String) selfHosted.get("id")));
-            record("agent.archive", m.agents().archive(f.caller, agentId));
+            record("agent.archive", m.agents().archive(f.caller, agentId).toWire());
             record("agent.list", m.agents().list(f.caller, PageRequest.first(5), true).toWire());
         }
         String actual = String.join("\n", lines) + "\n";
