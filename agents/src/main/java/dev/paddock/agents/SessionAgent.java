@@ -23,11 +23,7 @@ public record SessionAgent(String modelId, String system, List<ModelGateway.Tool
         toolset = Map.copyOf(toolset);
     }
 
-    /** Reads an agent snapshot ({@code agent} of a session's body). */
-    public static SessionAgent of(Map<String, Object> snapshot) {
-        return of(Agent.fromWire(snapshot));
-    }
-
+    /** Reads the agent a session runs (its snapshot). */
     public static SessionAgent of(Agent agent) {
         Map<String, ToolSetting> toolset = toolsetSettings(agent);
         List<ModelGateway.ToolSpec> tools = new ArrayList<>();

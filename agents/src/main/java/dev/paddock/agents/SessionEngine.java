@@ -138,7 +138,7 @@ public final class SessionEngine implements AutoCloseable {
     private void turn(Run run) {
         Session session = session(run);
         if (session == null || session.terminated()) return;
-        SessionAgent agent = SessionAgent.of(AgentSpec.map(session.body().get("agent")));
+        SessionAgent agent = SessionAgent.of(SessionResource.of(session).agent());
         Environment env = store.find(Resource.ENVIRONMENT, run.tenantId, session.environmentId()).map(Environment::of).orElse(null);
         if (env == null) {
             fail(run, "unknown_error", "the session's environment no longer exists");
