@@ -1,6 +1,7 @@
 package dev.paddock.agents;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +51,7 @@ public record Agent(String id, String name, String description, String system, M
         mcpServers = List.copyOf(mcpServers);
         tools = List.copyOf(tools);
         skills = List.copyOf(skills);
-        metadata = new LinkedHashMap<>(metadata);
+        metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     }
 
     public boolean archived() {

@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.spi.NetworkPolicy;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,7 @@ public record Environment(String id, String name, String description, Environmen
     static final String TYPE = "environment";
 
     public Environment {
-        metadata = new LinkedHashMap<>(metadata);
+        metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     }
 
     /** Reads a stored environment. */

@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.core.agents.Session;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -22,7 +23,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
     static final String SANDBOX_FIELD = "paddock_sandbox_id";
 
     public SessionResource {
-        metadata = new LinkedHashMap<>(metadata);
+        metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     }
 
     /** Reads a stored session. */
