@@ -47,6 +47,14 @@ final class AgentEvents {
         return body;
     }
 
+    /** {@code session.warning}. */
+    static Map<String, Object> warning(String code, String message) {
+        Map<String, Object> warning = new LinkedHashMap<>();
+        warning.put("code", code);
+        warning.put("message", message);
+        return warning;
+    }
+
     /** {@code session.error}: a terminal error of the loop. */
     static Map<String, Object> error(String type, String message) {
         Map<String, Object> error = new LinkedHashMap<>();
@@ -66,8 +74,18 @@ final class AgentEvents {
     }
 
     /** {@code agent.message} with one text block. */
-    static Map<String, Object> message(Object text) {
-        return Map.of("content", List.of(Map.of("type", "text", "text", text)));
+    static Map<String, Object> message(String text) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("content", List.of(textBlock(text)));
+        return body;
+    }
+
+    /** A text content block. */
+    static Map<String, Object> textBlock(String text) {
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "text");
+        block.put("text", text);
+        return block;
     }
 
     /**

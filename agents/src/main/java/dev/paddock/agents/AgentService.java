@@ -11,7 +11,6 @@ import dev.paddock.core.store.PageRequest;
 import dev.paddock.access.Principal;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,56 +31,47 @@ public final class AgentService {
         this.clock = clock;
     }
 
-    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+    public Agent create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create agents");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
-        Map<String, Object> agent = new LinkedHashMap<>();
-        agent.put("id", id);
-        agent.put("type", "agent");
-        agent.put("name", Fields.requiredString(body, "name", 256));
-        agent.put("description", Fields.optionalString(body, "description", 2048));
-        agent.put("system", Fields.optionalString(body, "system", 100_000));
-        agent.put("model", AgentSpec.model(body.get("model"), true));
-        List<Object> servers = AgentSpec.mcpServers(body.get("mcp_servers"));
-        agent.put("mcp_servers", servers);
-        agent.put("tools", AgentSpec.tools(body.get("tools"), servers));
-        agent.put("skills", AgentSpec.skills(body.get("skills")));
-        agent.put("metadata", Fields.metadata(body.get("metadata"), "metadata"));
-        agent.put("execution_identity", Map.of("type", "service_account"));
-        agent.put("multiagent", null);
-        agent.put("version", 1);
-        agent.put("created_at", Times.iso(now));
-        agent.put("updated_at", Times.iso(now));
-        agent.put("archived_at", null);
-        Resource r = new Resource(Resource.AGENT, id, p.tenantId(), null, null, null, null, null, 1, 0, now, now, null, agent);
+        String name = Fields.requiredString(body, "name", 256);
+        String description = Fields.optionalString(body, "description", 2048);
+        String system = Fields.optionalString(body, "system", 100_000);
+        Agent.Model model = AgentSpec.model(body.get("model"), true);
+        List<Agent.McpServer> servers = AgentSpec.mcpServers(body.get("mcp_servers"));
+        List<AgentTool> tools = AgentSpec.tools(body.get("tools"), servers);
+        List<Object> skills = AgentSpec.skills(body.get("skills"));
+        Map<String, String> metadata = Fields.metadata(body.get("metadata"), "metadata");
+        Agent agent = new Agent(id, name, description, system, model, servers, tools, skills, metadata, 1, Times.iso(now), Times.iso(now), null);
+        Resource r = new Resource(Resource.AGENT, id, p.tenantId(), null, null, null, null, null, 1, 0, now, now, null, agent.toWire());
         store.insert(r);
         store.insert(versionOf(r));
         return agent;
     }
 
     /** The agent at its latest version, or at {@code version} when given. */
-    public Map<String, Object> get(Principal p, String id, Integer version) {
+    public Agent get(Principal p, String id, Integer version) {
         Resource r = find(p, id);
-        if (version == null || version == r.version()) return r.body();
+        if (version == null || version == r.version()) return Agent.fromWire(r.body());
         return store.find(Resource.AGENT_VERSION, p.tenantId(), versionId(id, version))
-                .map(Resource::body)
+                .map(v -> Agent.fromWire(v.body()))
                 .orElseThrow(() -> new PaddockException(ErrorCode.NOT_FOUND, "agent " + id + " has no version " + version));
     }
 
     public ListResult list(Principal p, PageRequest page, boolean includeArchived) {
         Page<Resource> rows = store.list(Resource.AGENT, p.tenantId(), ResourceFilter.newestFirst(includeArchived), page);
-        return ListResult.of(rows.map(Resource::body), page);
+        return ListResult.of(rows.map(AgentService::wire), page);
     }
 
     public ListResult versions(Principal p, String id, PageRequest page) {
         find(p, id);
         Page<Resource> rows = store.list(Resource.AGENT_VERSION, p.tenantId(), new ResourceFilter(true, id, null, List.of(), true), page);
-        return ListResult.of(rows.map(Resource::body), page);
+        return ListResult.of(rows.map(AgentService::wire), page);
     }
 
-    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+    public Agent update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update agents");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         Resource r = find(p, id);
@@ -91,33 +81,35 @@ public final class AgentService {
             throw new PaddockException(ErrorCode.VERSION_MISMATCH, "agent " + id + " is at version " + r.version()
                     + ", not " + expected + "; retrieve it and apply the change again");
         }
-        Map<String, Object> agent = new LinkedHashMap<>(r.body());
-        if (body.containsKey("name")) agent.put("name", Fields.requiredString(body, "name", 256));
-        if (body.containsKey("description")) agent.put("description", Fields.optionalString(body, "description", 2048));
-        if (body.containsKey("system")) agent.put("system", Fields.optionalString(body, "system", 100_000));
-        if (body.get("model") != null) agent.put("model", AgentSpec.model(body.get("model"), true));
-        if (body.containsKey("mcp_servers")) agent.put("mcp_servers", AgentSpec.mcpServers(body.get("mcp_servers")));
-        if (body.containsKey("tools")) agent.put("tools", AgentSpec.tools(body.get("tools"), AgentSpec.list(agent.get("mcp_servers"))));
-        if (body.containsKey("skills")) agent.put("skills", AgentSpec.skills(body.get("skills")));
-        if (body.containsKey("metadata")) agent.put("metadata", Fields.patchMetadata(AgentSpec.map(r.body().get("metadata")), body.get("metadata"), "metadata"));
+        Agent a = Agent.fromWire(r.body());
+        String name = body.containsKey("name") ? Fields.requiredString(body, "name", 256) : a.name();
+        String description = body.containsKey("description") ? Fields.optionalString(body, "description", 2048) : a.description();
+        String system = body.containsKey("system") ? Fields.optionalString(body, "system", 100_000) : a.system();
+        Agent.Model model = body.get("model") != null ? AgentSpec.model(body.get("model"), true) : a.model();
+        List<Agent.McpServer> servers = body.containsKey("mcp_servers") ? AgentSpec.mcpServers(body.get("mcp_servers")) : a.mcpServers();
+        List<AgentTool> tools = body.containsKey("tools") ? AgentSpec.tools(body.get("tools"), servers) : a.tools();
+        List<Object> skills = body.containsKey("skills") ? AgentSpec.skills(body.get("skills")) : a.skills();
+        Map<String, String> metadata = body.containsKey("metadata") ? Fields.patchMetadata(a.metadata(), body.get("metadata"), "metadata") : a.metadata();
         Instant now = clock.instant();
         long next = r.version() + 1;
-        agent.put("version", next);
-        agent.put("updated_at", Times.iso(now));
-        Resource updated = store.update(r.withBody(agent, now).withVersion(next));
+        Agent agent = new Agent(id, name, description, system, model, servers, tools, skills, metadata, next, a.createdAt(), Times.iso(now),
+                a.archivedAt());
+        Resource updated = store.update(r.withBody(agent.toWire(), now).withVersion(next));
         store.insert(versionOf(updated));
         return agent;
     }
 
-    public Map<String, Object> archive(Principal p, String id) {
+    public Agent archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive agents");
         Resource r = find(p, id);
-        if (r.archivedAt() != null) return r.body();
+        if (r.archivedAt() != null) return Agent.fromWire(r.body());
         Instant now = clock.instant();
-        Map<String, Object> agent = new LinkedHashMap<>(r.body());
-        agent.put("archived_at", Times.iso(now));
-        agent.put("updated_at", Times.iso(now));
-        return store.update(r.archived(now).withBody(agent, now)).body();
+        Agent agent = Agent.fromWire(r.body()).archive(Times.iso(now));
+        return Agent.fromWire(store.update(r.archived(now).withBody(agent.toWire(), now)).body());
+    }
+
+    private static Map<String, Object> wire(Resource r) {
+        return Agent.fromWire(r.body()).toWire();
     }
 
     Resource find(Principal p, String id) {

@@ -5,44 +5,42 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.toolset.AgentToolset;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** Validation and normalisation of an agent's model, tools, MCP servers and skills into their wire shapes. */
+/** Checks a request's model, tools, MCP servers and skills into the parts of an {@link Agent}; a bad field is a 400 that names it. */
 final class AgentSpec {
     private static final Pattern TOOL_NAME = Pattern.compile("[a-zA-Z0-9_-]{1,64}");
     private static final Set<String> POLICIES = Set.of("always_allow", "always_ask", "auto");
 
     private AgentSpec() {}
 
-    static Map<String, Object> model(Object v, boolean required) {
+    static Agent.Model model(Object v, boolean required) {
         if (v == null) {
             if (required) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'model' is required");
             return null;
         }
         if (v instanceof String s) {
             if (s.isBlank() || s.length() > 128) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'model' must be a model id");
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", s);
-            return m;
+            return new Agent.Model(s, null, null, null);
         }
         Map<String, Object> m = Fields.object(v, "model");
         Fields.allowOnly(m, Set.of("id", "effort", "speed", "inference_geo"), "model");
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", Fields.requiredString(m, "id", 128));
-        if (m.get("effort") instanceof String effort) out.put("effort", Map.of("type", effort));
-        else if (m.get("effort") != null) out.put("effort", Fields.object(m.get("effort"), "model.effort"));
-        if (m.get("speed") != null) out.put("speed", Fields.optionalString(m, "speed", 16));
-        if (m.get("inference_geo") != null) out.put("inference_geo", Fields.optionalString(m, "inference_geo", 64));
-        return out;
+        String id = Fields.requiredString(m, "id", 128);
+        Map<String, Object> effort = null;
+        if (m.get("effort") instanceof String type) effort = Map.of("type", type);
+        else if (m.get("effort") != null) effort = Fields.object(m.get("effort"), "model.effort");
+        String speed = m.get("speed") != null ? Fields.optionalString(m, "speed", 16) : null;
+        String geo = m.get("inference_geo") != null ? Fields.optionalString(m, "inference_geo", 64) : null;
+        return new Agent.Model(id, effort, speed, geo);
     }
 
-    static List<Object> mcpServers(Object v) {
+    static List<Agent.McpServer> mcpServers(Object v) {
         List<Object> raw = Fields.array(v, "mcp_servers");
-        List<Object> out = new ArrayList<>();
+        List<Agent.McpServer> out = new ArrayList<>();
         if (raw == null) return out;
         for (int i = 0; i < raw.size(); i++) {
             String where = "mcp_servers[" + i + "]";
@@ -52,7 +50,7 @@ final class AgentSpec {
             if (!url.startsWith("https://") && !url.startsWith("http://")) {
                 throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".url' must be an http(s) URL");
             }
-            out.add(Map.of("name", Fields.requiredString(s, "name", 128), "type", "url", "url", url));
+            out.add(new Agent.McpServer(Fields.requiredString(s, "name", 128), url));
         }
         return out;
     }
@@ -65,11 +63,11 @@ final class AgentSpec {
         return new ArrayList<>();
     }
 
-    static List<Object> tools(Object v, List<Object> servers) {
+    static List<AgentTool> tools(Object v, List<Agent.McpServer> servers) {
         List<Object> raw = Fields.array(v, "tools");
-        List<Object> out = new ArrayList<>();
+        List<AgentTool> out = new ArrayList<>();
         if (raw == null) return out;
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         for (int i = 0; i < raw.size(); i++) {
             String where = "tools[" + i + "]";
             Map<String, Object> t = Fields.object(raw.get(i), where);
@@ -77,10 +75,8 @@ final class AgentSpec {
             switch (type) {
                 case AgentToolset.TYPE -> {
                     Fields.allowOnly(t, Set.of("type", "configs", "default_config"), where);
-                    Map<String, Object> toolset = new LinkedHashMap<>();
-                    toolset.put("type", type);
-                    toolset.put("default_config", config(Fields.object(t.get("default_config"), where + ".default_config"), where + ".default_config", null));
-                    List<Object> configs = new ArrayList<>();
+                    AgentTool.Config defaults = config(Fields.object(t.get("default_config"), where + ".default_config"), where + ".default_config", null);
+                    List<AgentTool.Config> configs = new ArrayList<>();
                     List<Object> rawConfigs = Fields.array(t.get("configs"), where + ".configs");
                     if (rawConfigs != null) {
                         for (int j = 0; j < rawConfigs.size(); j++) {
@@ -93,11 +89,10 @@ final class AgentSpec {
                             configs.add(config(c, cw, name));
                         }
                     }
-                    toolset.put("configs", configs);
-                    out.add(toolset);
+                    out.add(new AgentTool.Toolset(defaults, configs));
                     names.addAll(AgentToolset.toolNames());
                 }
-                case "custom" -> {
+                case AgentTool.Custom.TYPE -> {
                     Fields.allowOnly(t, Set.of("type", "name", "description", "input_schema"), where);
                     String name = Fields.requiredString(t, "name", 64);
                     if (!TOOL_NAME.matcher(name).matches()) {
@@ -108,24 +103,15 @@ final class AgentSpec {
                     if (schema == null || !"object".equals(schema.get("type"))) {
                         throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".input_schema' must be a JSON schema with type 'object'");
                     }
-                    Map<String, Object> custom = new LinkedHashMap<>();
-                    custom.put("type", "custom");
-                    custom.put("name", name);
-                    custom.put("description", Fields.requiredString(t, "description", 4096));
-                    custom.put("input_schema", schema);
-                    out.add(custom);
+                    out.add(new AgentTool.Custom(name, Fields.requiredString(t, "description", 4096), schema));
                 }
-                case "mcp_toolset" -> {
+                case AgentTool.McpToolset.TYPE -> {
                     Fields.allowOnly(t, Set.of("type", "mcp_server_name", "configs", "default_config"), where);
                     String server = Fields.requiredString(t, "mcp_server_name", 128);
-                    boolean known = servers.stream().anyMatch(s -> server.equals(map(s).get("name")));
+                    boolean known = servers.stream().anyMatch(s -> server.equals(s.name()));
                     if (!known) throw new PaddockException(ErrorCode.UNKNOWN_MCP_SERVER, "field '" + where + ".mcp_server_name' names no server in 'mcp_servers'");
-                    Map<String, Object> toolset = new LinkedHashMap<>();
-                    toolset.put("type", type);
-                    toolset.put("mcp_server_name", server);
-                    toolset.put("default_config", config(Fields.object(t.get("default_config"), where + ".default_config"), where + ".default_config", null));
-                    toolset.put("configs", new ArrayList<>());
-                    out.add(toolset);
+                    out.add(new AgentTool.McpToolset(server,
+                            config(Fields.object(t.get("default_config"), where + ".default_config"), where + ".default_config", null)));
                 }
                 default -> throw new PaddockException(ErrorCode.INVALID_TOOL_TYPE, "field '" + where + ".type' must be "
                         + AgentToolset.TYPE + ", mcp_toolset or custom, got '" + Text.clip(type, 60) + "'");
@@ -134,18 +120,14 @@ final class AgentSpec {
         return out;
     }
 
-    private static Map<String, Object> config(Map<String, Object> c, String where, String name) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        if (name != null) out.put("name", name);
-        if (name != null) out.put("type", name);
+    private static AgentTool.Config config(Map<String, Object> c, String where, String name) {
         Map<String, Object> in = c == null ? Map.of() : c;
         Fields.allowOnly(in, name == null ? Set.of("enabled", "permission_policy") : Set.of("name", "type", "enabled", "permission_policy"), where);
-        out.put("enabled", Fields.bool(in, "enabled", true));
+        boolean enabled = Fields.bool(in, "enabled", true);
         Map<String, Object> policy = Fields.object(in.get("permission_policy"), where + ".permission_policy");
-        String type = policy == null ? "always_allow" : String.valueOf(policy.get("type"));
+        String type = policy == null ? AgentTool.ALWAYS_ALLOW : String.valueOf(policy.get("type"));
         if (!POLICIES.contains(type)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".permission_policy.type' must be one of " + POLICIES);
-        out.put("permission_policy", Map.of("type", type));
-        return out;
+        return new AgentTool.Config(name, enabled, type);
     }
 
     @SuppressWarnings("unchecked")

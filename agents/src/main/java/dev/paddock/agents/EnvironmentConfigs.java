@@ -3,7 +3,6 @@ package dev.paddock.agents;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
-import dev.paddock.core.spi.NetworkPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,7 +22,7 @@ public final class EnvironmentConfigs {
     public static final String DRIVER_FIELD = "paddock_driver";
     private static final Pattern HOST = Pattern.compile("(\\*\\.)?[a-zA-Z0-9]([a-zA-Z0-9-]{0,62})(\\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62}))*(:[0-9]{1,5})?");
     private static final Pattern DRIVER = Pattern.compile("[a-z0-9-]{1,32}");
-    private static final List<String> PACKAGE_MANAGERS = List.of("apt", "cargo", "gem", "go", "npm", "pip");
+    static final List<String> PACKAGE_MANAGERS = List.of("apt", "cargo", "gem", "go", "npm", "pip");
 
     private final AgentsConfig config;
     private final String defaultDriver;
@@ -35,14 +34,14 @@ public final class EnvironmentConfigs {
         this.drivers = Set.copyOf(drivers);
     }
 
-    public Map<String, Object> normalize(Map<String, Object> in) {
+    public EnvironmentConfig normalize(Map<String, Object> in) {
         Map<String, Object> c = in == null ? Map.of("type", CLOUD) : in;
         String type = Fields.requiredString(c, "type", 32);
         return switch (type) {
             case CLOUD -> cloud(c);
             case SELF_HOSTED -> {
                 Fields.allowOnly(c, Set.of("type"), "config");
-                yield new LinkedHashMap<>(Map.of("type", SELF_HOSTED));
+                yield EnvironmentConfig.only(SELF_HOSTED);
             }
             case NONE -> {
                 Fields.allowOnly(c, Set.of("type"), "config");
@@ -54,60 +53,53 @@ public final class EnvironmentConfigs {
                     throw new PaddockException(ErrorCode.SANDBOX_FREE_UNAVAILABLE, "environments of type 'none' need the '"
                             + config.sandboxFreeDriver() + "' driver, which this server has not loaded");
                 }
-                yield new LinkedHashMap<>(Map.of("type", NONE));
+                yield EnvironmentConfig.only(NONE);
             }
             default -> throw new PaddockException(ErrorCode.INVALID_CONFIG_TYPE, "field 'config.type' must be cloud, self_hosted or none, got '"
                     + Text.clip(type, 40) + "'");
         };
     }
 
-    private Map<String, Object> cloud(Map<String, Object> c) {
+    private EnvironmentConfig cloud(Map<String, Object> c) {
         Fields.allowOnly(c, Set.of("type", "networking", "packages", DRIVER_FIELD), "config");
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("type", CLOUD);
-        out.put("networking", networking(Fields.object(c.get("networking"), "config.networking")));
-        out.put("packages", packages(Fields.object(c.get("packages"), "config.packages")));
+        EnvironmentConfig.Networking networking = networking(Fields.object(c.get("networking"), "config.networking"));
+        Map<String, List<String>> packages = packages(Fields.object(c.get("packages"), "config.packages"));
         String driver = Fields.optionalString(c, DRIVER_FIELD, 32);
         if (driver == null) driver = defaultDriver;
         if (!DRIVER.matcher(driver).matches() || !drivers.contains(driver)) {
             throw new PaddockException(ErrorCode.UNKNOWN_DRIVER, "field 'config." + DRIVER_FIELD + "' must name a loaded driver: " + drivers);
         }
-        out.put(DRIVER_FIELD, driver);
-        return out;
+        return new EnvironmentConfig(CLOUD, networking, packages, driver);
     }
 
-    private static Map<String, Object> networking(Map<String, Object> n) {
-        if (n == null) n = Map.of("type", "limited");
+    private static EnvironmentConfig.Networking networking(Map<String, Object> n) {
+        if (n == null) return EnvironmentConfig.Networking.NOTHING;
         String type = Fields.requiredString(n, "type", 32);
-        Map<String, Object> out = new LinkedHashMap<>();
-        switch (type) {
-            case "unrestricted" -> {
+        return switch (type) {
+            case EnvironmentConfig.UNRESTRICTED -> {
                 Fields.allowOnly(n, Set.of("type"), "config.networking");
-                out.put("type", type);
+                yield new EnvironmentConfig.Networking(type, List.of(), false, false);
             }
-            case "limited" -> {
+            case EnvironmentConfig.LIMITED -> {
                 Fields.allowOnly(n, Set.of("type", "allowed_hosts", "allow_package_managers", "allow_mcp_servers"), "config.networking");
-                out.put("type", type);
-                out.put("allowed_hosts", Fields.strings(n.get("allowed_hosts"), "config.networking.allowed_hosts", 256, HOST,
-                        "a host name such as api.example.com or *.example.com (no scheme, path or spaces)"));
-                out.put("allow_package_managers", Fields.bool(n, "allow_package_managers", false));
-                out.put("allow_mcp_servers", Fields.bool(n, "allow_mcp_servers", false));
+                List<String> hosts = Fields.strings(n.get("allowed_hosts"), "config.networking.allowed_hosts", 256, HOST,
+                        "a host name such as api.example.com or *.example.com (no scheme, path or spaces)");
+                yield new EnvironmentConfig.Networking(type, hosts, Fields.bool(n, "allow_package_managers", false),
+                        Fields.bool(n, "allow_mcp_servers", false));
             }
             default -> throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'config.networking.type' must be unrestricted or limited, got '"
                     + Text.clip(type, 40) + "'");
-        }
-        return out;
+        };
     }
 
-    private static Map<String, Object> packages(Map<String, Object> p) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("type", "packages");
+    private static Map<String, List<String>> packages(Map<String, Object> p) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
         Map<String, Object> in = p == null ? Map.of() : p;
         List<String> allowed = new ArrayList<>(PACKAGE_MANAGERS);
         allowed.add("type");
         Fields.allowOnly(in, Set.copyOf(allowed), "config.packages");
         for (String manager : PACKAGE_MANAGERS) {
-            java.util.regex.Pattern shape = EnvironmentPackages.NAMES.get(manager);
+            Pattern shape = EnvironmentPackages.NAMES.get(manager);
             List<String> names = Fields.strings(in.get(manager), "config.packages." + manager, 256, shape,
                     shape == null ? "a package name" : EnvironmentPackages.NAME_SHAPE);
             if (!names.isEmpty() && shape == null) {
@@ -118,17 +110,5 @@ public final class EnvironmentConfigs {
             out.put(manager, names);
         }
         return out;
-    }
-
-    /** The sandbox network an environment's config asks for. */
-    @SuppressWarnings("unchecked")
-    public static NetworkPolicy network(Map<String, Object> config) {
-        Map<String, Object> n = (Map<String, Object>) config.get("networking");
-        if (n == null) return NetworkPolicy.NONE;
-        if ("unrestricted".equals(n.get("type"))) return new NetworkPolicy(NetworkPolicy.Mode.UNRESTRICTED, List.of(), true);
-        List<String> hosts = (List<String>) n.getOrDefault("allowed_hosts", List.of());
-        boolean pm = Boolean.TRUE.equals(n.get("allow_package_managers"));
-        if (hosts.isEmpty() && !pm) return NetworkPolicy.NONE;
-        return new NetworkPolicy(NetworkPolicy.Mode.LIMITED, hosts, pm);
     }
 }

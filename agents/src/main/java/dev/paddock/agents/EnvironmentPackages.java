@@ -66,19 +66,6 @@ final class EnvironmentPackages {
         this.mirrors = mirrors == null ? PackageMirrors.NONE : mirrors;
     }
 
-    /** The package lists of an environment config's {@code packages} (validated at create), empty lists left out. */
-    @SuppressWarnings("unchecked")
-    static Map<String, List<String>> wanted(Map<String, Object> envConfig) {
-        Map<String, List<String>> out = new LinkedHashMap<>();
-        Object p = envConfig.get("packages");
-        if (!(p instanceof Map<?, ?> packages)) return out;
-        for (String m : MANAGERS) {
-            Object names = packages.get(m);
-            if (names instanceof List<?> l && !l.isEmpty()) out.put(m, (List<String>) l);
-        }
-        return out;
-    }
-
     /** What a session's sandbox needs in its environment to find the packages (empty when there are none). */
     static Map<String, String> environment(Map<String, List<String>> wanted) {
         if (wanted.isEmpty()) return Map.of();

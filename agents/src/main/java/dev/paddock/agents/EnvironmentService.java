@@ -44,74 +44,62 @@ public final class EnvironmentService {
         this.clock = clock;
     }
 
-    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+    public Environment create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create environments");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
         String name = Fields.requiredString(body, "name", 256);
-        Map<String, Object> config = configs.normalize(Fields.object(body.get("config"), "config"));
-        Map<String, Object> env = new LinkedHashMap<>();
-        env.put("id", id);
-        env.put("type", "environment");
-        env.put("name", name);
-        env.put("description", Fields.optionalString(body, "description", 2048));
-        env.put("config", config);
-        env.put("metadata", Fields.metadata(body.get("metadata"), "metadata"));
-        env.put("scope", scope(body));
-        env.put("created_at", Times.iso(now));
-        env.put("updated_at", Times.iso(now));
-        env.put("archived_at", null);
-        store.insert(new Resource(Resource.ENVIRONMENT, id, p.tenantId(), name, (String) config.get("type"), null, null, null, 0, 0, now, now, null, env));
+        EnvironmentConfig config = configs.normalize(Fields.object(body.get("config"), "config"));
+        Environment env = new Environment(id, name, Fields.optionalString(body, "description", 2048), config,
+                Fields.metadata(body.get("metadata"), "metadata"), scope(body), Times.iso(now), Times.iso(now), null);
+        store.insert(new Resource(Resource.ENVIRONMENT, id, p.tenantId(), name, config.type(), null, null, null, 0, 0, now, now, null, env.toWire()));
         return env;
     }
 
-    public Map<String, Object> get(Principal p, String id) {
-        return find(p, id).body();
+    public Environment get(Principal p, String id) {
+        return Environment.of(find(p, id));
     }
 
     public ListResult list(Principal p, PageRequest page, boolean includeArchived) {
         Callers.requireApiKey(p, "list environments");
         Page<Resource> rows = store.list(Resource.ENVIRONMENT, p.tenantId(), ResourceFilter.newestFirst(includeArchived), page);
-        return ListResult.of(rows.map(Resource::body), page);
+        return ListResult.of(rows.map(r -> Environment.of(r).toWire()), page);
     }
 
-    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+    public Environment update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update environments");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         Resource r = find(p, id);
         if (r.archivedAt() != null) {
             throw new PaddockException(ErrorCode.ENVIRONMENT_ARCHIVED, "environment " + id + " is archived and cannot be updated");
         }
-        Map<String, Object> env = new LinkedHashMap<>(r.body());
-        String name = r.uniqueKey();
-        if (body.get("name") != null) name = Fields.requiredString(body, "name", 256);
-        env.put("name", name);
-        if (body.containsKey("description")) env.put("description", Fields.optionalString(body, "description", 2048));
+        Environment env = Environment.of(r);
+        String name = body.get("name") != null ? Fields.requiredString(body, "name", 256) : r.uniqueKey();
+        String description = body.containsKey("description") ? Fields.optionalString(body, "description", 2048) : env.description();
+        EnvironmentConfig config = env.config();
         if (body.get("config") != null) {
-            Map<String, Object> config = configs.normalize(Fields.object(body.get("config"), "config"));
-            if (!config.get("type").equals(r.state())) {
+            config = configs.normalize(Fields.object(body.get("config"), "config"));
+            if (!config.type().equals(r.state())) {
                 throw new PaddockException(ErrorCode.INVALID_CONFIG_TYPE_CHANGE, "an environment's config type cannot change (it is "
                         + r.state() + "); create a new environment instead");
             }
-            env.put("config", config);
         }
-        if (body.containsKey("metadata")) env.put("metadata", Fields.patchMetadata(AgentSpec.map(r.body().get("metadata")), body.get("metadata"), "metadata"));
-        if (body.get("scope") != null) env.put("scope", scope(body));
+        Map<String, String> metadata = body.containsKey("metadata")
+                ? Fields.patchMetadata(env.metadata(), body.get("metadata"), "metadata") : env.metadata();
+        String scope = body.get("scope") != null ? scope(body) : env.scope();
         Instant now = clock.instant();
-        env.put("updated_at", Times.iso(now));
-        return store.update(r.withBody(env, now).withUniqueKey(name)).body();
+        Environment updated = new Environment(env.id(), name, description, config, metadata, scope, env.createdAt(), Times.iso(now), env.archivedAt());
+        return Environment.of(store.update(r.withBody(updated.toWire(), now).withUniqueKey(name)));
     }
 
-    public Map<String, Object> archive(Principal p, String id) {
+    public Environment archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive environments");
         Resource r = find(p, id);
-        if (r.archivedAt() != null) return r.body();
+        if (r.archivedAt() != null) return Environment.of(r);
         Instant now = clock.instant();
-        Map<String, Object> env = new LinkedHashMap<>(r.body());
-        env.put("archived_at", Times.iso(now));
-        env.put("updated_at", Times.iso(now));
-        return store.update(r.archived(now).withBody(env, now)).body();
+        Environment env = Environment.of(r).archive(Times.iso(now));
+        return Environment.of(store.update(r.archived(now).withBody(env.toWire(), now)));
     }
 
     public Map<String, Object> delete(Principal p, String id) {
@@ -122,7 +110,7 @@ public final class EnvironmentService {
             throw new PaddockException(ErrorCode.ENVIRONMENT_IN_USE, "environment " + id + " still has sessions; delete them first or archive the environment");
         }
         store.delete(Resource.ENVIRONMENT, p.tenantId(), r.id());
-        return Map.of("id", id, "type", "environment_deleted");
+        return new Deleted(id, "environment_deleted").toWire();
     }
 
     // ---------------------------------------------------------------- environment keys

@@ -177,8 +177,8 @@ public final class EventIntake {
             switch (type) {
                 case "text" -> {
                     Fields.allowOnly(b, Set.of("type", "text"), where + "[" + i + "]");
-                    if (!(b.get("text") instanceof String)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].text' must be a string");
-                    out.add(Map.of("type", "text", "text", b.get("text")));
+                    if (!(b.get("text") instanceof String text)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].text' must be a string");
+                    out.add(AgentEvents.textBlock(text));
                 }
                 case "image", "document", "search_result" -> out.add(b);
                 default -> throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "[" + i + "].type' must be text, image, document or search_result");

@@ -14,7 +14,7 @@ import java.util.TreeSet;
 public final class Fields {
     private Fields() {}
 
-    public static void allowOnly(Map<String, Object> m, Set<String> allowed, String where) {
+    public static void allowOnly(Map<String, ?> m, Set<String> allowed, String where) {
         for (String key : m.keySet()) {
             if (!allowed.contains(key)) {
                 throw new PaddockException(ErrorCode.UNKNOWN_FIELD, "unknown field '" + Text.clip(key, 60) + "'" + (where.isEmpty() ? "" : " in " + where)
@@ -23,13 +23,13 @@ public final class Fields {
         }
     }
 
-    public static String requiredString(Map<String, Object> m, String field, int max) {
+    public static String requiredString(Map<String, ?> m, String field, int max) {
         String s = optionalString(m, field, max);
         if (s == null || s.isBlank()) throw new PaddockException(ErrorCode.MISSING_FIELD, "field '" + field + "' is required");
         return s;
     }
 
-    public static String optionalString(Map<String, Object> m, String field, int max) {
+    public static String optionalString(Map<String, ?> m, String field, int max) {
         Object v = m.get(field);
         if (v == null) return null;
         if (!(v instanceof String s)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be a string");
@@ -37,7 +37,7 @@ public final class Fields {
         return s;
     }
 
-    public static boolean bool(Map<String, Object> m, String field, boolean fallback) {
+    public static boolean bool(Map<String, ?> m, String field, boolean fallback) {
         Object v = m.get(field);
         if (v == null) return fallback;
         if (!(v instanceof Boolean b)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' must be true or false");
@@ -88,9 +88,8 @@ public final class Fields {
     }
 
     /** Applies a metadata patch: a null value deletes the key. */
-    public static Map<String, String> patchMetadata(Map<String, Object> current, Object patch, String field) {
-        Map<String, String> out = new LinkedHashMap<>();
-        if (current != null) current.forEach((k, v) -> out.put(k, String.valueOf(v)));
+    public static Map<String, String> patchMetadata(Map<String, String> current, Object patch, String field) {
+        Map<String, String> out = new LinkedHashMap<>(current);
         Map<String, Object> p = object(patch, field);
         if (p == null) return out;
         Map<String, Object> sets = new LinkedHashMap<>();
@@ -100,6 +99,13 @@ public final class Fields {
         });
         out.putAll(metadata(sets, field));
         if (out.size() > 16) throw new PaddockException(ErrorCode.INVALID_METADATA, "field '" + field + "' holds at most 16 keys");
+        return out;
+    }
+
+    /** Stored metadata (checked when it was written). */
+    static Map<String, String> storedMetadata(Object stored) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (stored instanceof Map<?, ?> m) m.forEach((k, v) -> out.put(String.valueOf(k), String.valueOf(v)));
         return out;
     }
 }

@@ -23,21 +23,22 @@ public record SessionAgent(String modelId, String system, List<ModelGateway.Tool
         toolset = Map.copyOf(toolset);
     }
 
-    /** Reads an agent snapshot ({@code agent} of a session's body). */
-    public static SessionAgent of(Map<String, Object> snapshot) {
-        Map<String, ToolSetting> toolset = toolsetSettings(snapshot);
+    /** Reads the agent a session runs (its snapshot). */
+    public static SessionAgent of(Agent agent) {
+        Map<String, ToolSetting> toolset = toolsetSettings(agent);
         List<ModelGateway.ToolSpec> tools = new ArrayList<>();
-        for (Object o : AgentSpec.list(snapshot.get("tools"))) {
-            Map<String, Object> t = AgentSpec.map(o);
-            if (AgentToolset.TYPE.equals(t.get("type"))) {
-                for (ToolDefinition d : AgentToolset.definitions()) {
-                    if (toolset.get(d.name()).enabled()) tools.add(new ModelGateway.ToolSpec(d.name(), d.description(), d.inputSchema()));
+        for (AgentTool t : agent.tools()) {
+            switch (t) {
+                case AgentTool.Toolset ignored -> {
+                    for (ToolDefinition d : AgentToolset.definitions()) {
+                        if (toolset.get(d.name()).enabled()) tools.add(new ModelGateway.ToolSpec(d.name(), d.description(), d.inputSchema()));
+                    }
                 }
-            } else if ("custom".equals(t.get("type"))) {
-                tools.add(new ModelGateway.ToolSpec((String) t.get("name"), (String) t.get("description"), AgentSpec.map(t.get("input_schema"))));
+                case AgentTool.Custom c -> tools.add(new ModelGateway.ToolSpec(c.name(), c.description(), c.inputSchema()));
+                case AgentTool.McpToolset ignored -> { }
             }
         }
-        return new SessionAgent(String.valueOf(AgentSpec.map(snapshot.get("model")).get("id")), (String) snapshot.get("system"), tools, toolset);
+        return new SessionAgent(agent.model().id(), agent.system(), tools, toolset);
     }
 
     /** True when {@code name} is an enabled built-in tool, which Paddock (or a self-hosted worker) runs. */
@@ -53,21 +54,13 @@ public record SessionAgent(String modelId, String system, List<ModelGateway.Tool
     }
 
     /** The first toolset entry decides: a tool's own config, else the toolset's default config. */
-    private static Map<String, ToolSetting> toolsetSettings(Map<String, Object> snapshot) {
-        for (Object o : AgentSpec.list(snapshot.get("tools"))) {
-            Map<String, Object> t = AgentSpec.map(o);
-            if (!AgentToolset.TYPE.equals(t.get("type"))) continue;
+    private static Map<String, ToolSetting> toolsetSettings(Agent agent) {
+        for (AgentTool t : agent.tools()) {
+            if (!(t instanceof AgentTool.Toolset toolset)) continue;
             Map<String, ToolSetting> out = new HashMap<>();
             for (String name : AgentToolset.toolNames()) {
-                Map<String, Object> config = AgentSpec.map(t.get("default_config"));
-                for (Object c : AgentSpec.list(t.get("configs"))) {
-                    if (name.equals(AgentSpec.map(c).get("name"))) {
-                        config = AgentSpec.map(c);
-                        break;
-                    }
-                }
-                String policy = String.valueOf(AgentSpec.map(config.get("permission_policy")).getOrDefault("type", "always_allow"));
-                out.put(name, new ToolSetting(!Boolean.FALSE.equals(config.get("enabled")), "always_ask".equals(policy)));
+                AgentTool.Config config = toolset.configOf(name);
+                out.put(name, new ToolSetting(config.enabled(), AgentTool.ALWAYS_ASK.equals(config.policy())));
             }
             return out;
         }

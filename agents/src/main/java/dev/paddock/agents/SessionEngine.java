@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.agents.AgentEvents.ModelUsage;
 import dev.paddock.agents.AgentEvents.StopReason;
+import dev.paddock.agents.loop.Block;
 import dev.paddock.agents.loop.History;
 import dev.paddock.agents.loop.ModelGateway;
 import dev.paddock.core.PaddockException;
@@ -137,7 +138,7 @@ public final class SessionEngine implements AutoCloseable {
     private void turn(Run run) {
         Session session = session(run);
         if (session == null || session.terminated()) return;
-        SessionAgent agent = SessionAgent.of(AgentSpec.map(session.body().get("agent")));
+        SessionAgent agent = SessionAgent.of(SessionResource.of(session).agent());
         Environment env = store.find(Resource.ENVIRONMENT, run.tenantId, session.environmentId()).map(Environment::of).orElse(null);
         if (env == null) {
             fail(run, "unknown_error", "the session's environment no longer exists");
@@ -169,13 +170,13 @@ public final class SessionEngine implements AutoCloseable {
                     needAction.add(use.eventId());
                     continue;
                 }
-                Map<String, Object> verdict = history.read(h -> h.confirmation(use.eventId()));
+                History.Confirmation verdict = history.read(h -> h.confirmation(use.eventId()));
                 if (verdict == null && agent.asksFirst(use.name())) {
                     needAction.add(use.eventId());
                     continue;
                 }
-                if (verdict != null && "deny".equals(verdict.get("result"))) {
-                    Object why = verdict.get("deny_message");
+                if (verdict != null && verdict.denied()) {
+                    String why = verdict.denyMessage();
                     toolResult(run, use.eventId(), "the user denied this tool call" + (why == null ? "" : ": " + why), true);
                     continue;
                 }
@@ -221,16 +222,13 @@ public final class SessionEngine implements AutoCloseable {
         }
         ModelUsage usage = new ModelUsage(t.inputTokens(), t.outputTokens(), t.cacheReadInputTokens(), t.cacheCreationInputTokens());
         append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), false, usage));
-        for (Map<String, Object> block : t.blocks()) {
-            if ("text".equals(block.get("type"))) {
-                append(run, SessionEventType.AGENT_MESSAGE, AgentEvents.message(block.get("text")));
-            } else if ("tool_use".equals(block.get("type"))) {
-                String name = String.valueOf(block.get("name"));
-                if (agent.runsBuiltIn(name)) {
-                    append(run, SessionEventType.AGENT_TOOL_USE, AgentEvents.toolUse(name, block.get("input"), agent.asksFirst(name) ? "ask" : "allow"));
-                } else {
-                    append(run, SessionEventType.AGENT_CUSTOM_TOOL_USE, AgentEvents.toolUse(name, block.get("input"), null));
-                }
+        for (Block block : t.blocks()) {
+            switch (block) {
+                case Block.Text text -> append(run, SessionEventType.AGENT_MESSAGE, AgentEvents.message(text.text()));
+                case Block.ToolUse use when agent.runsBuiltIn(use.name()) -> append(run, SessionEventType.AGENT_TOOL_USE,
+                        AgentEvents.toolUse(use.name(), use.input(), agent.asksFirst(use.name()) ? "ask" : "allow"));
+                case Block.ToolUse use -> append(run, SessionEventType.AGENT_CUSTOM_TOOL_USE, AgentEvents.toolUse(use.name(), use.input(), null));
+                case Block.ToolResult ignored -> { }
             }
         }
         return true;

@@ -14,8 +14,6 @@ import dev.paddock.core.store.PageRequest;
 import dev.paddock.access.Principal;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +54,7 @@ public final class SessionService {
         this.clock = clock;
     }
 
-    public Map<String, Object> create(Principal p, Map<String, Object> body) {
+    public SessionResource create(Principal p, Map<String, Object> body) {
         Callers.requireApiKey(p, "create sessions");
         Fields.allowOnly(body, CREATE_FIELDS, "");
         String envId = Fields.requiredString(body, "environment_id", 64);
@@ -68,7 +66,7 @@ public final class SessionService {
             throw new PaddockException(ErrorCode.MODEL_NOT_CONFIGURED, "this Paddock server has no model configured, so it cannot run an "
                     + "agent loop; set model_base_url (and model_api_key) in the server config or PADDOCK_MODEL_BASE_URL");
         }
-        Map<String, Object> agent = agentSnapshot(p, body.get("agent"));
+        Agent agent = agentSnapshot(p, body.get("agent"));
         List<Object> resources = Fields.array(body.get("resources"), "resources");
         if (resources != null && !resources.isEmpty()) {
             throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");
@@ -78,100 +76,69 @@ public final class SessionService {
         if (body.get("budget") != null) throw new PaddockException(ErrorCode.BUDGET_NOT_SUPPORTED, "Paddock does not enforce session budgets yet; send no 'budget'");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("id", id);
-        s.put("type", "session");
-        s.put("agent", agent);
-        s.put("environment_id", envId);
-        s.put("status", Session.IDLE);
-        s.put("title", Fields.optionalString(body, "title", 512));
-        s.put("metadata", Fields.metadata(body.get("metadata"), "metadata"));
-        s.put("resources", new ArrayList<>());
-        s.put("vault_ids", new ArrayList<>());
-        s.put("budget", null);
-        s.put("stats", new LinkedHashMap<>());
-        s.put("usage", new LinkedHashMap<>());
-        s.put("outcome_evaluations", new ArrayList<>());
-        s.put("created_at", Times.iso(now));
-        s.put("updated_at", Times.iso(now));
-        s.put("archived_at", null);
-        Session session = Session.create(id, p.tenantId(), envId, (String) agent.get("id"), now, s);
+        SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
+                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null);
+        Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
         store.insert(session.row());
         Environment env = Environment.of(envRow);
         if (env.sandboxFree()) {
-            events.append(id, p.tenantId(), SessionEventType.SESSION_WARNING, Map.of("code", "sandbox_free",
-                    "message", "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
+            events.append(id, p.tenantId(), SessionEventType.SESSION_WARNING, AgentEvents.warning("sandbox_free",
+                    "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
         }
         if (env.selfHosted()) work.enqueue(p.tenantId(), envId, id);
         if (initial != null && !initial.isEmpty()) intake.send(p, id, Map.of("events", initial));
         return get(p, id);
     }
 
-    public Map<String, Object> get(Principal p, String id) {
-        return view(finder.find(p, id).row());
+    public SessionResource get(Principal p, String id) {
+        return SessionResource.of(finder.find(p, id));
     }
 
-    /**
-     * The session as the SDKs know it plus one Paddock extension: {@code paddock_sandbox_id}, the sandbox its tools
-     * run in (null until the first tool call). Its files and {@code /mnt/session/outputs} are read through
-     * {@code /v1/sandboxes/{id}/files} and {@code /outputs}, also after the session ended.
-     */
-    static Map<String, Object> view(Resource r) {
-        Session s = new Session(r);
-        Map<String, Object> out = new LinkedHashMap<>(s.body());
-        out.put(SANDBOX_FIELD, s.sandboxId());
-        return out;
+    /** Which sessions a list shows: of one agent (or any), in some statuses (or any), oldest or newest first. */
+    public record Query(String agentId, List<String> statuses, boolean includeArchived, boolean newestFirst) {
+        public Query {
+            statuses = List.copyOf(statuses);
+        }
     }
 
-    static final String SANDBOX_FIELD = "paddock_sandbox_id";
-
-    public ListResult list(Principal p, PageRequest page, Map<String, Object> filters) {
+    public ListResult list(Principal p, PageRequest page, Query q) {
         Callers.requireApiKey(p, "list sessions");
-        String agentId = (String) filters.get("agent_id");
-        @SuppressWarnings("unchecked")
-        List<String> statuses = (List<String>) filters.getOrDefault("statuses", List.of());
-        for (String st : statuses) {
+        for (String st : q.statuses()) {
             if (!STATUSES.contains(st)) throw new PaddockException(ErrorCode.INVALID_PARAMETER, "statuses must be among " + STATUSES + ", got '" + Text.clip(st, 30) + "'");
         }
-        boolean includeArchived = Boolean.TRUE.equals(filters.get("include_archived"));
-        boolean newestFirst = !"asc".equals(filters.get("order"));
         Page<Resource> rows = store.list(Resource.SESSION, p.tenantId(),
-                new ResourceFilter(includeArchived, null, agentId, statuses, newestFirst), page);
-        return ListResult.of(rows.map(SessionService::view), page);
+                new ResourceFilter(q.includeArchived(), null, q.agentId(), q.statuses(), q.newestFirst()), page);
+        return ListResult.of(rows.map(r -> SessionResource.of(new Session(r)).toWire()), page);
     }
 
-    public Map<String, Object> update(Principal p, String id, Map<String, Object> body) {
+    public SessionResource update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update sessions");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
         if (body.get("agent") != null || body.get("budget") != null) {
             throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock cannot change a session's agent or budget yet; update its title or metadata");
         }
-        Resource r = finder.find(p, id).row();
-        Map<String, Object> s = new LinkedHashMap<>(r.body());
-        if (body.containsKey("title")) s.put("title", Fields.optionalString(body, "title", 512));
-        if (body.containsKey("metadata")) s.put("metadata", Fields.patchMetadata(AgentSpec.map(r.body().get("metadata")), body.get("metadata"), "metadata"));
+        Session r = finder.find(p, id);
+        SessionResource s = SessionResource.of(r);
+        String title = body.containsKey("title") ? Fields.optionalString(body, "title", 512) : s.title();
+        Map<String, String> metadata = body.containsKey("metadata") ? Fields.patchMetadata(s.metadata(), body.get("metadata"), "metadata") : s.metadata();
         Instant now = clock.instant();
-        s.put("updated_at", Times.iso(now));
-        Map<String, Object> out = view(store.update(r.withBody(s, now)));
-        Map<String, Object> ev = new LinkedHashMap<>();
-        ev.put("title", s.get("title"));
-        ev.put("metadata", s.get("metadata"));
-        events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, ev);
+        SessionResource updated = s.withTitleAndMetadata(title, metadata, Times.iso(now));
+        SessionResource out = SessionResource.of(new Session(store.update(r.row().withBody(updated.toStored(), now))));
+        events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, updated.updatedEvent());
         return out;
     }
 
     /** Archives the session: its loop stops, its sandbox and work are released, and it is terminated. */
-    public Map<String, Object> archive(Principal p, String id) {
+    public SessionResource archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive sessions");
         Session r = finder.find(p, id);
-        if (r.row().archivedAt() != null) return view(r.row());
+        if (r.row().archivedAt() != null) return SessionResource.of(r);
         Resource ended = terminate(r);
         Instant now = clock.instant();
-        Map<String, Object> s = new LinkedHashMap<>(ended.body());
-        s.put("archived_at", Times.iso(now));
-        return view(store.update(ended.archived(now).withBody(s, now)));
+        SessionResource s = SessionResource.of(new Session(ended)).archive(Times.iso(now));
+        return SessionResource.of(new Session(store.update(ended.archived(now).withBody(s.toStored(), now))));
     }
 
     public Map<String, Object> delete(Principal p, String id) {
@@ -180,7 +147,7 @@ public final class SessionService {
         events.append(id, p.tenantId(), SessionEventType.SESSION_DELETED, Map.of());
         store.delete(Resource.SESSION, p.tenantId(), id);
         events.endAll(id);
-        return Map.of("id", id, "type", "session_deleted");
+        return new Deleted(id, "session_deleted").toWire();
     }
 
     private Resource terminate(Session r) {
@@ -209,7 +176,7 @@ public final class SessionService {
         return finder.find(p, id).row();
     }
 
-    private Map<String, Object> agentSnapshot(Principal p, Object ref) {
+    private Agent agentSnapshot(Principal p, Object ref) {
         String agentId;
         Integer version = null;
         if (ref instanceof String s) {
@@ -225,13 +192,8 @@ public final class SessionService {
             if (m.get("version") instanceof Number n) version = n.intValue();
             else if (m.get("version") != null) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'agent.version' must be an integer");
         }
-        Map<String, Object> a = agents.get(p, agentId, version);
-        if (a.get("archived_at") != null) throw new PaddockException(ErrorCode.AGENT_ARCHIVED, "agent " + agentId + " is archived");
-        Map<String, Object> snap = new LinkedHashMap<>();
-        for (String k : List.of("id", "type", "name", "description", "system", "model", "tools", "mcp_servers", "skills",
-                "execution_identity", "multiagent", "version")) {
-            snap.put(k, a.get(k));
-        }
-        return snap;
+        Agent a = agents.get(p, agentId, version);
+        if (a.archived()) throw new PaddockException(ErrorCode.AGENT_ARCHIVED, "agent " + agentId + " is archived");
+        return a;
     }
 }

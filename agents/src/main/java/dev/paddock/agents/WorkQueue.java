@@ -111,8 +111,29 @@ public final class WorkQueue {
         return wire(reload(w));
     }
 
-    /** The outcome of a heartbeat: the response, or the server's view of the lease for a 412. */
-    public record Heartbeat(Map<String, Object> response, Map<String, Object> failedLease) {}
+    /** A lease as a heartbeat sees it: its token, whether this beat extended it, the work's state and the seconds left. */
+    public record Lease(String lastHeartbeat, boolean extended, String state, long ttlSeconds) {
+        /** The answer to a heartbeat. */
+        public Map<String, Object> toWire() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", "work_heartbeat");
+            m.putAll(toCurrentState());
+            return m;
+        }
+
+        /** The server's view of the lease, in the details of a failed heartbeat. */
+        public Map<String, Object> toCurrentState() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("last_heartbeat", lastHeartbeat);
+            m.put("lease_extended", extended);
+            m.put("state", state);
+            m.put("ttl_seconds", ttlSeconds);
+            return m;
+        }
+    }
+
+    /** The outcome of a heartbeat: the lease it extended (or not), or, for a 412, the lease as it stands. */
+    public record Heartbeat(Lease response, Lease failedLease) {}
 
     public Heartbeat heartbeat(String environmentId, String workId, String expectedLastHeartbeat, Long desiredTtlSeconds, String workerId) {
         WorkItem w = find(environmentId, workId);
@@ -125,7 +146,7 @@ public final class WorkQueue {
             return new Heartbeat(null, leaseState(w, now));
         }
         if (WorkItem.STOPPED.equals(w.state())) {
-            return new Heartbeat(heartbeatResponse(w, current, false, now), null);
+            return new Heartbeat(heartbeatResponse(w, current, false), null);
         }
         long ttl = desiredTtlSeconds == null ? w.ttlSeconds() : desiredTtlSeconds;
         if (ttl < 1 || ttl > config.maxLeaseTtl().toSeconds()) {
@@ -142,7 +163,7 @@ public final class WorkQueue {
         if (!store.compareAndSet(beat)) {
             return new Heartbeat(null, leaseState(reload(w), now));
         }
-        return new Heartbeat(heartbeatResponse(beat, token, !stopping, now), null);
+        return new Heartbeat(heartbeatResponse(beat, token, !stopping), null);
     }
 
     public Map<String, Object> stop(String environmentId, String workId, boolean force, String workerId) {
@@ -163,8 +184,7 @@ public final class WorkQueue {
 
     public Map<String, Object> updateMetadata(String environmentId, String workId, Map<String, Object> patch) {
         WorkItem w = find(environmentId, workId);
-        Map<String, Object> current = new LinkedHashMap<>(w.metadata());
-        Map<String, String> next = Fields.patchMetadata(current, patch, "metadata");
+        Map<String, String> next = Fields.patchMetadata(w.metadata(), patch, "metadata");
         save(w.toBuilder().metadata(next).build());
         return wire(reload(w));
     }
@@ -200,7 +220,10 @@ public final class WorkQueue {
         m.put("id", w.id());
         m.put("type", "work");
         m.put("environment_id", w.environmentId());
-        m.put("data", Map.of("type", "session", "id", w.sessionId()));
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("type", "session");
+        data.put("id", w.sessionId());
+        m.put("data", data);
         m.put("state", w.state());
         m.put("metadata", w.metadata());
         m.put("secret", null);
@@ -213,23 +236,13 @@ public final class WorkQueue {
         return m;
     }
 
-    private Map<String, Object> heartbeatResponse(WorkItem w, String token, boolean extended, Instant now) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", "work_heartbeat");
-        m.put("last_heartbeat", token);
-        m.put("lease_extended", extended);
-        m.put("state", w.state());
-        m.put("ttl_seconds", w.ttlSeconds());
-        return m;
+    private static Lease heartbeatResponse(WorkItem w, String token, boolean extended) {
+        return new Lease(token, extended, w.state(), w.ttlSeconds());
     }
 
-    private static Map<String, Object> leaseState(WorkItem w, Instant now) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("last_heartbeat", w.lastHeartbeat());
-        m.put("lease_extended", false);
-        m.put("state", w.state());
-        m.put("ttl_seconds", w.leaseExpiresAt() == null ? 0 : Math.max(0, Duration.between(now, w.leaseExpiresAt()).toSeconds()));
-        return m;
+    private static Lease leaseState(WorkItem w, Instant now) {
+        long left = w.leaseExpiresAt() == null ? 0 : Math.max(0, Duration.between(now, w.leaseExpiresAt()).toSeconds());
+        return new Lease(w.lastHeartbeat(), false, w.state(), left);
     }
 
     /** Heartbeat tokens are timestamps, made strictly increasing so that two beats never share one. */

@@ -44,9 +44,9 @@ final class AgentsFixture implements AutoCloseable {
         List<Object> tools = new ArrayList<>();
         tools.add(Map.of("type", AgentToolset.TYPE, "configs", toolConfigs));
         tools.addAll(customTools);
-        Map<String, Object> agent = agents.agents().create(caller, Map.of("name", "a", "model", "claude-test", "tools", tools));
-        Map<String, Object> env = agents.environments().create(caller, Map.of("name", "e-" + System.nanoTime(), "config", Map.of("type", envType)));
-        return (String) agents.sessions().create(caller, Map.of("agent", agent.get("id"), "environment_id", env.get("id"))).get("id");
+        Agent agent = agents.agents().create(caller, Map.of("name", "a", "model", "claude-test", "tools", tools));
+        Environment env = agents.environments().create(caller, Map.of("name", "e-" + System.nanoTime(), "config", Map.of("type", envType)));
+        return agents.sessions().create(caller, Map.of("agent", agent.id(), "environment_id", env.id())).id();
     }
 
     void say(String session, String text) {

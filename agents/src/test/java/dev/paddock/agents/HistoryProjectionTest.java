@@ -54,7 +54,7 @@ class HistoryProjectionTest {
 
     /** What the loop and the intake ask of a history. */
     record View(List<ModelGateway.Message> messages, List<History.PendingUse> pending, boolean modelToMove, boolean idle,
-                Map<String, Object> confirmation, boolean knowsFirstUse) {
+                History.Confirmation confirmation, boolean knowsFirstUse) {
         static View of(History h, String useId) {
             return new View(h.messages(), h.pending(), h.modelToMove(), h.endsWith(SessionEventType.SESSION_STATUS_IDLE),
                     useId == null ? null : h.confirmation(useId), useId != null && h.knowsUse(useId));
@@ -94,7 +94,7 @@ class HistoryProjectionTest {
         View end = projection.read(h -> View.of(h, firstUse[0]));
         assertThat(end.pending()).isEmpty();
         assertThat(end.modelToMove()).as("the user spoke last").isTrue();
-        assertThat(end.confirmation()).containsEntry("result", "allow");
+        assertThat(end.confirmation().result()).isEqualTo("allow");
         View restarted = new HistoryProjection(events, SESSION).read(h -> View.of(h, firstUse[0]));
         assertThat(restarted).as("a restarted server reads the same").isEqualTo(end);
     }

@@ -15,7 +15,7 @@ class SessionAgentTest {
 
     @Test
     void aToolsConfigOverridesTheToolsetsDefault() {
-        SessionAgent agent = SessionAgent.of(Map.of("model", Map.of("id", "claude-x"), "system", "be brief", "tools", List.of(
+        SessionAgent agent = of(Map.of("model", Map.of("id", "claude-x"), "system", "be brief", "tools", List.of(
                 Map.of("type", AgentToolset.TYPE,
                         "default_config", Map.of("enabled", true, "permission_policy", Map.of("type", "always_ask")),
                         "configs", List.of(Map.of("name", "read", "enabled", true, "permission_policy", Map.of("type", "always_allow")),
@@ -33,10 +33,15 @@ class SessionAgentTest {
 
     @Test
     void anAgentWithoutTheToolsetOffersOnlyItsCustomToolsAndRunsNone() {
-        SessionAgent agent = SessionAgent.of(Map.of("model", Map.of("id", "claude-x"), "tools", List.of(CUSTOM)));
+        SessionAgent agent = of(Map.of("model", Map.of("id", "claude-x"), "tools", List.of(CUSTOM)));
         assertThat(agent.tools()).extracting(ModelGateway.ToolSpec::name).containsExactly("lookup");
         assertThat(agent.runsBuiltIn("bash")).isFalse();
         assertThat(agent.asksFirst("bash")).isFalse();
         assertThat(agent.system()).isNull();
+    }
+
+    /** Reads a snapshot as a session's body stores it. */
+    private static SessionAgent of(Map<String, Object> snapshot) {
+        return SessionAgent.of(Agent.fromWire(snapshot));
     }
 }

@@ -43,7 +43,7 @@ class SessionEngineTest {
         assertThat(model.lastToolResults()).containsExactly("hi");
         SessionEvent use = fx.events(session).stream().filter(e -> e.is(SessionEventType.AGENT_TOOL_USE)).findFirst().orElseThrow();
         assertThat(use.body()).containsEntry("evaluated_permission", "allow");
-        assertThat(fx.agents.sessions().get(fx.caller, session)).containsEntry("status", "idle").extractingByKey("paddock_sandbox_id").isNotNull();
+        assertThat(fx.agents.sessions().get(fx.caller, session).toWire()).containsEntry("status", "idle").extractingByKey("paddock_sandbox_id").isNotNull();
     }
 
     @Test

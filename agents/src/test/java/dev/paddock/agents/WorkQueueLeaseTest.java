@@ -50,7 +50,7 @@ class WorkQueueLeaseTest {
 
         String work = (String) queue.poll("t", "env_a", "old", 0, null).orElseThrow().get("id");
         queue.ack("env_a", work, "old");
-        String token = (String) queue.heartbeat("env_a", work, WorkQueue.NO_HEARTBEAT, null, "old").response().get("last_heartbeat");
+        String token = queue.heartbeat("env_a", work, WorkQueue.NO_HEARTBEAT, null, "old").response().lastHeartbeat();
         assertThat(queue.poll("t", "env_a", "new", 0, null)).as("a live lease is not claimable").isEmpty();
 
         clock.now = clock.now.plusSeconds(31);
@@ -60,10 +60,11 @@ class WorkQueueLeaseTest {
 
         WorkQueue.Heartbeat stale = queue.heartbeat("env_a", work, token, null, null);
         assertThat(stale.response()).isNull();
-        assertThat(stale.failedLease()).containsEntry("state", "starting").containsEntry("lease_extended", false);
+        assertThat(stale.failedLease().state()).isEqualTo("starting");
+        assertThat(stale.failedLease().extended()).isFalse();
         assertThatThrownBy(() -> queue.ack("env_a", work, "old"))
                 .isInstanceOf(PaddockException.class).extracting("code").isEqualTo("work_owned_by_another_worker");
-        assertThat(queue.heartbeat("env_a", work, WorkQueue.NO_HEARTBEAT, null, "new").response()).containsEntry("state", "active");
+        assertThat(queue.heartbeat("env_a", work, WorkQueue.NO_HEARTBEAT, null, "new").response().state()).isEqualTo("active");
     }
 
     @Test

@@ -37,19 +37,13 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         for (ToolSpec t : r.tools()) b.addTool(tool(t));
         for (ModelGateway.Message m : r.messages()) b.addMessage(message(m));
         com.anthropic.models.messages.Message reply = client.messages().create(b.build());
-        List<Map<String, Object>> blocks = new ArrayList<>();
+        List<Block> blocks = new ArrayList<>();
         for (ContentBlock c : reply.content()) {
             if (c.isText()) {
-                blocks.add(Map.of("type", "text", "text", c.asText().text()));
+                blocks.add(new Block.Text(c.asText().text()));
             } else if (c.isToolUse()) {
                 var use = c.asToolUse();
-                Map<String, Object> input = use._input().convert(Map.class) instanceof Map<?, ?> map ? cast(map) : Map.of();
-                Map<String, Object> block = new LinkedHashMap<>();
-                block.put("type", "tool_use");
-                block.put("id", use.id());
-                block.put("name", use.name());
-                block.put("input", input);
-                blocks.add(block);
+                blocks.add(new Block.ToolUse(use.id(), use.name(), use._input().convert(Map.class) instanceof Map<?, ?> map ? cast(map) : Map.of()));
             }
         }
         var usage = reply.usage();
@@ -77,19 +71,18 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
 
     private static MessageParam message(ModelGateway.Message m) {
         List<ContentBlockParam> blocks = new ArrayList<>();
-        for (Map<String, Object> block : m.blocks()) {
-            switch (String.valueOf(block.get("type"))) {
-                case "text" -> blocks.add(ContentBlockParam.ofText(TextBlockParam.builder().text(String.valueOf(block.get("text"))).build()));
-                case "tool_use" -> blocks.add(ContentBlockParam.ofToolUse(ToolUseBlockParam.builder()
-                        .id(String.valueOf(block.get("id"))).name(String.valueOf(block.get("name")))
-                        .input(ToolUseBlockParam.Input.builder().putAllAdditionalProperties(json(block.get("input"))).build())
+        for (Block block : m.blocks()) {
+            switch (block) {
+                case Block.Text t -> blocks.add(ContentBlockParam.ofText(TextBlockParam.builder().text(t.text()).build()));
+                case Block.ToolUse u -> blocks.add(ContentBlockParam.ofToolUse(ToolUseBlockParam.builder()
+                        .id(u.id()).name(u.name())
+                        .input(ToolUseBlockParam.Input.builder().putAllAdditionalProperties(json(u.input())).build())
                         .build()));
-                case "tool_result" -> blocks.add(ContentBlockParam.ofToolResult(ToolResultBlockParam.builder()
-                        .toolUseId(String.valueOf(block.get("tool_use_id")))
-                        .content(String.valueOf(block.get("content")))
-                        .isError(Boolean.TRUE.equals(block.get("is_error")))
+                case Block.ToolResult r -> blocks.add(ContentBlockParam.ofToolResult(ToolResultBlockParam.builder()
+                        .toolUseId(r.toolUseId())
+                        .content(r.content())
+                        .isError(r.isError())
                         .build()));
-                default -> { }
             }
         }
         return "assistant".equals(m.role())

@@ -22,10 +22,17 @@ public final class History {
     /** A tool call that has no result yet. */
     public record PendingUse(String eventId, String name, Map<String, Object> input, boolean custom) {}
 
+    /** The user's verdict on a tool call: {@code allow} or {@code deny}, with an optional reason for a denial. */
+    public record Confirmation(String result, String denyMessage) {
+        public boolean denied() {
+            return "deny".equals(result);
+        }
+    }
+
     private final List<ModelGateway.Message> messages = new ArrayList<>();
     private final Map<String, PendingUse> uses = new LinkedHashMap<>();
     private final Set<String> answered = new HashSet<>();
-    private final Map<String, Map<String, Object>> confirmations = new HashMap<>();
+    private final Map<String, Confirmation> confirmations = new HashMap<>();
     private long seq;
     private String lastType;
 
@@ -52,16 +59,12 @@ public final class History {
                 Map<String, Object> input = map(b.get("input"));
                 String name = String.valueOf(b.get("name"));
                 uses.put(e.id(), new PendingUse(e.id(), name, input, type == SessionEventType.AGENT_CUSTOM_TOOL_USE));
-                Map<String, Object> block = new LinkedHashMap<>();
-                block.put("type", "tool_use");
-                block.put("id", e.id());
-                block.put("name", name);
-                block.put("input", input);
-                append("assistant", List.of(block));
+                append("assistant", List.of(new Block.ToolUse(e.id(), name, input)));
             }
             case AGENT_TOOL_RESULT, USER_TOOL_RESULT -> result(String.valueOf(b.get("tool_use_id")), b);
             case USER_CUSTOM_TOOL_RESULT -> result(String.valueOf(b.get("custom_tool_use_id")), b);
-            case USER_TOOL_CONFIRMATION -> confirmations.put(String.valueOf(b.get("tool_use_id")), b);
+            case USER_TOOL_CONFIRMATION -> confirmations.put(String.valueOf(b.get("tool_use_id")),
+                    new Confirmation(String.valueOf(b.get("result")), b.get("deny_message") instanceof String why ? why : null));
             default -> { }
         }
     }
@@ -78,23 +81,18 @@ public final class History {
 
     private void result(String useId, Map<String, Object> b) {
         if (!uses.containsKey(useId) || !answered.add(useId)) return;
-        Map<String, Object> block = new LinkedHashMap<>();
-        block.put("type", "tool_result");
-        block.put("tool_use_id", useId);
         String text = joinText(b.get("content"));
-        block.put("content", text.isEmpty() ? ToolResultEvent.NO_OUTPUT : text);
-        block.put("is_error", Boolean.TRUE.equals(b.get("is_error")));
-        append("user", List.of(block));
+        append("user", List.of(new Block.ToolResult(useId, text.isEmpty() ? ToolResultEvent.NO_OUTPUT : text, Boolean.TRUE.equals(b.get("is_error")))));
     }
 
-    private void append(String role, List<Map<String, Object>> blocks) {
+    private void append(String role, List<Block> blocks) {
         if (blocks.isEmpty()) return;
         if (!messages.isEmpty() && messages.getLast().role().equals(role)) {
-            List<Map<String, Object>> merged = new ArrayList<>(messages.getLast().blocks());
+            List<Block> merged = new ArrayList<>(messages.getLast().blocks());
             // tool results must open a user turn, before any text that came with them
-            if (role.equals("user") && "tool_result".equals(blocks.getFirst().get("type"))) {
+            if (role.equals("user") && blocks.getFirst() instanceof Block.ToolResult) {
                 int at = 0;
-                while (at < merged.size() && "tool_result".equals(merged.get(at).get("type"))) at++;
+                while (at < merged.size() && merged.get(at) instanceof Block.ToolResult) at++;
                 merged.addAll(at, blocks);
             } else {
                 merged.addAll(blocks);
@@ -126,8 +124,8 @@ public final class History {
         return uses.get(useId);
     }
 
-    /** The user's verdict on a tool call ({@code allow}/{@code deny}), or null. */
-    public Map<String, Object> confirmation(String useId) {
+    /** The user's verdict on a tool call, or null. */
+    public Confirmation confirmation(String useId) {
         return confirmations.get(useId);
     }
 
@@ -136,19 +134,19 @@ public final class History {
         return !messages.isEmpty() && messages.getLast().role().equals("user");
     }
 
-    private static List<Map<String, Object>> textBlocks(Object content) {
-        List<Map<String, Object>> out = new ArrayList<>();
+    private static List<Block> textBlocks(Object content) {
+        List<Block> out = new ArrayList<>();
         if (content instanceof String s) {
-            out.add(Map.of("type", "text", "text", s));
+            out.add(new Block.Text(s));
             return out;
         }
         if (!(content instanceof List<?> list)) return out;
         for (Object o : list) {
             Map<String, Object> block = map(o);
             if ("text".equals(block.get("type")) && block.get("text") instanceof String t && !t.isEmpty()) {
-                out.add(Map.of("type", "text", "text", t));
+                out.add(new Block.Text(t));
             } else if (!block.isEmpty() && !"text".equals(block.get("type"))) {
-                out.add(Map.of("type", "text", "text", "[" + block.get("type") + " content omitted]"));
+                out.add(new Block.Text("[" + block.get("type") + " content omitted]"));
             }
         }
         return out;

@@ -8,13 +8,13 @@ public interface ModelGateway {
     /** A tool the model may call. {@code inputSchema} is a JSON schema object. */
     record ToolSpec(String name, String description, Map<String, Object> inputSchema) {}
 
-    /** A message: role {@code user} or {@code assistant}; blocks are text, tool_use or tool_result maps. */
-    record Message(String role, List<Map<String, Object>> blocks) {}
+    /** A message: role {@code user} or {@code assistant}. */
+    record Message(String role, List<Block> blocks) {}
 
     record Request(String model, String system, List<ToolSpec> tools, List<Message> messages, long maxTokens) {}
 
-    /** Blocks are {@code {type:text,text}} or {@code {type:tool_use,id,name,input}}. */
-    record Turn(List<Map<String, Object>> blocks, String stopReason, long inputTokens, long outputTokens,
+    /** Blocks are text or tool calls. */
+    record Turn(List<Block> blocks, String stopReason, long inputTokens, long outputTokens,
                 long cacheReadInputTokens, long cacheCreationInputTokens) {}
 
     Turn call(Request request);

@@ -23,7 +23,10 @@ public record ToolResultEvent(SessionEventType type, String toolUseId, String te
     public Map<String, Object> body() {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("tool_use_id", toolUseId);
-        body.put("content", List.of(Map.of("type", "text", "text", text)));
+        Map<String, Object> block = new LinkedHashMap<>();
+        block.put("type", "text");
+        block.put("text", text);
+        body.put("content", List.of(block));
         body.put("is_error", isError);
         return body;
     }

@@ -1,6 +1,8 @@
 package dev.paddock.core.agents;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -36,7 +38,8 @@ public record WorkItem(
     public static final String STOPPED = "stopped";
 
     public WorkItem {
-        metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        // kept in the order given, as the wire shows it
+        metadata = metadata == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     }
 
     public boolean live() {

@@ -17,12 +17,12 @@ final class AgentRoutes {
     }
 
     void register(RoutesConfig r) {
-        r.post("/v1/agents", ctx -> ctx.json(agents.create(Auth.principal(ctx), bodies.json(ctx))));
+        r.post("/v1/agents", ctx -> ctx.json(agents.create(Auth.principal(ctx), bodies.json(ctx)).toWire()));
         r.get("/v1/agents", ctx -> AgentBodies.list(ctx, agents.list(Auth.principal(ctx), AgentBodies.page(ctx),
                 Params.bool(ctx, "include_archived", false))));
-        r.get(AGENT, ctx -> ctx.json(agents.get(Auth.principal(ctx), ctx.pathParam("agent_id"), AgentBodies.optionalInt(ctx, "version"))));
-        r.post(AGENT, ctx -> ctx.json(agents.update(Auth.principal(ctx), ctx.pathParam("agent_id"), bodies.json(ctx))));
-        r.post(AGENT + "/archive", ctx -> ctx.json(agents.archive(Auth.principal(ctx), ctx.pathParam("agent_id"))));
+        r.get(AGENT, ctx -> ctx.json(agents.get(Auth.principal(ctx), ctx.pathParam("agent_id"), AgentBodies.optionalInt(ctx, "version")).toWire()));
+        r.post(AGENT, ctx -> ctx.json(agents.update(Auth.principal(ctx), ctx.pathParam("agent_id"), bodies.json(ctx)).toWire()));
+        r.post(AGENT + "/archive", ctx -> ctx.json(agents.archive(Auth.principal(ctx), ctx.pathParam("agent_id")).toWire()));
         r.get(AGENT + "/versions", ctx -> AgentBodies.list(ctx, agents.versions(Auth.principal(ctx), ctx.pathParam("agent_id"),
                 AgentBodies.page(ctx))));
     }

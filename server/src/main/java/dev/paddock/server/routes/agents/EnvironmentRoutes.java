@@ -17,13 +17,13 @@ final class EnvironmentRoutes {
     }
 
     void register(RoutesConfig r) {
-        r.post("/v1/environments", ctx -> ctx.json(environments.create(Auth.principal(ctx), bodies.json(ctx))));
+        r.post("/v1/environments", ctx -> ctx.json(environments.create(Auth.principal(ctx), bodies.json(ctx)).toWire()));
         r.get("/v1/environments", ctx -> AgentBodies.list(ctx, environments.list(Auth.principal(ctx), AgentBodies.page(ctx),
                 Params.bool(ctx, "include_archived", false))));
-        r.get(ENV, ctx -> ctx.json(environments.get(Auth.principal(ctx), id(ctx))));
-        r.post(ENV, ctx -> ctx.json(environments.update(Auth.principal(ctx), id(ctx), bodies.json(ctx))));
+        r.get(ENV, ctx -> ctx.json(environments.get(Auth.principal(ctx), id(ctx)).toWire()));
+        r.post(ENV, ctx -> ctx.json(environments.update(Auth.principal(ctx), id(ctx), bodies.json(ctx)).toWire()));
         r.delete(ENV, ctx -> ctx.json(environments.delete(Auth.principal(ctx), id(ctx))));
-        r.post(ENV + "/archive", ctx -> ctx.json(environments.archive(Auth.principal(ctx), id(ctx))));
+        r.post(ENV + "/archive", ctx -> ctx.json(environments.archive(Auth.principal(ctx), id(ctx)).toWire()));
         r.post(ENV + "/keys", ctx -> ctx.status(201).json(environments.createKey(Auth.principal(ctx), id(ctx), bodies.json(ctx))));
         r.get(ENV + "/keys", ctx -> AgentBodies.list(ctx, environments.listKeys(Auth.principal(ctx), id(ctx), AgentBodies.page(ctx))));
         r.delete(ENV + "/keys/{key_id}", ctx -> {

@@ -74,13 +74,13 @@ final class WorkRoutes {
         Long ttl = ctx.queryParam("desired_ttl_seconds") == null ? null : Params.longParam(ctx, "desired_ttl_seconds", 0, 1, 86_400);
         WorkQueue.Heartbeat h = work.heartbeat(env, ctx.pathParam("work_id"), ctx.queryParam("expected_last_heartbeat"), ttl, ctx.header(WORKER_ID));
         if (h.response() != null) {
-            ctx.json(h.response());
+            ctx.json(h.response().toWire());
             return;
         }
         Map<String, Object> details = new LinkedHashMap<>();
         ErrorCode code = ErrorCode.HEARTBEAT_PRECONDITION_FAILED;
         details.put("error_code", code.wire());
-        details.put("current_state", h.failedLease());
+        details.put("current_state", h.failedLease().toCurrentState());
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("type", code.type().wireName());
         error.put("code", code.wire());

@@ -1,0 +1,82 @@
+package dev.paddock.agents;
+
+import dev.paddock.core.agents.Session;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A session as the SDKs know it: the snapshot of the agent it runs, its environment, status, title and metadata.
+ * {@link #toStored()} is its stored shape and {@link #toWire()} the answer, which adds one Paddock extension:
+ * {@code paddock_sandbox_id}, the sandbox its tools run in (null until the first tool call; kept in the row, not
+ * the body). Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
+ * {@code /outputs}, also after the session ended. Paddock does not fill resources, vaults, budget, stats, usage or
+ * outcome evaluations yet, so those are written empty.
+ *
+ * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
+ */
+public record SessionResource(String id, Agent agent, String environmentId, String status, String title, Map<String, String> metadata,
+                              String createdAt, String updatedAt, String archivedAt, String sandboxId) {
+    static final String TYPE = "session";
+
+    static final String SANDBOX_FIELD = "paddock_sandbox_id";
+
+    public SessionResource {
+        metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+    }
+
+    /** Reads a stored session. */
+    static SessionResource of(Session s) {
+        Map<String, Object> m = s.body();
+        Map<String, String> metadata = Fields.storedMetadata(m.get("metadata"));
+        return new SessionResource((String) m.get("id"), Agent.fromWire(AgentSpec.map(m.get("agent"))), (String) m.get("environment_id"),
+                (String) m.get("status"), (String) m.get("title"), metadata, (String) m.get("created_at"), (String) m.get("updated_at"),
+                (String) m.get("archived_at"), s.sandboxId());
+    }
+
+    SessionResource withTitleAndMetadata(String t, Map<String, String> md, String at) {
+        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId);
+    }
+
+    SessionResource archive(String at) {
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId);
+    }
+
+    /** The session as answered. */
+    public Map<String, Object> toWire() {
+        Map<String, Object> m = toStored();
+        m.put(SANDBOX_FIELD, sandboxId);
+        return m;
+    }
+
+    /** The session as its row's body keeps it. */
+    Map<String, Object> toStored() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("type", TYPE);
+        m.put("agent", agent.snapshot());
+        m.put("environment_id", environmentId);
+        m.put("status", status);
+        m.put("title", title);
+        m.put("metadata", new LinkedHashMap<>(metadata));
+        m.put("resources", new ArrayList<>());
+        m.put("vault_ids", new ArrayList<>());
+        m.put("budget", null);
+        m.put("stats", new LinkedHashMap<>());
+        m.put("usage", new LinkedHashMap<>());
+        m.put("outcome_evaluations", new ArrayList<>());
+        m.put("created_at", createdAt);
+        m.put("updated_at", updatedAt);
+        m.put("archived_at", archivedAt);
+        return m;
+    }
+
+    /** {@code session.updated}: the title and metadata after the update. */
+    Map<String, Object> updatedEvent() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("title", title);
+        m.put("metadata", new LinkedHashMap<>(metadata));
+        return m;
+    }
+}
