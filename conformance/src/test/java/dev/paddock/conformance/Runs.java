@@ -8,8 +8,8 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /** Runs a command to completion and keeps its output. */
-record Runs(ExecResult result, String stdout, String stderr) {
-    static Runs run(Sandbox sandbox, ExecRequest request) throws InterruptedException {
+public record Runs(ExecResult result, String stdout, String stderr) {
+    public static Runs run(Sandbox sandbox, ExecRequest request) throws InterruptedException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         ExecOutput output = new ExecOutput() {
@@ -24,9 +24,9 @@ record Runs(ExecResult result, String stdout, String stderr) {
         }
     }
 
-    static Runs shell(Sandbox sandbox, String line) throws InterruptedException {
+    public static Runs shell(Sandbox sandbox, String line) throws InterruptedException {
         return run(sandbox, ExecRequest.shell(line));
     }
 
-    int exit() { return result.exitCode(); }
+    public int exit() { return result.exitCode(); }
 }

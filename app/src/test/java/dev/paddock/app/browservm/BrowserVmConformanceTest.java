@@ -8,6 +8,10 @@ import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserType;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.assertions.PlaywrightAssertions;
+import dev.paddock.conformance.DriverConformanceKit;
+import dev.paddock.conformance.DriverUnderTest;
+import dev.paddock.conformance.Runs;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.conformance.Conformance;
@@ -15,23 +19,15 @@ import dev.paddock.core.conformance.Conformance.Durability;
 import dev.paddock.core.conformance.Conformance.Enforcement;
 import dev.paddock.core.conformance.Conformance.OrphanReap;
 import dev.paddock.core.conformance.Conformance.Support;
-import dev.paddock.core.spi.ExecHandle;
-import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
-import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
-import dev.paddock.core.spi.FileEntry;
 import dev.paddock.core.spi.Limits;
-import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
-import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
-import dev.paddock.core.spi.Workspace;
 import dev.paddock.driver.browservm.BrowserVmConfig;
 import dev.paddock.driver.browservm.BrowserVmDriver;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,23 +38,21 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The conformance kit's claims, walked for the browser-vm driver. The kit (conformance/) builds a fresh driver per
- * test and cannot hold a paired browser tab, so this suite pairs one headless Chromium tab once and proves every
- * claim of {@link BrowserVmDriver#conformance()} through the driver's SPI against that live tab: supported
- * capabilities work, unsupported ones fail fast with {@code unsupported_capability}. It also prints the exec round
- * trip of the SPI path (median of 25, no threshold).
+ * The conformance kit run against the browser-vm driver. A sandbox needs a paired browser tab, so this suite pairs
+ * one headless Chromium tab for the class and hands the kit that driver before every check; the kit creates each
+ * check's sandbox in that tab and proves every claim of {@link BrowserVmDriver#conformance()}. The tests here are
+ * what only this driver has: the record's values, the VM's fixed resources, its shell's in-place builtins, the
+ * OPFS mirror, and refusals that never reach the tab. It also prints the exec round trip of the SPI path (median
+ * of 25, no threshold).
  */
 @Tag("browser")
-class BrowserVmConformanceTest {
-    private static final Duration PATIENCE = Duration.ofSeconds(20);
+class BrowserVmConformanceTest extends DriverConformanceKit {
     private static final String TENANT = "tenant_a";
 
     @TempDir static Path dataDir;
@@ -67,9 +61,6 @@ class BrowserVmConformanceTest {
     static Browser browser;
     static Page tab;
     static BrowserVmDriver driver;
-    static Conformance claims;
-
-    Sandbox sandbox;
 
     @BeforeAll
     static void pairOneTab() throws Exception {
@@ -79,7 +70,6 @@ class BrowserVmConformanceTest {
         }
         stack = new BrowserVmStack(dataDir, assets);
         driver = new BrowserVmDriver(stack.vm);
-        claims = driver.conformance();
         playwright = Playwright.create();
         browser = playwright.chromium().launch(new BrowserType.LaunchOptions()
                 .setExecutablePath(Paths.get("/usr/bin/chromium")).setHeadless(true)
@@ -87,7 +77,7 @@ class BrowserVmConformanceTest {
                         "--disable-component-update", "--disable-sync", "--no-first-run")));
         tab = browser.newContext().newPage();
         tab.setDefaultTimeout(60_000);
-        com.microsoft.playwright.assertions.PlaywrightAssertions.setDefaultAssertionTimeout(60_000);
+        PlaywrightAssertions.setDefaultAssertionTimeout(60_000);
         tab.navigate(stack.url + "/sandbox-tab#code=" + stack.vm.pair(TENANT).code());
         assertThat(tab.locator("#relay-state")).hasText("online");
     }
@@ -100,59 +90,62 @@ class BrowserVmConformanceTest {
         if (stack != null) stack.close();
     }
 
-    @BeforeEach
-    void createSandbox() {
-        sandbox = driver.create(new SandboxSpec(Ids.newId("sbx"), TENANT, null, false, driver.limits(null), Map.of(),
-                dev.paddock.core.spi.NetworkPolicy.NONE), new Fence("host-conformance", 1));
+    @Override
+    protected String driverName() {
+        return BrowserVmDriver.ID;
     }
 
-    @AfterEach
-    void terminateSandbox() {
-        try {
-            sandbox.terminate(TerminationReason.USER_REQUEST);
-        } catch (RuntimeException ignored) {
-            // already terminated by the test
-        }
+    /** The driver of the paired tab, kept for the class: closing it after a check leaves the tab paired. */
+    @Override
+    protected DriverUnderTest driverUnderTest() {
+        return new DriverUnderTest() {
+            @Override
+            public SandboxDriver driver() {
+                return driver;
+            }
+
+            /** The VM's own limits, no network, and the tenant the tab is paired with. */
+            @Override
+            public SandboxSpec spec(String sandboxId) {
+                return new SandboxSpec(sandboxId, TENANT, null, false, driver.limits(null), Map.of(), NetworkPolicy.NONE);
+            }
+
+            @Override
+            public SandboxDriver restarted() {
+                return new BrowserVmDriver(stack.vm);
+            }
+
+            @Override
+            public Path dataDir() {
+                return dataDir;
+            }
+        };
     }
 
     // ---- the record ----------------------------------------------------------------------------------
 
     @Test
     void recordStatesWhatTheTabCanAndCannotDo() {
-        assertThat(claims.driver()).isEqualTo(driver.id());
+        Conformance claims = driver.conformance();
         assertThat(claims.lifecycle().suspendResume()).isEqualTo(Support.UNSUPPORTED);
         assertThat(claims.lifecycle().hardTerminate()).isEqualTo(Support.SUPPORTED);
         assertThat(claims.lifecycle().orphanReap()).isEqualTo(OrphanReap.UNAVAILABLE);
         assertThat(claims.workspace().durability()).isEqualTo(Durability.BEST_EFFORT);
         assertThat(claims.outputs().collection()).isEqualTo("unavailable");
         assertThat(claims.credentialEgress().enforcement()).isEqualTo(Enforcement.UNSUPPORTED);
-        assertThat(claims.credentialEgress().interceptedProtocols()).isEmpty();
         assertThat(claims.runtimeCheckpoints()).as("no checkpoint kind is claimed").isEmpty();
-        assertThat(claims.portFacts().available()).doesNotContainAnyElementsOf(claims.portFacts().unavailable());
         assertThat(claims.portFacts().unavailable()).as("the VM's resources are fixed: see limitsAreWhatTheVmHas…")
                 .contains("memory_limits", "cpu_limits", "pids_limits");
     }
 
-    @Test
-    void laneRunsAToolCallRoundTrip() throws Exception {
-        sandbox.workspace().write("/workspace/task/input.txt", text("3\n1\n2\n"));
-        Run sort = run(new ExecRequest(List.of("/bin/sh", "-c", "sort input.txt > sorted.txt && wc -l < sorted.txt"),
-                Map.of(), "/workspace/task", Duration.ofSeconds(30), null));
-        assertThat(sort.exit()).isZero();
-        assertThat(sort.stdout().trim()).isEqualTo("3");
-        assertThat(read(sandbox.workspace(), "task/sorted.txt")).isEqualTo("1\n2\n3\n");
-    }
-
-    // ---- lifecycle -----------------------------------------------------------------------------------
+    // ---- refused without a trip to the tab -------------------------------------------------------------
 
     @Test
-    void suspendAndResumeAreUnsupportedAndRefusedWithoutATripToTheTab() throws Exception {
+    void suspendAndResumeAreRefusedWithoutATripToTheTab() {
         String ops = tab.locator("#op-log").textContent();
-        assertThatThrownBy(sandbox::suspend).isInstanceOf(UnsupportedCapabilityException.class)
-                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("unsupported_capability"));
-        assertThatThrownBy(sandbox::resume).isInstanceOf(UnsupportedCapabilityException.class);
+        assertThatThrownBy(sandbox()::suspend).isInstanceOf(UnsupportedCapabilityException.class);
+        assertThatThrownBy(sandbox()::resume).isInstanceOf(UnsupportedCapabilityException.class);
         assertThat(tab.locator("#op-log").textContent()).as("the tab saw no operation").isEqualTo(ops);
-        assertThat(shell("echo still-running").stdout()).isEqualTo("still-running\n");
     }
 
     @Test
@@ -176,40 +169,7 @@ class BrowserVmConformanceTest {
                 .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("memory_limit_unavailable"));
     }
 
-    @Test
-    void hardTerminateEndsRunningCommandsAndRefusesNewOnes() throws Exception {
-        ExecHandle sleeper = sandbox.exec(ExecRequest.of("sleep", "600"), ExecOutput.DISCARD);
-        assertThat(sleeper.await(Duration.ofMillis(200))).as("still running").isNull();
-        sandbox.terminate(TerminationReason.USER_REQUEST);
-        try {
-            ExecResult ended = sleeper.await(PATIENCE);
-            assertThat(ended).as("the running sleep was ended").isNotNull();
-            assertThat(ended.exitCode()).isNotZero();
-        } catch (PaddockException e) {
-            assertThat(e.code()).isNotBlank();
-        }
-        assertThatThrownBy(() -> sandbox.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await())
-                .isInstanceOf(PaddockException.class)
-                .satisfies(e -> assertThat(e.getMessage()).isNotBlank());
-    }
-
-    @Test
-    void orphansAreNotReapableByAnotherDriverInstance() {
-        try (BrowserVmDriver second = new BrowserVmDriver(stack.vm)) {
-            assertThat(second.list()).extracting(r -> r.sandboxId()).doesNotContain(sandbox.ref().sandboxId());
-            assertThat(second.attach(sandbox.ref())).isEmpty();
-        }
-    }
-
-    @Test
-    void checkpointsAndOutputsAreUnsupported() {
-        assertThat(claims.supportsCheckpoint("workspace_tar")).isFalse();
-        assertThat(driver.workspace(sandbox.ref())).as("nothing of the workspace is kept on the server").isEmpty();
-        assertThatThrownBy(sandbox::outputs).isInstanceOf(UnsupportedCapabilityException.class);
-        assertThat(driver.outputs(sandbox.ref())).isEmpty();
-    }
-
-    // ---- workspace: best effort, through the tab's OPFS mirror -------------------------------------------
+    // ---- the workspace: best effort, through the tab's OPFS mirror ---------------------------------------
 
     @Test
     void workspaceSurvivesATabReloadThroughOpfs() throws Exception {
@@ -218,72 +178,38 @@ class BrowserVmConformanceTest {
         tab.reload();
         assertThat(tab.locator("#relay-state")).hasText("online");
         assertThat(tab.locator("#mirror-state")).containsText("restored");
-        assertThat(read(sandbox.workspace(), "/workspace/out/result.txt")).isEqualTo("durable\n");
+        assertThat(read(sandbox().workspace(), "/workspace/out/result.txt")).isEqualTo("durable\n");
         assertThat(shell("cat out/result.txt").stdout()).isEqualTo("durable\n");
+        assertThat(driver.workspace(sandbox().ref())).as("nothing of the workspace is kept on the server").isEmpty();
     }
 
-    // ---- exec ----------------------------------------------------------------------------------------
+    // ---- the VM's shell ------------------------------------------------------------------------------
 
+    /** {@code true}, {@code false} and {@code :} run in place as shell builtins; they must answer as the programs would. */
     @Test
-    void exitCodesStdoutAndStderrAreSeparate() throws Exception {
-        Run r = shell("echo out; echo err >&2; exit 3");
-        assertThat(r.exit()).isEqualTo(3);
-        assertThat(r.stdout()).isEqualTo("out\n");
-        assertThat(r.stderr()).isEqualTo("err\n");
-        assertThat(r.result().timedOut()).isFalse();
-        assertThat(run(ExecRequest.of("true")).exit()).isZero();
+    void commandsTheShellRunsInPlaceAnswerAsThePrograms() throws Exception {
         assertThat(run(ExecRequest.of("false")).exit()).isEqualTo(1);
         assertThat(run(ExecRequest.of("/bin/true")).exit()).isZero();
         assertThat(run(new ExecRequest(List.of("false"), Map.of("WITH_ENV", "1"), null, null, null)).exit())
                 .as("the same answer when the command cannot run in place").isEqualTo(1);
         assertThat(run(ExecRequest.of("true").withStdin("ignored".getBytes(StandardCharsets.UTF_8))).exit()).isZero();
-    }
-
-    @Test
-    void stdinIsDeliveredAndClosed() throws Exception {
-        assertThat(run(ExecRequest.of("cat").withStdin("line one\nline two\n".getBytes(StandardCharsets.UTF_8))).stdout())
-                .isEqualTo("line one\nline two\n");
-        assertThat(run(ExecRequest.of("cat")).stdout()).as("no stdin is empty, not a hang").isEmpty();
-    }
-
-    @Test
-    void environmentComesFromTheRequest() throws Exception {
-        Run r = run(new ExecRequest(List.of("/bin/sh", "-c", "echo \"$GREETING\"; echo \"$PATH\""), Map.of("GREETING", "hello there"), null, null, null));
-        assertThat(r.stdout().lines().toList().get(0)).isEqualTo("hello there");
-        assertThat(r.stdout().lines().toList().get(1)).contains("/usr/bin");
-    }
-
-    @Test
-    void cwdIsInsideTheWorkspace() throws Exception {
-        sandbox.workspace().mkdir("/workspace/sub/dir");
-        assertThat(run(ExecRequest.of("pwd")).stdout().trim()).isEqualTo("/workspace");
-        assertThat(run(new ExecRequest(List.of("pwd"), Map.of(), "/workspace/sub/dir", null, null)).stdout().trim()).isEqualTo("/workspace/sub/dir");
         assertThat(run(new ExecRequest(List.of("true"), Map.of(), "/workspace/missing", null, null)).exit())
                 .as("a missing cwd fails even for a command the shell runs in place").isNotZero();
     }
 
     @Test
-    void timeoutKillsTheCommand() throws Exception {
-        Run r = run(ExecRequest.of("sleep", "600").withTimeout(Duration.ofMillis(500)));
+    void theShellAnswersInTheGuestsOwnTerms() throws Exception {
+        sandbox().workspace().mkdir("/workspace/sub/dir");
+        assertThat(run(ExecRequest.of("pwd")).stdout().trim()).as("the cwd is the guest's /workspace").isEqualTo("/workspace");
+        assertThat(run(new ExecRequest(List.of("pwd"), Map.of(), "/workspace/sub/dir", null, null)).stdout().trim()).isEqualTo("/workspace/sub/dir");
+        assertThat(run(ExecRequest.of("/no/such/program")).exit()).as("a missing program is an exit code, not an error").isNotZero();
+    }
+
+    @Test
+    void aTimedOutCommandLeavesTheShellServingTheNext() throws Exception {
+        Runs r = run(ExecRequest.of("sleep", "600").withTimeout(Duration.ofMillis(500)));
         assertThat(r.result().timedOut()).isTrue();
-        assertThat(r.exit()).isNotZero();
         assertThat(shell("echo next").stdout()).as("the shell serves the next command").isEqualTo("next\n");
-    }
-
-    @Test
-    void killEndsARunningCommand() throws Exception {
-        ExecHandle handle = sandbox.exec(ExecRequest.of("sleep", "600"), ExecOutput.DISCARD);
-        assertThat(handle.await(Duration.ofMillis(50))).as("still running").isNull();
-        handle.kill();
-        ExecResult result = handle.await(PATIENCE);
-        assertThat(result).isNotNull();
-        assertThat(result.timedOut()).isFalse();
-        assertThat(result.exitCode()).isNotZero();
-    }
-
-    @Test
-    void aMissingProgramFailsClearly() throws Exception {
-        assertThat(run(ExecRequest.of("/no/such/program")).exit()).isNotZero();
     }
 
     @Test
@@ -301,61 +227,11 @@ class BrowserVmConformanceTest {
         }
     }
 
-    // ---- files ---------------------------------------------------------------------------------------
-
-    @Test
-    void filesWrittenByExecAndByTheWorkspaceAreTheSame() throws Exception {
-        sandbox.workspace().write("from-host.txt", text("host"));
-        assertThat(shell("cat from-host.txt; printf sandbox > from-sandbox.txt").stdout()).isEqualTo("host");
-        assertThat(read(sandbox.workspace(), "from-sandbox.txt")).isEqualTo("sandbox");
-        assertThat(sandbox.workspace().list("/workspace")).extracting(FileEntry::path)
-                .contains("/workspace/from-host.txt", "/workspace/from-sandbox.txt");
+    private Runs run(ExecRequest request) throws InterruptedException {
+        return Runs.run(sandbox(), request);
     }
 
-    @Test
-    void pathTraversalIsRefused() throws Exception {
-        assertThat(shell("ln -s /etc etc-link && ln -s ../../../../../../etc/passwd up-link").exit()).isZero();
-        Workspace ws = sandbox.workspace();
-        for (String path : List.of("../etc/passwd", "/etc/passwd", "/workspace/../etc/passwd", "a/../../etc/passwd", "etc-link/passwd", "up-link")) {
-            assertThatThrownBy(() -> ws.read(path)).as(path).isInstanceOf(PaddockException.class)
-                    .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("path_outside_workspace"));
-            assertThatThrownBy(() -> ws.write(path, text("x"))).as(path).isInstanceOf(PaddockException.class)
-                    .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("path_outside_workspace"));
-        }
-        assertThat(ws.stat("etc-link").type()).isEqualTo(FileEntry.Type.SYMLINK);
-    }
-
-    // ---- helpers -------------------------------------------------------------------------------------
-
-    record Run(ExecResult result, String stdout, String stderr) {
-        int exit() { return result.exitCode(); }
-    }
-
-    Run run(ExecRequest request) throws InterruptedException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        ExecResult result = sandbox.exec(request, new ExecOutput() {
-            @Override public void stdout(byte[] d, int o, int l) { synchronized (out) { out.write(d, o, l); } }
-            @Override public void stderr(byte[] d, int o, int l) { synchronized (err) { err.write(d, o, l); } }
-        }).await();
-        synchronized (out) {
-            synchronized (err) {
-                return new Run(result, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-            }
-        }
-    }
-
-    Run shell(String line) throws InterruptedException {
-        return run(ExecRequest.shell(line));
-    }
-
-    static InputStream text(String s) {
-        return new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static String read(Workspace ws, String path) throws java.io.IOException {
-        try (InputStream in = ws.read(path)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+    private Runs shell(String line) throws InterruptedException {
+        return Runs.shell(sandbox(), line);
     }
 }

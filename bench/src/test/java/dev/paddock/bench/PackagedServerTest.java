@@ -1,4 +1,4 @@
-package dev.paddock.conformance;
+package dev.paddock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What the README's run command starts: {@code bin/paddock serve} from the packaged jar, with its embedded defaults
  * (SQLite, bubblewrap). It must come up, create a sandbox and run a command in it. The module tests of {@code app}
- * run on the test classpath, so only this catches a jar that lost a class at run time. Runs after {@code app} is
- * packaged ({@code ./mvnw install}); under {@code CI=true} a missing jar fails.
+ * run on the test classpath, so only this catches a jar that lost a class at run time. It lives here because this
+ * module is built after {@code app} is packaged ({@code ./mvnw install}); under {@code CI=true} a missing jar fails.
  */
 class PackagedServerTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -1,0 +1,461 @@
+package dev.paddock.conformance;
+
+import dev.paddock.core.Ids;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.conformance.Conformance.Durability;
+import dev.paddock.core.conformance.Conformance.Enforcement;
+import dev.paddock.core.conformance.Conformance.OrphanReap;
+import dev.paddock.core.conformance.Conformance.Support;
+import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.UnsupportedCapabilityException;
+import dev.paddock.core.spi.Workspace;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The conformance kit: every claim of a driver's {@link Conformance} record, and the SPI behaviour every driver
+ * must have, proven against the real driver. A suite for one or more drivers extends it and says, before each
+ * check, which {@link DriverUnderTest} it runs against: {@code DriverConformanceTest} builds a fresh driver per
+ * check, a driver whose setup is expensive or external (a paired browser tab) hands the one it keeps for its class.
+ * Claims a driver does not make are shown refused. Every failure names the driver, e.g. {@code [driver=bwrap] ...}.
+ * Published in this module's test-jar.
+ */
+@Tag("conformance")
+@ExtendWith(DriverNameInFailures.class)
+public abstract class DriverConformanceKit {
+    private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+    DriverUnderTest under;
+    SandboxDriver driver;
+    Conformance claims;
+    Sandbox sandbox;
+    final List<SandboxDriver> extraDrivers = new ArrayList<>();
+
+    /** The sandbox the current check runs in, created for it by the kit. */
+    protected final Sandbox sandbox() {
+        return sandbox;
+    }
+
+    /** The driver's name, put in front of every failure. */
+    protected abstract String driverName();
+
+    /** The driver the next check runs against; closed after the check. Called before each check. */
+    protected abstract DriverUnderTest driverUnderTest() throws Exception;
+
+    @BeforeEach
+    final void createSandbox() throws Exception {
+        under = driverUnderTest();
+        driver = under.driver();
+        claims = driver.conformance();
+        sandbox = driver.create(under.spec(Ids.newId("sbx")), new Fence("host-conformance", 1));
+    }
+
+    @AfterEach
+    final void cleanUp() throws Exception {
+        if (sandbox != null) {
+            try {
+                sandbox.terminate(TerminationReason.USER_REQUEST);
+            } catch (RuntimeException ignored) {
+                // already terminated by the check
+            }
+        }
+        extraDrivers.forEach(SandboxDriver::close);
+        if (under != null) under.close();
+    }
+
+    // ---- the record itself ---------------------------------------------------------------------------
+
+    @Test
+    void recordIsCompleteAndNamesTheDriver() {
+        assertThat(claims.driver()).isEqualTo(driver.id());
+        assertThat(claims.description()).isNotBlank();
+        assertThat(claims.lanes()).as("lanes").isNotEmpty();
+        assertThat(claims.lifecycle()).isNotNull();
+        assertThat(claims.lifecycle().lease()).isNotNull();
+        assertThat(claims.lifecycle().suspendResume()).isNotNull();
+        assertThat(claims.lifecycle().hardTerminate()).isNotNull();
+        assertThat(claims.lifecycle().orphanReap()).isNotNull();
+        assertThat(claims.workspace().strategies()).as("workspace strategies").isNotEmpty();
+        assertThat(claims.workspace().durability()).isNotNull();
+        assertThat(claims.outputs().collection()).matches("[a-z][a-z0-9_]*");
+        assertThat(claims.credentialEgress().enforcement()).isNotNull();
+        assertThat(claims.runtimeCheckpoints()).allMatch(k -> k.matches("[a-z][a-z0-9_]*"));
+        assertThat(claims.portFacts().available()).allMatch(k -> k.matches("[a-z][a-z0-9_]*"))
+                .doesNotContainAnyElementsOf(claims.portFacts().unavailable());
+        assertThat(claims.portFacts().unavailable()).allMatch(k -> k.matches("[a-z][a-z0-9_]*"));
+    }
+
+    // ---- lanes ---------------------------------------------------------------------------------------
+
+    /** Both lanes drive a sandbox the same way: put files in, run tools on them, take results out. */
+    @Test
+    void lanesCanRunAToolCallRoundTrip() throws Exception {
+        assertThat(claims.lanes()).isNotEmpty();
+        sandbox.workspace().write("/workspace/task/input.txt", text("3\n1\n2\n"));
+
+        Runs sort = Runs.run(sandbox, new ExecRequest(List.of("/bin/sh", "-c", "sort input.txt > sorted.txt && wc -l < sorted.txt"),
+                Map.of(), "/workspace/task", Duration.ofSeconds(30), null));
+
+        assertThat(sort.exit()).isZero();
+        assertThat(sort.stdout().trim()).isEqualTo("3");
+        assertThat(read(sandbox.workspace(), "task/sorted.txt")).isEqualTo("1\n2\n3\n");
+    }
+
+    // ---- lifecycle -----------------------------------------------------------------------------------
+
+    @Test
+    void suspendResumeBehavesAsClaimed() throws Exception {
+        if (claims.lifecycle().suspendResume() == Support.SUPPORTED) {
+            ProcessInfo loop = sandbox.startProcess(ExecRequest.shell("i=0; while true; do i=$((i+1)); echo $i > counter; sleep 0.02; done"));
+            await().atMost(PATIENCE).until(() -> counter() > 2);
+
+            sandbox.suspend();
+            long frozenAt = counter();
+            assertThat(sandbox.inspect().frozen()).isTrue();
+            // frozen: the loop, which normally advances every 20 ms, does not move for a while
+            await().during(Duration.ofMillis(400)).atMost(PATIENCE).until(() -> counter() == frozenAt);
+
+            sandbox.resume();
+            await().atMost(PATIENCE).until(() -> counter() > frozenAt);
+            assertThat(sandbox.processes()).extracting(ProcessInfo::pid).contains(loop.pid());
+        } else {
+            assertThatThrownBy(sandbox::suspend).isInstanceOf(UnsupportedCapabilityException.class)
+                    .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("unsupported_capability"));
+            assertThatThrownBy(sandbox::resume).isInstanceOf(UnsupportedCapabilityException.class);
+            assertThat(Runs.shell(sandbox, "echo still-running").stdout()).isEqualTo("still-running\n");
+        }
+    }
+
+    private long counter() {
+        try (InputStream in = sandbox.workspace().read("counter")) {
+            String value = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            return value.isEmpty() ? 0 : Long.parseLong(value);
+        } catch (PaddockException | IOException | NumberFormatException e) {
+            return 0; // not written yet (or caught between truncate and write)
+        }
+    }
+
+    @Test
+    void hardTerminateBehavesAsClaimed() throws Exception {
+        ExecHandle sleeper = runningSleep();
+        assertThat(sleeper.await(Duration.ofMillis(200))).as("still running").isNull();
+        if (claims.lifecycle().hardTerminate() == Support.SUPPORTED) {
+            sandbox.terminate(TerminationReason.USER_REQUEST);
+
+            // the running sleep ends: with a failed result, or with a clear error saying the sandbox is gone
+            try {
+                ExecResult ended = sleeper.await(PATIENCE);
+                assertThat(ended).as("the running sleep was killed").isNotNull();
+                assertThat(ended.exitCode()).isNotZero();
+            } catch (PaddockException e) {
+                assertThat(e.code()).isNotBlank();
+            }
+            assertThatThrownBy(() -> sandbox.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await())
+                    .as("exec after terminate")
+                    .isInstanceOf(PaddockException.class)
+                    .satisfies(e -> assertThat(((PaddockException) e).code()).isNotBlank())
+                    .satisfies(e -> assertThat(e.getMessage()).isNotBlank());
+        } else {
+            assertThatThrownBy(() -> sandbox.terminate(TerminationReason.USER_REQUEST)).isInstanceOf(UnsupportedCapabilityException.class);
+            sleeper.kill();
+        }
+    }
+
+    @Test
+    void orphanReapBehavesAsClaimed() throws Exception {
+        SandboxDriver second = under.restarted();
+        extraDrivers.add(second);
+        SandboxRef ref = sandbox.ref();
+        if (claims.lifecycle().orphanReap() == OrphanReap.HOST_MANAGED) {
+            assertThat(second.list()).extracting(SandboxRef::sandboxId).contains(ref.sandboxId());
+            Sandbox attached = second.attach(ref).orElseThrow(() -> new AssertionError("a live sandbox could not be attached"));
+            assertThat(Runs.shell(attached, "echo attached").stdout()).isEqualTo("attached\n");
+        } else {
+            assertThat(second.list()).extracting(SandboxRef::sandboxId).doesNotContain(ref.sandboxId());
+            assertThat(second.attach(ref)).isEmpty();
+        }
+    }
+
+    // ---- workspace -----------------------------------------------------------------------------------
+
+    @Test
+    void workspaceDurabilityBehavesAsClaimed() throws Exception {
+        assertThat(Runs.shell(sandbox, "mkdir -p out && echo durable > out/result.txt").exit()).isZero();
+        assertThat(read(sandbox.workspace(), "/workspace/out/result.txt")).isEqualTo("durable\n");
+
+        sandbox.terminate(TerminationReason.USER_REQUEST);
+        Optional<Workspace> after = driver.workspace(sandbox.ref());
+
+        Durability durability = claims.workspace().durability();
+        if (durability == Durability.DURABLE || claims.workspace().strategies().contains(WorkspaceStrategy.DURABLE_MOUNT)) {
+            assertThat(durability).as("a durable mount is durable").isEqualTo(Durability.DURABLE);
+            assertThat(after).as("the workspace outlives the sandbox").isPresent();
+            assertThat(read(after.get(), "out/result.txt")).isEqualTo("durable\n");
+        } else if (durability == Durability.NONE) {
+            assertThat(after).as("a driver without durability keeps no workspace").isEmpty();
+        }
+    }
+
+    @Test
+    void outputsBehaveAsClaimed() throws Exception {
+        switch (claims.outputs().collection()) {
+            case "host_directory" -> outputsAreAHostDirectory();
+            case "unavailable" -> {
+                assertThatThrownBy(sandbox::outputs).isInstanceOf(UnsupportedCapabilityException.class);
+                assertThat(driver.outputs(sandbox.ref())).as("no outputs are kept").isEmpty();
+            }
+            default -> throw new AssertionError("outputs collection " + claims.outputs().collection()
+                    + " has no proof in this kit; add one before claiming it");
+        }
+    }
+
+    private void outputsAreAHostDirectory() throws Exception {
+        // the subprocess driver's host processes find the directory in $PADDOCK_OUTPUTS; isolating drivers mount it
+        Runs run = Runs.shell(sandbox, "cd \"${PADDOCK_OUTPUTS:-" + Workspace.OUTPUTS + "}\" && mkdir -p charts && echo result > charts/report.txt");
+        assertThat(run.exit()).as("writing to " + Workspace.OUTPUTS + ": " + run.stderr()).isZero();
+
+        assertThat(read(sandbox.outputs(), Workspace.OUTPUTS + "/charts/report.txt")).isEqualTo("result\n");
+        assertThat(sandbox.outputs().list("charts")).extracting(FileEntry::path).containsExactly(Workspace.OUTPUTS + "/charts/report.txt");
+        assertThat(sandbox.workspace().list("/workspace")).as("outputs are not part of the workspace").isEmpty();
+
+        sandbox.terminate(TerminationReason.USER_REQUEST);
+        Optional<Workspace> after = driver.outputs(sandbox.ref());
+        assertThat(after).as("outputs stay readable after the sandbox ended").isPresent();
+        assertThat(read(after.get(), "charts/report.txt")).isEqualTo("result\n");
+    }
+
+    @Test
+    void everyClaimedCheckpointKindHasAProof() {
+        Set<String> proven = Set.of("workspace_tar");
+        assertThat(claims.runtimeCheckpoints())
+                .as("checkpoint kinds this kit can prove; add a test before claiming another")
+                .allMatch(proven::contains);
+    }
+
+    @Test
+    void workspaceTarCheckpointRestoresExactlyOrIsRefused() throws Exception {
+        Workspace ws = sandbox.workspace();
+        if (!claims.supportsCheckpoint("workspace_tar")) {
+            assertThatThrownBy(() -> ws.exportTar("/workspace", new ByteArrayOutputStream()))
+                    .isInstanceOf(UnsupportedCapabilityException.class);
+            assertThatThrownBy(() -> ws.importTar("/workspace", text(""))).isInstanceOf(UnsupportedCapabilityException.class);
+            return;
+        }
+        assertThat(Runs.shell(sandbox, "mkdir -p src/lib && printf 'one' > src/a.txt && printf 'lib' > src/lib/b.txt"
+                + " && chmod 755 src/lib/b.txt && ln -s a.txt src/link && mkdir empty").exit()).isZero();
+        List<String> before = snapshot(ws);
+        ByteArrayOutputStream checkpoint = new ByteArrayOutputStream();
+        ws.exportTar("/workspace", checkpoint);
+
+        assertThat(Runs.shell(sandbox, "printf 'changed' > src/a.txt && rm -r src/lib && echo new > added.txt").exit()).isZero();
+        assertThat(snapshot(ws)).isNotEqualTo(before);
+        ws.clear();
+        ws.importTar("/workspace", new ByteArrayInputStream(checkpoint.toByteArray()));
+
+        assertThat(snapshot(ws)).isEqualTo(before);
+        assertThat(Runs.shell(sandbox, "cat src/link").stdout()).isEqualTo("one");
+    }
+
+    // ---- credential egress ---------------------------------------------------------------------------
+
+    @Test
+    void credentialEgressClaimIsProven() throws Exception {
+        Conformance.CredentialEgress egress = claims.credentialEgress();
+        switch (egress.enforcement()) {
+            case ENFORCED -> {
+                EgressProofs.BypassProof proof = EgressProofs.BY_DRIVER.get(driver.id());
+                assertThat(proof).as(driver.id() + " claims enforced credential egress, but no bypass test is registered in EgressProofs").isNotNull();
+                assertThat(egress.interceptedProtocols()).isNotEmpty();
+                proof.prove(driver, under.dataDir());
+            }
+            case ADVISORY -> assertThat(egress.interceptedProtocols()).as("advisory egress names what it intercepts").isNotEmpty();
+            case UNSUPPORTED -> assertThat(egress.interceptedProtocols()).as("nothing is intercepted").isEmpty();
+        }
+        assertThat(egress.enforcement()).isIn((Object[]) Enforcement.values());
+    }
+
+    // ---- generic SPI behaviour -----------------------------------------------------------------------
+
+    @Nested
+    @DisplayName("exec")
+    class Exec {
+        @Test
+        void exitCodesStdoutAndStderrAreSeparate() throws Exception {
+            Runs run = Runs.shell(sandbox, "echo out; echo err >&2; exit 3");
+
+            assertThat(run.exit()).isEqualTo(3);
+            assertThat(run.stdout()).isEqualTo("out\n");
+            assertThat(run.stderr()).isEqualTo("err\n");
+            assertThat(run.result().timedOut()).isFalse();
+            assertThat(run.result().oomKilled()).isFalse();
+            assertThat(Runs.run(sandbox, ExecRequest.of("true")).exit()).isZero();
+        }
+
+        @Test
+        void stdinIsDeliveredAndClosed() throws Exception {
+            byte[] input = "line one\nline two\n".getBytes(StandardCharsets.UTF_8);
+            assertThat(Runs.run(sandbox, ExecRequest.of("cat").withStdin(input)).stdout()).isEqualTo("line one\nline two\n");
+            assertThat(Runs.run(sandbox, ExecRequest.of("cat")).stdout()).as("null stdin is empty, not a hang").isEmpty();
+        }
+
+        @Test
+        void environmentComesFromTheRequest() throws Exception {
+            Runs run = Runs.run(sandbox, new ExecRequest(List.of("/bin/sh", "-c", "echo \"$GREETING\"; echo \"$PATH\""),
+                    Map.of("GREETING", "hello there"), null, null, null));
+
+            assertThat(run.stdout().lines().toList()).first().isEqualTo("hello there");
+            assertThat(run.stdout().lines().toList().get(1)).contains("/usr/bin");
+        }
+
+        @Test
+        void cwdIsInsideTheWorkspace() throws Exception {
+            sandbox.workspace().mkdir("/workspace/sub/dir");
+
+            assertThat(Runs.run(sandbox, ExecRequest.of("pwd")).stdout().trim()).endsWith("/workspace");
+            assertThat(Runs.run(sandbox, new ExecRequest(List.of("pwd"), Map.of(), "/workspace/sub/dir", null, null)).stdout().trim())
+                    .endsWith("/workspace/sub/dir");
+        }
+
+        @Test
+        void timeoutKillsTheCommand() throws Exception {
+            Runs run = Runs.run(sandbox, ExecRequest.of("sleep", "600").withTimeout(Duration.ofMillis(500)));
+
+            assertThat(run.result().timedOut()).isTrue();
+            assertThat(run.exit()).isNotZero();
+        }
+
+        @Test
+        void killEndsARunningCommand() throws Exception {
+            ExecHandle handle = runningSleep();
+            assertThat(handle.await(Duration.ofMillis(50))).as("still running").isNull();
+
+            handle.kill();
+
+            ExecResult result = handle.await(PATIENCE);
+            assertThat(result).isNotNull();
+            assertThat(result.timedOut()).isFalse();
+            assertThat(result.exitCode()).isNotZero();
+        }
+
+        @Test
+        void aMissingProgramFailsClearly() throws Exception {
+            try {
+                Runs run = Runs.run(sandbox, ExecRequest.of("/no/such/program"));
+                assertThat(run.exit()).as("a missing program cannot succeed").isNotZero();
+            } catch (PaddockException e) {
+                assertThat(e.code()).isNotBlank();
+                assertThat(e.getMessage()).isNotBlank();
+            }
+        }
+    }
+
+    @Nested
+    @DisplayName("files")
+    class Files {
+        @Test
+        void filesWrittenByExecAndByTheWorkspaceAreTheSame() throws Exception {
+            sandbox.workspace().write("from-host.txt", text("host"));
+            assertThat(Runs.shell(sandbox, "cat from-host.txt; printf sandbox > from-sandbox.txt").stdout()).isEqualTo("host");
+
+            assertThat(read(sandbox.workspace(), "from-sandbox.txt")).isEqualTo("sandbox");
+            assertThat(sandbox.workspace().list("/workspace")).extracting(FileEntry::path)
+                    .contains("/workspace/from-host.txt", "/workspace/from-sandbox.txt");
+        }
+
+        @Test
+        void pathTraversalIsRefused() throws Exception {
+            assertThat(Runs.shell(sandbox, "ln -s /etc etc-link && ln -s ../../../../../../etc/passwd up-link").exit()).isZero();
+            Workspace ws = sandbox.workspace();
+
+            for (String path : List.of("../etc/passwd", "/etc/passwd", "/workspace/../etc/passwd", "a/../../etc/passwd",
+                    "etc-link/passwd", "up-link")) {
+                assertThatThrownBy(() -> ws.read(path)).as(path).isInstanceOf(PaddockException.class)
+                        .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("path_outside_workspace"));
+                assertThatThrownBy(() -> ws.write(path, text("x"))).as(path).isInstanceOf(PaddockException.class)
+                        .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("path_outside_workspace"));
+            }
+            assertThat(ws.stat("etc-link").type()).isEqualTo(FileEntry.Type.SYMLINK);
+        }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------------
+
+    /**
+     * Starts a long sleep and returns once it runs (it has left a mark in the workspace): a driver may queue a
+     * command before it runs it, and what follows must act on a running one.
+     */
+    private ExecHandle runningSleep() {
+        ExecHandle sleeper = sandbox.exec(ExecRequest.shell("touch .sleeping && exec sleep 600"), ExecOutput.DISCARD);
+        await().atMost(PATIENCE).until(() -> exists(sandbox.workspace(), ".sleeping"));
+        return sleeper;
+    }
+
+    protected static InputStream text(String s) {
+        return new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    protected static String read(Workspace ws, String path) throws IOException {
+        try (InputStream in = ws.read(path)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static boolean exists(Workspace ws, String path) {
+        try {
+            ws.stat(path);
+            return true;
+        } catch (PaddockException notYet) {
+            return false;
+        }
+    }
+
+    /** Every entry as "path type mode size link content", in a stable order. */
+    private static List<String> snapshot(Workspace ws) throws IOException {
+        List<String> lines = new ArrayList<>();
+        collect(ws, "/workspace", lines);
+        return lines.stream().sorted().toList();
+    }
+
+    private static void collect(Workspace ws, String dir, List<String> lines) throws IOException {
+        for (FileEntry e : ws.list(dir)) {
+            String content = e.type() == FileEntry.Type.FILE ? read(ws, e.path()) : "";
+            lines.add(String.join(" ", e.path(), e.type().name(), Integer.toOctalString(e.mode()),
+                    e.type() == FileEntry.Type.DIRECTORY ? "-" : String.valueOf(e.size()), String.valueOf(e.linkTarget()), content));
+            if (e.type() == FileEntry.Type.DIRECTORY) collect(ws, e.path(), lines);
+        }
+    }
+}
