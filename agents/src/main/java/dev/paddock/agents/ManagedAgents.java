@@ -38,7 +38,7 @@ public final class ManagedAgents implements AutoCloseable {
         this.environments = new EnvironmentService(store.resources(), new EnvironmentConfigs(config, host.config().defaultDriver(), drivers), clock);
         this.events = new EventLog(store.events());
         this.work = new WorkQueue(store.work(), config, clock);
-        SandboxTools sandboxes = new SandboxTools(host, store.resources(), config);
+        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config);
         this.engine = new SessionEngine(store.resources(), events, sandboxes, supplier, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);

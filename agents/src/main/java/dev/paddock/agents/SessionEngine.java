@@ -41,7 +41,7 @@ public final class SessionEngine implements AutoCloseable {
 
     private final ResourceStore store;
     private final EventLog events;
-    private final SandboxTools sandboxes;
+    private final SessionSandboxes sandboxes;
     private final Supplier<ModelGateway> model;
     private final AgentsConfig config;
     private final Clock clock;
@@ -49,7 +49,7 @@ public final class SessionEngine implements AutoCloseable {
     private final Set<Thread> loops = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public SessionEngine(ResourceStore store, EventLog events, SandboxTools sandboxes, Supplier<ModelGateway> model, AgentsConfig config, Clock clock) {
+    public SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, Supplier<ModelGateway> model, AgentsConfig config, Clock clock) {
         this.store = store;
         this.events = events;
         this.sandboxes = sandboxes;

@@ -35,12 +35,12 @@ public final class SessionService {
     private final EventLog events;
     private final SessionEngine engine;
     private final WorkQueue work;
-    private final SandboxTools sandboxes;
+    private final SessionSandboxes sandboxes;
     private final AgentsConfig config;
     private final Clock clock;
 
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
-                   EventLog events, SessionEngine engine, WorkQueue work, SandboxTools sandboxes, AgentsConfig config, Clock clock) {
+                   EventLog events, SessionEngine engine, WorkQueue work, SessionSandboxes sandboxes, AgentsConfig config, Clock clock) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;

@@ -19,13 +19,13 @@ import java.util.Optional;
  * Runs a session's tool calls in its own Paddock sandbox, made on first use with the environment's driver and
  * network and remembered on the session; a sandbox that ended (lifetime, reaping) is replaced by a new one.
  */
-public final class SandboxTools {
+public final class SessionSandboxes {
     private final RuntimeHost host;
     private final ResourceStore store;
     private final AgentsConfig config;
     private final EnvironmentPackages packages;
 
-    public SandboxTools(RuntimeHost host, ResourceStore store, AgentsConfig config) {
+    public SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config) {
         this.host = host;
         this.store = store;
         this.config = config;
