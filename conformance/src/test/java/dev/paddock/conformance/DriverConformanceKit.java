@@ -434,7 +434,7 @@ public abstract class DriverConformanceKit {
         }
     }
 
-    private static boolean exists(Workspace ws, String path) {
+    protected static boolean exists(Workspace ws, String path) {
         try {
             ws.stat(path);
             return true;

@@ -3,6 +3,7 @@ package dev.paddock.app.browservm;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserType;
@@ -19,6 +20,8 @@ import dev.paddock.core.conformance.Conformance.Durability;
 import dev.paddock.core.conformance.Conformance.Enforcement;
 import dev.paddock.core.conformance.Conformance.OrphanReap;
 import dev.paddock.core.conformance.Conformance.Support;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
@@ -209,6 +212,23 @@ class BrowserVmConformanceTest extends DriverConformanceKit {
     void aTimedOutCommandLeavesTheShellServingTheNext() throws Exception {
         Runs r = run(ExecRequest.of("sleep", "600").withTimeout(Duration.ofMillis(500)));
         assertThat(r.result().timedOut()).isTrue();
+        assertThat(shell("echo next").stdout()).as("the shell serves the next command").isEqualTo("next\n");
+    }
+
+    /**
+     * The tab's one shell runs commands in turn; a kill (or a terminate) that reaches a command still waiting its turn
+     * means it never runs, instead of being dropped and leaving it to hold the shell when its turn comes.
+     */
+    @Test
+    void aCommandKilledWhileItWaitsItsTurnNeverRuns() throws Exception {
+        ExecHandle first = sandbox().exec(ExecRequest.shell("touch .first && exec sleep 600"), ExecOutput.DISCARD);
+        await().atMost(Duration.ofSeconds(60)).until(() -> exists(sandbox().workspace(), ".first"));
+        ExecHandle queued = sandbox().exec(ExecRequest.shell("touch .queued"), ExecOutput.DISCARD);
+        queued.kill();
+        first.kill();
+        assertThat(first.await(Duration.ofSeconds(60)).exitCode()).as("the running command was killed").isNotZero();
+        assertThat(queued.await(Duration.ofSeconds(60)).exitCode()).as("the queued command reports the kill").isNotZero();
+        assertThat(exists(sandbox().workspace(), ".queued")).as("the queued command never ran").isFalse();
         assertThat(shell("echo next").stdout()).as("the shell serves the next command").isEqualTo("next\n");
     }
 

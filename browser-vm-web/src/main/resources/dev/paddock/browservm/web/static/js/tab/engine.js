@@ -4,7 +4,7 @@
 //
 //   boot({ onStatus })            -> { mode: 'state' | 'cold', millis }   start the VM; resolves when exec works
 //   exec({ argv, env, cwd, stdin, onKillable }) -> { exitCode, stdout: Uint8Array, stderr: Uint8Array }
-//   kill(handle)                  ask a running exec to stop (handle comes from onKillable)
+//   kill(handle)                  ask an exec to stop, running or still queued (handle comes from onKillable, at once)
 //   readFile(path) -> Uint8Array  writeFile(path, bytes)   stat(path)   list(path)   mkdir(path)   remove(path, recursive)
 //   resolve(path) -> guest path with symlinks followed (the relay refuses results outside /workspace)
 //   snapshot() -> Uint8Array      the machine state (engines that cannot snapshot throw)

@@ -79,9 +79,20 @@ export function createV86Engine({ V86, wasmPath, load, vm, state, onSerial }) {
   }
 
   // a command id for each exec; its pid marker and end marker carry it, so a stale marker never matches
-  async function runCommand({ argv, env, cwd, stdin, onKillable }) {
-    if (isShellBuiltin(argv, env, cwd, stdin)) return runBuiltin(argv[0]);
-    const id = nonce();
+  const newJob = () => ({ id: nonce(), pid: 0, killed: false });
+
+  async function runCommand({ argv, env, cwd, stdin, job }) {
+    try {
+      if (job.killed) return { exitCode: 137, stdout: new Uint8Array(0), stderr: new Uint8Array(0) }; // killed while queued
+      if (isShellBuiltin(argv, env, cwd, stdin)) return await runBuiltin(argv[0]);
+      return await runJob({ argv, env, cwd, stdin, job });
+    } finally {
+      running.delete(job.id);
+    }
+  }
+
+  async function runJob({ argv, env, cwd, stdin, job }) {
+    const id = job.id;
     const dir = '/.paddock';
     const base = `/mnt/9p/.paddock/${id}`;
     const exports = [`PATH=${SHELL_PATH}`, 'HOME=/root', ...Object.entries(env || {}).map(([k, v]) => `${k}=${v}`)].map(quote).join(' ');
@@ -93,9 +104,6 @@ export function createV86Engine({ V86, wasmPath, load, vm, state, onSerial }) {
       await emulator.create_file(`${dir}/${id}.sh`, new TextEncoder().encode(line + '\n'));
       line = `. ${base}.sh`;
     }
-    const job = { pid: 0, killed: false };
-    running.set(id, job);
-    if (onKillable) onKillable(id);
     const pidMarker = new RegExp(`@@PID ${id} (\\d+)@@`);
     waitFor(pidMarker).then((t) => {
       job.pid = Number(pidMarker.exec(t)[1]);
@@ -104,12 +112,8 @@ export function createV86Engine({ V86, wasmPath, load, vm, state, onSerial }) {
     const marker = new RegExp(`@@END ${id} (\\d+)@@`);
     const done = waitFor(marker);
     emulator.serial0_send(line + '\n');
-    let exitCode;
-    try {
-      exitCode = Number(marker.exec(await done)[1]);
-    } finally {
-      running.delete(id);
-    }
+    const exitCode = Number(marker.exec(await done)[1]);
+    running.delete(id); // ended: a late kill must not reach a pid the guest may reuse
     const stdout = await emulator.read_file(`${dir}/${id}.out`).catch(() => new Uint8Array(0));
     const stderr = await emulator.read_file(`${dir}/${id}.err`).catch(() => new Uint8Array(0));
     const parent = lookup(dir);
@@ -149,7 +153,7 @@ export function createV86Engine({ V86, wasmPath, load, vm, state, onSerial }) {
         await queue;
         await new Promise((r) => setTimeout(r, WARM_UP_IDLE_MS));
       }
-      await serialized(() => runCommand({ argv: ['/bin/true'], env: {}, cwd: '/workspace' })).catch(() => {});
+      await serialized(() => runCommand({ argv: ['/bin/true'], env: {}, cwd: '/workspace', job: newJob() })).catch(() => {});
     }
   }
 
@@ -197,15 +201,20 @@ export function createV86Engine({ V86, wasmPath, load, vm, state, onSerial }) {
     // One fork and one exec per command: the interactive shell (job control on) runs it as a background job in
     // its own process group and waits; the shell builtins report the job's pid and exit code as markers on the
     // serial line, so no helper process (no pid file, no rm) runs per command.
+    // A command can be killed from the moment it is queued: one killed before its turn never runs.
     exec({ argv, env, cwd, stdin, onKillable }) {
+      const job = newJob();
+      running.set(job.id, job);
+      if (onKillable) onKillable(job.id);
       pending++;
       lastOpAt = performance.now();
-      return serialized(() => { pending--; return runCommand({ argv, env, cwd, stdin, onKillable }); })
+      return serialized(() => { pending--; return runCommand({ argv, env, cwd, stdin, job }); })
         .finally(() => { lastOpAt = performance.now(); });
     },
 
-    // Kills a running command's whole process group through the control shell on the second UART; a kill that
-    // arrives before the shell reported the pid is sent as soon as it does.
+    // Kills a command's whole process group through the control shell on the second UART; a kill that arrives
+    // before the shell reported the pid is sent as soon as it does, and one that arrives while the command waits
+    // its turn means it never starts.
     kill(id) {
       const job = running.get(id);
       if (!job) return;
