@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -9,7 +10,6 @@ import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.core.store.SandboxRecord;
-import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import java.io.IOException;
@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
@@ -187,7 +188,7 @@ final class EnvironmentPackages {
             for (Path p : parts.filter(f -> f.toString().endsWith(".list") || f.toString().endsWith(".sources")).toList()) {
                 copy(ws, p, HOST_APT + "/sources.list.d/" + p.getFileName());
             }
-        } catch (java.nio.file.NoSuchFileException none) {
+        } catch (NoSuchFileException none) {
             // sources.list alone
         }
     }

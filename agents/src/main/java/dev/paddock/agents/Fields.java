@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /** Checks on request bodies read as plain JSON values; a bad field is a 400 that names it. */
 public final class Fields {
@@ -57,7 +58,7 @@ public final class Fields {
         return new ArrayList<>(l);
     }
 
-    public static List<String> strings(Object v, String field, int maxItems, java.util.regex.Pattern shape, String shapeText) {
+    public static List<String> strings(Object v, String field, int maxItems, Pattern shape, String shapeText) {
         List<Object> raw = array(v, field);
         if (raw == null) return List.of();
         if (raw.size() > maxItems) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' holds at most " + maxItems + " items");

@@ -1,5 +1,8 @@
 package dev.paddock.agents;
 
+import dev.paddock.core.store.Page;
+import dev.paddock.core.store.PageRequest;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -7,7 +10,7 @@ import java.util.Map;
 public record ListResult(List<Map<String, Object>> data, String nextPage, String prevPage, boolean hasMore, String firstId, String lastId) {
     /** The wire shape: {@code data}, {@code next_page}, {@code prev_page} plus the id cursors for plain clients. */
     public Map<String, Object> toWire() {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("data", data);
         m.put("next_page", nextPage);
         m.put("prev_page", prevPage);
@@ -17,7 +20,7 @@ public record ListResult(List<Map<String, Object>> data, String nextPage, String
         return m;
     }
 
-    static ListResult of(dev.paddock.core.store.Page<Map<String, Object>> page, dev.paddock.core.store.PageRequest request) {
+    static ListResult of(Page<Map<String, Object>> page, PageRequest request) {
         return new ListResult(page.data(), Cursors.next(page, request), Cursors.prev(page, request), page.hasMore(), page.firstId(), page.lastId());
     }
 }

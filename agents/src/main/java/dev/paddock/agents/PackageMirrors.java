@@ -2,11 +2,16 @@ package dev.paddock.agents;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Where environment packages come from besides the public registries (a company mirror): a pip index URL, an npm
@@ -14,11 +19,11 @@ import java.util.Map;
  * public ones. The builder sandbox may reach the pip and npm mirrors' hosts besides the package managers' own; an apt
  * mirror's host must be allowed the same way, so its URLs are read from the file.
  */
-public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.file.Path aptSources) {
+public record PackageMirrors(String pipIndexUrl, String npmRegistry, Path aptSources) {
     public static final PackageMirrors NONE = new PackageMirrors(null, null, null);
 
     public PackageMirrors {
-        if (aptSources != null && !java.nio.file.Files.isRegularFile(aptSources)) {
+        if (aptSources != null && !Files.isRegularFile(aptSources)) {
             throw new PaddockException(ErrorCode.INVALID_MIRROR, "the apt sources file " + aptSources + " does not exist");
         }
         check("pip index (packages_pip_index_url)", pipIndexUrl);
@@ -54,9 +59,9 @@ public record PackageMirrors(String pipIndexUrl, String npmRegistry, java.nio.fi
         if (npmRegistry != null) urls.add(npmRegistry);
         if (aptSources != null) {
             try {
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("https?://[^\\s\\]]+").matcher(java.nio.file.Files.readString(aptSources));
+                Matcher m = Pattern.compile("https?://[^\\s\\]]+").matcher(Files.readString(aptSources));
                 while (m.find()) urls.add(m.group());
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new PaddockException(ErrorCode.INVALID_MIRROR, "cannot read the apt sources file " + aptSources + ": " + e.getMessage());
             }
         }

@@ -5,9 +5,11 @@ import dev.paddock.app.cli.CliException;
 import dev.paddock.app.cli.ClientCommand;
 import dev.paddock.app.cli.ContextAware;
 import dev.paddock.app.cli.PaddockCommand;
+import dev.paddock.app.cli.ServeCommand;
 import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.UnreachableException;
 import dev.paddock.core.PaddockException;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
 
@@ -41,7 +43,7 @@ public final class Main {
         cmd.setOut(ctx.out());
         cmd.setErr(ctx.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
-        cmd.getSubcommands().get("serve").getCommandSpec().usageMessage().footer(dev.paddock.app.cli.ServeCommand.keysHelp());
+        cmd.getSubcommands().get("serve").getCommandSpec().usageMessage().footer(ServeCommand.keysHelp());
         cmd.setExecutionExceptionHandler((ex, line, parse) -> report(ctx, ex, line));
         return cmd;
     }
@@ -75,7 +77,7 @@ public final class Main {
                 ctx.err().println("error: " + io.getMessage());
                 code = 1;
             }
-            case java.io.IOException io -> {
+            case IOException io -> {
                 ctx.err().println("error: " + io.getMessage());
                 code = 1;
             }

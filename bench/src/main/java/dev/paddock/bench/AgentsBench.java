@@ -8,6 +8,7 @@ import dev.paddock.app.serve.WorkerRuntime;
 import dev.paddock.core.agents.SessionEventType;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
@@ -186,7 +188,7 @@ public final class AgentsBench {
             if (res.statusCode() >= 300) throw new IllegalStateException(method + " " + path + " answered " + res.statusCode() + ": " + new String(res.body()));
             return res.body().length == 0 ? obj() : PaddockClient.JSON.readTree(res.body());
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -207,7 +209,7 @@ public final class AgentsBench {
             CountDownLatch ready = new CountDownLatch(1);
             CountDownLatch idle = new CountDownLatch(1);
             AtomicInteger results = new AtomicInteger();
-            java.util.concurrent.atomic.AtomicLong lastEvent = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+            AtomicLong lastEvent = new AtomicLong(System.nanoTime());
             Thread reader = Thread.ofVirtual().start(() -> follow(session, ready, type -> {
                 long now = System.nanoTime();
                 lastEvent.set(now);

@@ -4,7 +4,9 @@ import com.sun.net.httpserver.HttpServer;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -252,7 +254,7 @@ public final class BrowserBench {
                 Process p = new ProcessBuilder("node", script.toString(), url, dir.resolve("profile-" + i).toString(), Integer.toString(i == 0 ? STEPS : 0))
                         .redirectErrorStream(true).start();
                 StringBuilder out = new StringBuilder();
-                try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                try (var lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                     for (String line; (line = lines.readLine()) != null; ) {
                         out.append(line).append('\n');
                         String[] kv = line.trim().split(" ");

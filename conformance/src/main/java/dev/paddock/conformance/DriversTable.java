@@ -2,6 +2,7 @@ package dev.paddock.conformance;
 
 import dev.paddock.core.conformance.Conformance;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -18,7 +19,7 @@ public final class DriversTable {
     private DriversTable() {}
 
     public static String render(Collection<Conformance> drivers) {
-        List<Conformance> sorted = drivers.stream().sorted(java.util.Comparator.comparing(Conformance::driver)).toList();
+        List<Conformance> sorted = drivers.stream().sorted(Comparator.comparing(Conformance::driver)).toList();
         StringBuilder md = new StringBuilder();
         md.append("# Drivers\n\n");
         md.append("<!-- Generated from each driver's conformance record by DriversDocTest; do not edit by hand.\n");

@@ -6,12 +6,11 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.paddock.core.Ids;
 import dev.paddock.core.egress.EgressAuditEntry;
 import dev.paddock.core.egress.EgressAuditRecord;
 import dev.paddock.core.egress.EgressDecision;
 import dev.paddock.core.egress.SecretValue;
-import dev.paddock.core.store.PageRequest;
-import dev.paddock.core.Ids;
 import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.EgressAttachment;
 import dev.paddock.core.spi.ExecRequest;
@@ -21,6 +20,7 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.store.PageRequest;
 import dev.paddock.egress.ProxyEgressPort;
 import dev.paddock.egress.proxy.EgressConfig;
 import dev.paddock.egress.proxy.EgressProxy;
@@ -28,15 +28,19 @@ import dev.paddock.egress.tls.CertificateAuthority;
 import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.store.JdbcStore;
+import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.ServerSocket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -125,7 +129,7 @@ final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
         }
     }
 
-    private static void answer(HttpExchange ex, AtomicReference<String> seenKey) throws java.io.IOException {
+    private static void answer(HttpExchange ex, AtomicReference<String> seenKey) throws IOException {
         seenKey.set(ex.getRequestHeaders().getFirst("x-api-key"));
         byte[] body = "upstream ok\n".getBytes(StandardCharsets.UTF_8);
         ex.sendResponseHeaders(200, body.length);
@@ -135,7 +139,7 @@ final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
 
     /** bash /dev/tcp and Python sockets, to a public address, the host's own address and the upstream's port. */
     private static void assertDirectConnectionsFail(Sandbox sandbox, int hostServicePort, int upstreamPort) throws InterruptedException {
-        List<String> targets = new java.util.ArrayList<>(List.of("1.1.1.1/80", "93.184.216.34/443", "127.0.0.1/" + upstreamPort));
+        List<String> targets = new ArrayList<>(List.of("1.1.1.1/80", "93.184.216.34/443", "127.0.0.1/" + upstreamPort));
         hostAddress().ifPresent(a -> targets.add(a + "/" + hostServicePort));
         for (String target : targets) {
             Runs bash = Runs.shell(sandbox, "timeout 10 bash -c 'exec 3<>/dev/tcp/" + target + "' && echo CONNECTED");
@@ -183,13 +187,13 @@ final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
 
     private static Optional<String> hostAddress() {
         try {
-            for (NetworkInterface nif : java.util.Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 if (!nif.isUp() || nif.isLoopback()) continue;
-                for (InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+                for (InetAddress a : Collections.list(nif.getInetAddresses())) {
                     if (a instanceof Inet4Address) return Optional.of(a.getHostAddress());
                 }
             }
-        } catch (java.net.SocketException ignored) {
+        } catch (SocketException ignored) {
             // no interfaces: nothing to try
         }
         return Optional.empty();

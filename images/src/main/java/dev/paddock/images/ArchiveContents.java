@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -85,7 +86,7 @@ final class ArchiveContents {
 
     /** Resolves '.' and '..' lexically; null when the path would leave the archive. */
     private static String collapse(String path) {
-        java.util.ArrayDeque<String> parts = new java.util.ArrayDeque<>();
+        ArrayDeque<String> parts = new ArrayDeque<>();
         for (String part : path.split("/")) {
             if (part.isEmpty() || part.equals(".")) continue;
             if (part.equals("..")) {

@@ -1,5 +1,6 @@
 package dev.paddock.images;
 
+import dev.paddock.core.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -19,7 +20,7 @@ final class Digests {
     static String requireSha256(String digest, String what) {
         if (digest == null || !SHA256.matcher(digest).matches()) {
             if (digest != null && digest.matches("[a-z0-9]+([+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+")) {
-                throw ImageErrors.unsupported(what + " uses digest '" + dev.paddock.core.Text.clip(digest, 100)
+                throw ImageErrors.unsupported(what + " uses digest '" + Text.clip(digest, 100)
                         + "'; only sha256 digests are supported");
             }
             throw ImageErrors.invalidArchive(what + " has a missing or malformed digest");

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +54,7 @@ final class ImageMetadata {
                     node.path("ref").asString(null),
                     strings(node.path("packages")),
                     strings(node.path("env")));
-        } catch (IOException | JacksonException | java.time.DateTimeException e) {
+        } catch (IOException | JacksonException | DateTimeException e) {
             return null;
         }
     }

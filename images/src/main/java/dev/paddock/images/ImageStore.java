@@ -14,6 +14,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ public final class ImageStore {
     private static final Logger log = LoggerFactory.getLogger(ImageStore.class);
     private static final String TEMP_PREFIX = ".tmp-";
     private static final String DELETING_PREFIX = ".del-";
-    private static final Set<java.nio.file.attribute.PosixFilePermission> DIR_MODE = RootfsTrees.permissions(0755);
+    private static final Set<PosixFilePermission> DIR_MODE = RootfsTrees.permissions(0755);
 
     private final ImageLayout layout;
     private final Path imagesDir;

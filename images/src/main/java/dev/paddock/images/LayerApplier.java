@@ -1,5 +1,7 @@
 package dev.paddock.images;
 
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -181,8 +183,8 @@ final class LayerApplier {
         String linkRelative;
         try {
             linkRelative = RootfsPaths.normalize(linkName);
-        } catch (dev.paddock.core.PaddockException e) {
-            throw ImageErrors.unsafeEntry(name, "hard link target '" + dev.paddock.core.Text.clip(linkName, 200)
+        } catch (PaddockException e) {
+            throw ImageErrors.unsafeEntry(name, "hard link target '" + Text.clip(linkName, 200)
                     + "' is outside the image");
         }
         if (linkRelative.isEmpty() || linkRelative.equals(relative)) {
@@ -191,7 +193,7 @@ final class LayerApplier {
         Path existing = paths.resolve(name, linkRelative, false);
         BasicFileAttributes attrs = existing == null ? null : RootfsPaths.lstat(existing);
         if (attrs == null || !attrs.isRegularFile()) {
-            throw ImageErrors.unsafeEntry(name, "hard link target '" + dev.paddock.core.Text.clip(linkName, 200)
+            throw ImageErrors.unsafeEntry(name, "hard link target '" + Text.clip(linkName, 200)
                     + "' is not a regular file already in the image");
         }
         Path target = replaceable(name, relative);

@@ -3,9 +3,11 @@ package dev.paddock.images;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -62,10 +64,10 @@ final class RootfsPaths {
                 if (!createParents) return null;
                 Files.createDirectory(current);
             } else if (attrs.isSymbolicLink()) {
-                throw ImageErrors.unsafeEntry(entryName, "its parent '" + String.join("/", java.util.Arrays.copyOf(parts, i + 1))
+                throw ImageErrors.unsafeEntry(entryName, "its parent '" + String.join("/", Arrays.copyOf(parts, i + 1))
                         + "' is a symbolic link; writing through links is not allowed");
             } else if (!attrs.isDirectory()) {
-                throw ImageErrors.unsafeEntry(entryName, "its parent '" + String.join("/", java.util.Arrays.copyOf(parts, i + 1))
+                throw ImageErrors.unsafeEntry(entryName, "its parent '" + String.join("/", Arrays.copyOf(parts, i + 1))
                         + "' is not a directory");
             }
         }
@@ -76,7 +78,7 @@ final class RootfsPaths {
     static BasicFileAttributes lstat(Path p) throws IOException {
         try {
             return Files.readAttributes(p, BasicFileAttributes.class, NOFOLLOW);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return null;
         }
     }

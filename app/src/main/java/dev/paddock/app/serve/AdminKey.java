@@ -1,6 +1,7 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.access.ApiKeys;
+import dev.paddock.core.PaddockException;
 import java.util.Optional;
 
 /** Makes sure an admin can sign in: registers {@code PADDOCK_API_KEY}, or creates a key on first start. */
@@ -12,7 +13,7 @@ final class AdminKey {
         if (configured != null) {
             try {
                 keys.register(ApiKeys.DEFAULT_TENANT, "admin (PADDOCK_API_KEY)", configured, true);
-            } catch (dev.paddock.core.PaddockException e) {
+            } catch (PaddockException e) {
                 throw new StartupException("PADDOCK_API_KEY cannot be used: " + e.getMessage());
             }
             return Optional.empty();

@@ -2,6 +2,7 @@ package dev.paddock.app.serve;
 
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
+import dev.paddock.agents.PackageMirrors;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
 import java.time.Clock;
@@ -18,7 +19,7 @@ final class AgentsWiring {
     static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, List<AutoCloseable> started) {
         AgentsConfig config = AgentsConfig.defaults().withModel(s.modelBaseUrl(), s.modelApiKey())
                 .withSandboxFree(s.allowSandboxFree(), "subprocess")
-                .withPackageMirrors(new dev.paddock.agents.PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()));
+                .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()));
         if (s.allowSandboxFree()) {
             log.warn("allow_sandbox_free is on: sessions in environments of type 'none' run tools on this host without isolation");
         }

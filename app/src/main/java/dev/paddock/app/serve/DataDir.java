@@ -1,16 +1,22 @@
 package dev.paddock.app.serve;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The data directory of one server, held under an exclusive lock for as long as the server runs so that two
@@ -44,7 +50,7 @@ public final class DataDir implements AutoCloseable {
     public static Path defaultFor(Path home) {
         try {
             var mode = Files.getPosixFilePermissions(home);
-            if (!mode.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE)) return SYSTEM_DEFAULT;
+            if (!mode.contains(PosixFilePermission.OTHERS_EXECUTE)) return SYSTEM_DEFAULT;
         } catch (IOException | UnsupportedOperationException e) {
             // no home to look at: keep the usual place
         }
@@ -68,7 +74,7 @@ public final class DataDir implements AutoCloseable {
         }
         FileChannel ch;
         try {
-            ch = FileChannel.open(dir.resolve(LOCK_FILE), java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+            ch = FileChannel.open(dir.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (IOException e) {
             throw new StartupException("cannot open " + dir.resolve(LOCK_FILE) + ": " + e.getMessage());
@@ -89,7 +95,7 @@ public final class DataDir implements AutoCloseable {
         }
         try {
             ch.truncate(0);
-            ch.write(java.nio.ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
+            ch.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
         } catch (IOException ignored) {
             // the pid is only a hint for an operator; the lock itself is what counts
         }
@@ -103,9 +109,9 @@ public final class DataDir implements AutoCloseable {
      * images, and the sandboxes' own directories and egress sockets (each sandbox's part belongs to its own uid,
      * mode 0700, or is passable only). Everything else is the server's alone.
      */
-    public static final java.util.Set<String> SHARED = java.util.Set.of("bin", "etc", "images", "sandboxes", "egress");
+    public static final Set<String> SHARED = Set.of("bin", "etc", "images", "sandboxes", "egress");
     /** Private directories made up front, so that one created later by a component never starts out open. */
-    private static final java.util.List<String> PRIVATE_DIRS = java.util.List.of("checkpoints", "packages");
+    private static final List<String> PRIVATE_DIRS = List.of("checkpoints", "packages");
 
     /**
      * Closes everything of the data directory but {@link #SHARED} to other users: directories 0700, files 0600 (a
@@ -117,14 +123,14 @@ public final class DataDir implements AutoCloseable {
             closeToOthers(root);
             for (String d : PRIVATE_DIRS) {
                 Path p = root.resolve(d);
-                if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
                     Files.createDirectory(p, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 }
             }
             try (var entries = Files.list(root)) {
                 for (Path p : entries.toList()) {
                     if (SHARED.contains(p.getFileName().toString()) || Files.isSymbolicLink(p)) continue;
-                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
                             ? "rwx------" : "rw-------"));
                 }
             }
@@ -136,9 +142,9 @@ public final class DataDir implements AutoCloseable {
     /** Others (sandbox uids) may pass through the directory, never list or change it. */
     private static void closeToOthers(Path dir) throws IOException {
         var mode = Files.getPosixFilePermissions(dir);
-        var want = java.util.EnumSet.copyOf(mode);
-        want.removeAll(java.util.Set.of(java.nio.file.attribute.PosixFilePermission.GROUP_READ, java.nio.file.attribute.PosixFilePermission.GROUP_WRITE,
-                java.nio.file.attribute.PosixFilePermission.OTHERS_READ, java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE));
+        var want = EnumSet.copyOf(mode);
+        want.removeAll(Set.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
+                PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE));
         if (!want.equals(mode)) Files.setPosixFilePermissions(dir, want);
     }
 

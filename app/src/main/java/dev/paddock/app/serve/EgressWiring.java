@@ -19,6 +19,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
@@ -107,7 +108,7 @@ final class EgressWiring {
         public X509Certificate[] getAcceptedIssuers() {
             X509Certificate[] a = first.getAcceptedIssuers();
             X509Certificate[] b = second.getAcceptedIssuers();
-            X509Certificate[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+            X509Certificate[] out = Arrays.copyOf(a, a.length + b.length);
             System.arraycopy(b, 0, out, a.length, b.length);
             return out;
         }

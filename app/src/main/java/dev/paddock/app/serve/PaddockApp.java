@@ -4,8 +4,10 @@ import dev.paddock.access.ApiKeys;
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.browservm.web.BrowserVmWeb;
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.driver.browservm.BrowserVmDriver;
+import dev.paddock.driver.bwrap.BwrapDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.images.ImageCatalog;
@@ -22,6 +24,7 @@ import dev.paddock.server.routes.egress.EgressRoutes;
 import dev.paddock.server.routes.egress.SecretRoutes;
 import dev.paddock.store.JdbcStore;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +69,7 @@ public final class PaddockApp implements AutoCloseable {
             BrowserVmDriver browserVm = BrowserVmWiring.start(started);
             JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
             started.add(store);
-            java.nio.file.Path db = dir.privateDatabase();
+            Path db = dir.privateDatabase();
             started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE), db,
                     db.resolveSibling(db.getFileName() + "-wal")).start());
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
@@ -98,7 +101,7 @@ public final class PaddockApp implements AutoCloseable {
             String full = DiskSpace.fullMessage(dir.root());
             if (full != null) throw new StartupException(full + " (" + e.getMessage() + ")");
             if (e instanceof StartupException) throw e;
-            if (e instanceof dev.paddock.core.PaddockException pe) throw new StartupException(pe.getMessage());
+            if (e instanceof PaddockException pe) throw new StartupException(pe.getMessage());
             throw new StartupException("Paddock could not start: " + e.getMessage());
         }
     }
@@ -123,7 +126,7 @@ public final class PaddockApp implements AutoCloseable {
 
     /** Fails closed: a configured default disk limit that this host cannot enforce would silently be none. */
     private static void requireDiskLimits(ServeSettings s, SandboxDriver driver) {
-        if (s.defaultDisk() > 0 && driver instanceof dev.paddock.driver.bwrap.BwrapDriver bwrap) {
+        if (s.defaultDisk() > 0 && driver instanceof BwrapDriver bwrap) {
             bwrap.diskQuotaProblem().ifPresent(problem -> {
                 throw new StartupException("default_disk is " + s.defaultDisk() + " bytes but this host cannot enforce disk limits: " + problem
                         + "; fix that, or set default_disk=0 to run sandboxes without a disk limit");
@@ -136,7 +139,7 @@ public final class PaddockApp implements AutoCloseable {
     public int port() { return server.port(); }
 
     /** Every HTTP and WebSocket route served, as {@code "METHOD /path/{param}"}. */
-    public java.util.List<String> routes() { return server.routes(); }
+    public List<String> routes() { return server.routes(); }
 
     public DataDir dataDir() { return dataDir; }
 

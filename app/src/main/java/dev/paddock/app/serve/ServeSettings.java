@@ -1,6 +1,7 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.app.cli.Units;
+import dev.paddock.core.spi.Limits;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -8,10 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -46,7 +49,7 @@ public record ServeSettings(
         String packagesPipIndexUrl,
         String packagesNpmRegistry,
         Path packagesAptSources,
-        java.util.Set<Integer> egressTestLoopbackPorts,
+        Set<Integer> egressTestLoopbackPorts,
         Path egressUpstreamCaFile,
         long defaultDisk,
         long maxDisk,
@@ -95,7 +98,7 @@ public record ServeSettings(
         k.put("packages_apt_sources", new String[] {"", "apt sources file for environment packages"});
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
-        return java.util.Collections.unmodifiableMap(k);
+        return Collections.unmodifiableMap(k);
     }
 
     /**
@@ -200,8 +203,8 @@ public record ServeSettings(
         };
     }
 
-    private static java.util.Set<Integer> ports(String key, String s) {
-        java.util.Set<Integer> out = new java.util.TreeSet<>();
+    private static Set<Integer> ports(String key, String s) {
+        Set<Integer> out = new TreeSet<>();
         if (s == null || s.isBlank()) return out;
         for (String part : s.split(",")) {
             int port = integer(key, part.strip());
@@ -241,7 +244,7 @@ public record ServeSettings(
 
     private static long disk(String key, String s) {
         long bytes = limit(key, s);
-        if (bytes != 0 && bytes < dev.paddock.core.spi.Limits.MIN_DISK_BYTES) throw new SettingsException(key + ": must be 0 (none) or at least 32m");
+        if (bytes != 0 && bytes < Limits.MIN_DISK_BYTES) throw new SettingsException(key + ": must be 0 (none) or at least 32m");
         return bytes;
     }
 

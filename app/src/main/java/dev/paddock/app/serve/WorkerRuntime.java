@@ -1,12 +1,13 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.agents.worker.PaddockWorker;
-import dev.paddock.core.spi.SandboxDriver;
-import dev.paddock.host.HostConfig;
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -45,7 +46,7 @@ public final class WorkerRuntime implements AutoCloseable {
                     null, null, null), host);
             started.add(worker);
             return new WorkerRuntime(started, worker);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             closeAll(started);
             throw new StartupException("cannot create the worker's data directory: " + e.getMessage());
         } catch (RuntimeException e) {

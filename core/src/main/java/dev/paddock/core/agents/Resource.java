@@ -1,6 +1,8 @@
 package dev.paddock.core.agents;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -40,7 +42,7 @@ public record Resource(
 
     public Resource {
         // JSON bodies hold nulls (absent values), which Map.copyOf refuses
-        body = body == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(body));
+        body = body == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(body));
     }
 
     public Resource withBody(Map<String, Object> b, Instant at) {

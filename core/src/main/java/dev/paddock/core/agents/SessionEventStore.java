@@ -3,11 +3,12 @@ package dev.paddock.core.agents;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Append-only session events. */
 public interface SessionEventStore {
-    SessionEvent append(String sessionId, String tenantId, String type, java.util.Map<String, Object> body);
+    SessionEvent append(String sessionId, String tenantId, String type, Map<String, Object> body);
 
     /** Oldest first unless {@code newestFirst}. Cursors are event ids of this session. */
     Page<SessionEvent> list(String sessionId, PageRequest page, boolean newestFirst);

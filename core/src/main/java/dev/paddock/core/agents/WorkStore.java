@@ -4,7 +4,9 @@ import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /** The self-hosted work queue. Every change compares and sets {@link WorkItem#revision()}. */
 public interface WorkStore {
@@ -20,7 +22,7 @@ public interface WorkStore {
      * before {@code now}, or one claimed but not acknowledged before {@code unackedBefore} (may be null). The
      * claimed item is returned by {@code claim}, which must give the new state of the chosen item.
      */
-    Optional<WorkItem> claim(String environmentId, Instant now, Instant unackedBefore, java.util.function.UnaryOperator<WorkItem> claim);
+    Optional<WorkItem> claim(String environmentId, Instant now, Instant unackedBefore, UnaryOperator<WorkItem> claim);
 
     /** Stores {@code updated} if its revision is still current; false (nothing written) otherwise. */
     boolean compareAndSet(WorkItem updated);
@@ -29,7 +31,7 @@ public interface WorkStore {
     Page<WorkItem> list(String environmentId, PageRequest page);
 
     /** Number of items per state. */
-    java.util.Map<String, Long> countByState(String environmentId);
+    Map<String, Long> countByState(String environmentId);
 
     /** Creation time of the oldest queued item, if any. */
     Optional<Instant> oldestQueued(String environmentId);

@@ -1,16 +1,16 @@
 package dev.paddock.egress.policy;
 
 import dev.paddock.core.egress.HostName;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Refuses destinations a sandbox must never reach, whatever its network mode: loopback, private and shared
@@ -117,7 +117,7 @@ public final class AddressGuard {
     private static boolean isMetadataV6(byte[] b) {
         // fd00:ec2::254
         byte[] metadata = {(byte) 0xfd, 0, 0x0e, (byte) 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54};
-        return java.util.Arrays.equals(b, metadata);
+        return Arrays.equals(b, metadata);
     }
 
     private static byte[] tail(byte[] b, int from) {

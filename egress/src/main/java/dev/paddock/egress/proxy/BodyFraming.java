@@ -3,6 +3,7 @@ package dev.paddock.egress.proxy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.List;
 
 /**
  * How a message body is delimited (RFC 9112 §6), and a streaming copy that re-frames it on the way out. Bodies
@@ -55,7 +56,7 @@ sealed interface BodyFraming {
         return UNTIL_CLOSE;
     }
 
-    private static long contentLength(java.util.List<String> values, int status) throws ProtocolException {
+    private static long contentLength(List<String> values, int status) throws ProtocolException {
         long found = -1;
         for (String v : values) {
             for (String part : v.split(",", -1)) {

@@ -9,9 +9,6 @@ import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.egress.policy.AddressGuard;
 import dev.paddock.egress.policy.EgressRules;
 import dev.paddock.egress.tls.CertificateAuthority;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,11 +16,14 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The egress proxy: an HTTP/1.1 forward proxy with CONNECT tunnelling, on virtual threads, enforcing each
@@ -64,8 +64,8 @@ public final class EgressProxy implements AutoCloseable {
     public ProxyListener listen(String sandboxId, Path socket, NetworkPolicy policy, SandboxCredentials credentials) {
         SandboxEgress sandbox = sandbox(sandboxId, policy, credentials);
         try {
-            if (Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
+                BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                 if (!attrs.isOther()) {
                     throw new PaddockException(ErrorCode.EGRESS_SOCKET_PATH_TAKEN, socket + " exists and is not a socket; choose another path");
                 }

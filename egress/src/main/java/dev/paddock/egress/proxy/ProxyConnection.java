@@ -1,16 +1,12 @@
 package dev.paddock.egress.proxy;
 
+import dev.paddock.core.Text;
 import dev.paddock.core.egress.EgressDecision;
 import dev.paddock.core.egress.HostName;
 import dev.paddock.egress.policy.BlockedAddressException;
 import dev.paddock.egress.policy.CheckedTarget;
 import dev.paddock.egress.policy.RuleDecision;
 import dev.paddock.egress.tls.TlsServerChannel;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -20,6 +16,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.ExtendedSSLSession;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SNIServerName;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Serves one client connection from a sandbox: plain HTTP forward requests (keep-alive), or one CONNECT, which
@@ -173,7 +177,7 @@ final class ProxyConnection implements Runnable {
             try {
                 upstream = Upstream.connect(checked, ctx.config().connectTimeout(), activity, audit.meter,
                         tunnel == null ? null : ctx.config().upstreamTlsOrDefault());
-            } catch (javax.net.ssl.SSLException e) {
+            } catch (SSLException e) {
                 audit.outcome(EgressDecision.ERROR, "upstream_tls_failed").status = 502;
                 sendError(out, 502, "TLS with " + t.host() + " failed: its certificate is not trusted or does not match");
                 return false;
@@ -416,9 +420,9 @@ final class ProxyConnection implements Runnable {
 
     /** True when the client sent no SNI (e.g. for an IP literal) or one naming {@code host}. */
     private static boolean sniNamesTarget(SSLEngine engine, String host) {
-        if (!(engine.getSession() instanceof javax.net.ssl.ExtendedSSLSession session)) return true;
-        for (javax.net.ssl.SNIServerName name : session.getRequestedServerNames()) {
-            if (!(name instanceof javax.net.ssl.SNIHostName sni)) return false;
+        if (!(engine.getSession() instanceof ExtendedSSLSession session)) return true;
+        for (SNIServerName name : session.getRequestedServerNames()) {
+            if (!(name instanceof SNIHostName sni)) return false;
             if (!HostName.normalize(sni.getAsciiName()).map(host::equals).orElse(false)) return false;
         }
         return true;
@@ -439,7 +443,7 @@ final class ProxyConnection implements Runnable {
 
     /** A short text/plain proxy error; the connection is closed afterwards. */
     static void sendError(OutputStream out, int status, String message) {
-        String body = "paddock egress proxy: " + dev.paddock.core.Text.clip(message, 300) + "\n";
+        String body = "paddock egress proxy: " + Text.clip(message, 300) + "\n";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         String head = "HTTP/1.1 " + status + " " + reason(status) + "\r\n"
                 + "Content-Type: text/plain; charset=utf-8\r\n"

@@ -1,8 +1,6 @@
 package dev.paddock.egress.proxy;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
@@ -13,6 +11,8 @@ import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One sandbox's way out: a listening socket (unix-domain, or TCP on 127.0.0.1 for tests) whose every connection
@@ -103,7 +103,7 @@ public final class ProxyListener implements AutoCloseable {
         onClose.run();
     }
 
-    private static void closeQuietly(java.io.Closeable c) {
+    private static void closeQuietly(Closeable c) {
         try {
             c.close();
         } catch (IOException ignored) {

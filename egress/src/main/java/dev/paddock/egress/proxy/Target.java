@@ -1,6 +1,7 @@
 package dev.paddock.egress.proxy;
 
 import dev.paddock.core.egress.HostName;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -41,7 +42,7 @@ record Target(String host, int port, String originForm, String auditUrl) {
      * its port): the request only ever goes to the CONNECT target, so a header naming another host is refused
      * rather than silently rewritten.
      */
-    static void requireHostHeaders(java.util.List<String> values, String host, int port) throws ProtocolException {
+    static void requireHostHeaders(List<String> values, String host, int port) throws ProtocolException {
         for (String value : values) {
             Target t;
             try {

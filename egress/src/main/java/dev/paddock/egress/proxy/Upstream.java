@@ -2,18 +2,22 @@ package dev.paddock.egress.proxy;
 
 import dev.paddock.core.egress.HostName;
 import dev.paddock.egress.policy.CheckedTarget;
-import javax.net.ssl.SNIHostName;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Inet6Address;
+import java.net.SocketTimeoutException;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.List;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /** A TCP connection to a checked destination address, optionally wrapped in verified TLS. */
 final class Upstream implements Closeable {
@@ -35,8 +39,8 @@ final class Upstream implements Closeable {
     static Upstream connect(CheckedTarget target, Duration timeout, Activity activity, Meter meter, SSLContext tlsContext) throws IOException {
         IOException last = null;
         for (int i = 0; i < target.addresses().size(); i++) {
-            SocketChannel ch = SocketChannel.open(target.addresses().get(i) instanceof java.net.Inet6Address
-                    ? java.net.StandardProtocolFamily.INET6 : java.net.StandardProtocolFamily.INET);
+            SocketChannel ch = SocketChannel.open(target.addresses().get(i) instanceof Inet6Address
+                    ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             activity.attach(ch);
             try {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -57,8 +61,8 @@ final class Upstream implements Closeable {
                 s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
                 try {
                     s.startHandshake();
-                } catch (java.net.SocketTimeoutException e) {
-                    throw new javax.net.ssl.SSLHandshakeException("the upstream did not complete a TLS handshake in time");
+                } catch (SocketTimeoutException e) {
+                    throw new SSLHandshakeException("the upstream did not complete a TLS handshake in time");
                 }
                 s.setSoTimeout(0);
                 return new Upstream(ch, address, s,

@@ -2,6 +2,36 @@ package dev.paddock.egress.tls;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.egress.HostName;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -20,33 +50,6 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.ContentSigner;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
-import java.io.IOException;
-import java.io.StringReader;
-import java.io.StringWriter;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.GeneralSecurityException;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.KeyStore;
-import java.security.PrivateKey;
-import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
-import java.security.spec.ECGenParameterSpec;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Date;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-installation CA used to intercept TLS for credential hosts only. Generated once (EC P-256) into
@@ -145,7 +148,7 @@ public final class CertificateAuthority {
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(null, null);
             char[] pw = "paddock".toCharArray();
-            ks.setKeyEntry("leaf", kp.getPrivate(), pw, new java.security.cert.Certificate[] {leafCert, certificate});
+            ks.setKeyEntry("leaf", kp.getPrivate(), pw, new Certificate[] {leafCert, certificate});
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(ks, pw);
             SSLContext ctx = SSLContext.getInstance("TLS");
@@ -160,10 +163,10 @@ public final class CertificateAuthority {
         KeyPair kp = ecKeyPair();
         byte[] suffix = new byte[4];
         new SecureRandom().nextBytes(suffix);
-        X509Certificate cert = selfSigned(kp, "Paddock egress CA " + java.util.HexFormat.of().formatHex(suffix));
+        X509Certificate cert = selfSigned(kp, "Paddock egress CA " + HexFormat.of().formatHex(suffix));
         // PKCS#8 ("PRIVATE KEY") keeps the curve parameters, so the key loads back on any provider
         String keyPem = "-----BEGIN PRIVATE KEY-----\n"
-                + java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(kp.getPrivate().getEncoded())
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(kp.getPrivate().getEncoded())
                 + "\n-----END PRIVATE KEY-----\n";
         Path tmpKey = Files.createTempFile(keyFile.getParent(), ".egress-ca-", ".tmp", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try {
@@ -188,7 +191,7 @@ public final class CertificateAuthority {
         }
         X509Certificate cert;
         try (var in = Files.newInputStream(certFile)) {
-            cert = (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+            cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
         }
         return new CertificateAuthority(cert, key);
     }

@@ -2,9 +2,6 @@ package dev.paddock.egress.vault;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
-
-import javax.crypto.SecretKey;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
@@ -12,9 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Set;
+import javax.crypto.Mac;
+import javax.crypto.SecretKey;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The 256-bit AES key that encrypts the vault. It comes from {@code <dataDir>/vault.key} (base64, created with
@@ -74,13 +76,13 @@ public final class VaultKey {
      */
     byte[] placeholderToken(String label) {
         try {
-            javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
+            Mac derive = Mac.getInstance("HmacSHA256");
             derive.init(new SecretKeySpec(key.getEncoded(), "HmacSHA256"));
             byte[] subkey = derive.doFinal("paddock-placeholder-key-v1".getBytes(StandardCharsets.UTF_8));
-            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(subkey, "HmacSHA256"));
-            return java.util.Arrays.copyOf(mac.doFinal(label.getBytes(StandardCharsets.UTF_8)), 16);
-        } catch (java.security.GeneralSecurityException e) {
+            return Arrays.copyOf(mac.doFinal(label.getBytes(StandardCharsets.UTF_8)), 16);
+        } catch (GeneralSecurityException e) {
             throw PaddockException.internal("HmacSHA256 is not available", e);
         }
     }

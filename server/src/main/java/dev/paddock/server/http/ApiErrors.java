@@ -6,6 +6,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import java.io.IOException;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -70,7 +71,7 @@ public final class ApiErrors {
             res.setHeader("Cache-Control", "no-store");
             res.getOutputStream().write(json.write(ErrorBody.of(ErrorCode.INTERNAL,
                     "internal error " + errorId + "; this is a bug in Paddock, the server log has the details under this id")));
-        } catch (java.io.IOException | RuntimeException ignored) {
+        } catch (IOException | RuntimeException ignored) {
             // the client is gone
         }
     }

@@ -4,6 +4,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import java.lang.reflect.Type;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -148,7 +149,7 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         if (Number.class.isAssignableFrom(t) || t == double.class || t == float.class) return "a number";
         if (Collection.class.isAssignableFrom(t) || t.isArray()) return "an array";
         if (Map.class.isAssignableFrom(t) || t.isRecord()) return "an object";
-        if (t.isEnum()) return "one of " + java.util.Arrays.stream(t.getEnumConstants())
+        if (t.isEnum()) return "one of " + Arrays.stream(t.getEnumConstants())
                 .map(c -> ((Enum<?>) c).name().toLowerCase()).collect(Collectors.joining(", "));
         return "of another type";
     }

@@ -2,6 +2,7 @@ package dev.paddock.server.http;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import java.io.IOException;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.io.EofException;
@@ -15,7 +16,7 @@ public final class BodyReadErrors {
     private BodyReadErrors() {}
 
     /** The I/O error a consumer sees when reading the body failed on the client's side. */
-    public static final class BodyReadFailed extends java.io.IOException {
+    public static final class BodyReadFailed extends IOException {
         private final transient PaddockException error;
 
         BodyReadFailed(PaddockException error, Throwable cause) {
