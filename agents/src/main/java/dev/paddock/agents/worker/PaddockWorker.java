@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -52,6 +53,9 @@ public final class PaddockWorker implements AutoCloseable {
     private final QueueClient queue;
     private final Principal owner;
     private final AtomicBoolean stopping = new AtomicBoolean();
+    /** Held while an item is served; {@link #close()} takes it to wait for that item's clean-up. */
+    private final ReentrantLock serving = new ReentrantLock();
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
     public PaddockWorker(Settings settings, RuntimeHost host) {
         this.settings = settings;
@@ -87,7 +91,12 @@ public final class PaddockWorker implements AutoCloseable {
             queue.stop(settings.environmentId(), workId);
             return true;
         }
-        serve(workId, work.get("data").get("id").asString());
+        serving.lock();
+        try {
+            serve(workId, work.get("data").get("id").asString());
+        } finally {
+            serving.unlock();
+        }
         return true;
     }
 
@@ -233,9 +242,18 @@ public final class PaddockWorker implements AutoCloseable {
         }
     }
 
-    /** Stops polling; the item being served ends at its next step. */
+    /**
+     * Stops polling and waits (bounded) for the item being served to end at its next step, so its sandbox is
+     * deleted and its work stopped while the host and the queue are still there.
+     */
     @Override
     public void close() {
         stopping.set(true);
+        try {
+            if (serving.tryLock(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) serving.unlock();
+            else log.warn("the session being served did not end within {} s; its sandbox is left to the host's lifetime policy", CLOSE_WAIT.toSeconds());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -75,4 +75,26 @@ class JavaWorkerTest {
         }
         assertThat(t.isAlive()).isFalse();
     }
+
+    /** A worker stopped mid-session (Ctrl-C on {@code paddock worker}) ends its sandbox before close returns. */
+    @Test
+    void closingAWorkerThatServesASessionEndsItsSandboxFirst() throws Exception {
+        SelfHostedSession sh = SelfHostedSession.open(api);
+        PaddockWorker worker = new PaddockWorker(new PaddockWorker.Settings(stack.baseUrl, sh.env(), sh.key(), "java-2", Duration.ofMinutes(5),
+                Duration.ofSeconds(2), null), stack.host);
+        Thread t = Thread.ofVirtual().start(worker::run);
+        Principal owner = new Principal("worker", "java-2", false);
+        String sandbox;
+        try {
+            api.post("/v1/sessions/" + sh.session() + "/events", Map.of("events",
+                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            sandbox = await().atMost(Duration.ofSeconds(60))
+                    .until(() -> stack.host.list(owner, PageRequest.first(10), false).data(), running -> running.size() == 1).getFirst().id();
+        } finally {
+            worker.close();
+        }
+        assertThat(stack.host.get(owner, sandbox).state().isTerminal()).as("ended before close returned").isTrue();
+        t.join(Duration.ofSeconds(10));
+        assertThat(t.isAlive()).isFalse();
+    }
 }
