@@ -61,6 +61,8 @@ public final class BwrapDriver implements SandboxDriver {
     private final boolean overlaySupported;
     /** Null when this host has no way to bound a sandbox's disk; {@link #diskProblem} says why. */
     private final DiskQuota disk;
+    /** Ended sandboxes mounted for a read of their files; bounded, so they cannot hold every loop device. */
+    EndedMounts endedMounts = new EndedMounts(EndedMounts.DEFAULT_MAX);
     private final String diskProblem;
     private Path etcBase;
     private long etcStamp;
@@ -199,8 +201,17 @@ public final class BwrapDriver implements SandboxDriver {
     }
 
     /** Mounts the sandbox's own filesystem again when it has one that is not mounted (after a host reboot). */
-    private void mountDisk(SandboxPaths paths) {
-        if (disk != null) disk.ensureMounted(paths.sandboxId(), paths.sandboxDir());
+    private boolean mountDisk(SandboxPaths paths) {
+        return disk != null && disk.ensureMounted(paths.sandboxId(), paths.sandboxDir());
+    }
+
+    /**
+     * Mounts an ended sandbox's filesystem for a read of its files, and unmounts the least recently read ones beyond
+     * {@link EndedMounts}' bound (a later read mounts them again).
+     */
+    private void mountForRead(SandboxPaths paths) {
+        if (!mountDisk(paths) || Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) return;
+        for (SandboxPaths evicted : endedMounts.read(paths)) unmountDisk(evicted);
     }
 
     private void unmountDisk(SandboxPaths paths) {
@@ -340,6 +351,7 @@ public final class BwrapDriver implements SandboxDriver {
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
+        endedMounts.forget(ref.sandboxId());
         if (disk != null) disk.delete(ref.sandboxId(), paths.sandboxDir());
         // without an image the files are emptied through the race-safe workspace code first, then the tree goes
         SandboxDriver.super.purge(ref);
@@ -350,7 +362,7 @@ public final class BwrapDriver implements SandboxDriver {
     public Optional<Workspace> workspace(SandboxRef ref) {
         if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
-        mountDisk(paths);
+        mountForRead(paths);
         Path ws = paths.workspace();
         if (!Files.isDirectory(ws, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         try {
@@ -381,7 +393,7 @@ public final class BwrapDriver implements SandboxDriver {
     public Optional<Workspace> outputs(SandboxRef ref) {
         if (ref == null || !SandboxPaths.isSafeId(ref.sandboxId())) return Optional.empty();
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), ref.sandboxId());
-        mountDisk(paths);
+        mountForRead(paths);
         Path dir = paths.outputs();
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         try {
@@ -395,6 +407,12 @@ public final class BwrapDriver implements SandboxDriver {
 
     Workspace openOutputs(SandboxPaths paths, int uid, int gid) {
         return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, uid, gid, TarLimits.DEFAULT, paths.staging());
+    }
+
+    /** Unmounts the ended sandboxes mounted for reads; running sandboxes keep theirs (they outlive this process). */
+    @Override
+    public void close() {
+        for (SandboxPaths paths : endedMounts.drain()) unmountDisk(paths);
     }
 
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */

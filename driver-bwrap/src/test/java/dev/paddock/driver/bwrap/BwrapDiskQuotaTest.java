@@ -14,6 +14,8 @@ import dev.paddock.driver.bwrap.disk.DiskQuotaAccess;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -86,6 +88,38 @@ class BwrapDiskQuotaTest {
         assertThat(env.dataDir.resolve("disks").resolve(id + ".img")).doesNotExist();
         assertThat(env.driver.workspace(s.ref())).isEmpty();
         env.driver.purge(s.ref()); // idempotent
+    }
+
+    /** Each mounted image holds a loop device: reading many ended sandboxes must not keep them all mounted. */
+    @Test
+    void onlyTheMostRecentlyReadEndedSandboxesStayMounted() throws Exception {
+        env.driver.endedMounts = new EndedMounts(2);
+        List<Sandbox> ended = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Sandbox s = withDisk(DISK);
+            sh(s, "echo " + i + " > /workspace/n.txt");
+            s.terminate(TerminationReason.USER_REQUEST);
+            ended.add(s);
+        }
+        for (Sandbox s : ended) env.driver.workspace(s.ref()).orElseThrow();
+        assertThat(ended).extracting(s -> DiskQuotaAccess.isMountPoint(sandboxDir(s)))
+                .as("the least recently read is unmounted").containsExactly(false, true, true);
+        // read again, it is mounted again and the next oldest goes
+        Workspace first = env.driver.workspace(ended.getFirst().ref()).orElseThrow();
+        assertThat(new String(first.read("n.txt").readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("0\n");
+        assertThat(ended).extracting(s -> DiskQuotaAccess.isMountPoint(sandboxDir(s))).containsExactly(true, false, true);
+        // a running sandbox's own mount is never among them
+        Sandbox running = withDisk(DISK);
+        env.driver.outputs(ended.get(1).ref()).orElseThrow();
+        assertThat(DiskQuotaAccess.isMountPoint(sandboxDir(running))).isTrue();
+        // closing the driver unmounts what it mounted for reads and leaves running sandboxes mounted
+        env.driver.close();
+        assertThat(ended).extracting(s -> DiskQuotaAccess.isMountPoint(sandboxDir(s))).containsOnly(false);
+        assertThat(DiskQuotaAccess.isMountPoint(sandboxDir(running))).isTrue();
+    }
+
+    private Path sandboxDir(Sandbox s) {
+        return env.dataDir.resolve("sandboxes").resolve(s.ref().sandboxId());
     }
 
     @Test
