@@ -24,9 +24,8 @@ final class Reconciler {
         this.host = host;
     }
 
-    /** False when the sandbox's backend was found lost and the sandbox is now failed. */
-    boolean reconcile(SandboxRecord record) {
-        boolean[] lost = {false};
+    /** Makes the backend agree with the record, or fails the sandbox when its backend is lost. */
+    void reconcile(SandboxRecord record) {
         host.ifUnlocked(record.id(), () -> {
             SandboxRecord r = host.store().sandboxes().find(record.id()).orElse(null);
             Sandbox s = host.live(record.id());
@@ -40,7 +39,6 @@ final class Reconciler {
             }
             if (!status.alive() && s.goneWhenNotAlive()) {
                 host.fail(r, "backend_lost", "the sandbox's backend stopped (its init process died or was killed); its workspace is kept");
-                lost[0] = true;
             } else if (r.state() == SandboxState.RUNNING && status.frozen()) {
                 s.resume();
                 log.warn("sandbox {} was frozen while its record says running; thawed it", r.id());
@@ -51,6 +49,5 @@ final class Reconciler {
                 host.event(r, "sandbox.reconciled", Map.of("backend", "running", "now", "suspended"));
             }
         });
-        return !lost[0];
     }
 }

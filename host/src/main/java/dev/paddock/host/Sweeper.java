@@ -39,8 +39,12 @@ final class Sweeper {
         }
     }
 
-    private void sweepOne(SandboxRecord r, Instant now) {
-        if (!reconciler.reconcile(r)) return; // its backend was lost: it is failed now
+    private void sweepOne(SandboxRecord listed, Instant now) {
+        reconciler.reconcile(listed);
+        // the record as it stands now, not as listed when the sweep began: reconciling may have failed it, and its
+        // user may have resumed or deleted it while the sweep inspected the sandboxes before it
+        SandboxRecord r = host.store().sandboxes().find(listed.id()).orElse(null);
+        if (r == null || r.state().isTerminal()) return;
         host.flushActivity(r);
         if (r.expiresAt() != null && !now.isBefore(r.expiresAt())) {
             host.terminate(r, TerminationReason.LIFETIME_EXPIRED);
