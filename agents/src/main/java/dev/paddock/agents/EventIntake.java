@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -63,7 +64,7 @@ public final class EventIntake {
         if (session.terminated()) {
             throw new PaddockException(ErrorCode.SESSION_TERMINATED, "session " + sessionId + " is terminated and takes no more events");
         }
-        List<Accepted> checked = validate(p, session, raw, workerId);
+        List<Accepted> checked = validate(p, session, raw, workerId, () -> engine.history(session.tenantId(), session.id()));
         List<Map<String, Object>> out = new ArrayList<>();
         boolean wake = false;
         boolean interrupt = false;
@@ -83,10 +84,11 @@ public final class EventIntake {
 
     /** Checks every event of a session being created; nothing is written. */
     void validate(Principal p, Session session, List<Object> raw) {
-        validate(p, session, raw, null);
+        // the session is not stored yet: a throwaway projection, so a refused create leaves no loop state behind
+        validate(p, session, raw, null, () -> new HistoryProjection(events, session.id()));
     }
 
-    private List<Accepted> validate(Principal p, Session session, List<Object> raw, String workerId) {
+    private List<Accepted> validate(Principal p, Session session, List<Object> raw, String workerId, Supplier<HistoryProjection> histories) {
         if (raw.size() > MAX_EVENTS) throw new PaddockException(ErrorCode.TOO_MANY_EVENTS, "send at most " + MAX_EVENTS + " events at once");
         HistoryProjection history = null;
         Set<String> answeredHere = new HashSet<>();
@@ -105,8 +107,8 @@ public final class EventIntake {
                 case USER_INTERRUPT -> Fields.allowOnly(e, Set.of("type", "session_thread_id"), where);
                 case USER_TOOL_CONFIRMATION -> {
                     Fields.allowOnly(e, Set.of("type", "tool_use_id", "result", "deny_message"), where);
-                    if (history == null) history = engine.history(session.tenantId(), session.id());
-                    String useId = knownUse(history, e, "tool_use_id", where, session);
+                    if (history == null) history = histories.get();
+                    String useId = knownUse(history, e, "tool_use_id", where, session).eventId();
                     String result = Fields.requiredString(e, "result", 8);
                     if (!result.equals("allow") && !result.equals("deny")) {
                         throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".result' must be allow or deny");
@@ -119,9 +121,9 @@ public final class EventIntake {
                     boolean builtIn = type == SessionEventType.USER_TOOL_RESULT;
                     String idField = builtIn ? "tool_use_id" : "custom_tool_use_id";
                     Fields.allowOnly(e, Set.of("type", idField, "content", "is_error"), where);
-                    if (history == null) history = engine.history(session.tenantId(), session.id());
-                    String useId = knownUse(history, e, idField, where, session);
-                    History.PendingUse use = history.read(h -> h.use(useId));
+                    if (history == null) history = histories.get();
+                    History.PendingUse use = knownUse(history, e, idField, where, session);
+                    String useId = use.eventId();
                     if (builtIn == use.custom()) {
                         throw new PaddockException(ErrorCode.WRONG_RESULT_TYPE, "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
                                 + " tool call; answer it with " + (use.custom() ? SessionEventType.USER_CUSTOM_TOOL_RESULT : SessionEventType.USER_TOOL_RESULT));
@@ -152,16 +154,17 @@ public final class EventIntake {
         return out;
     }
 
-    private static String knownUse(HistoryProjection history, Map<String, Object> e, String field, String where, Session session) {
+    /** The open tool call the event names, read once from the history. */
+    private static History.PendingUse knownUse(HistoryProjection history, Map<String, Object> e, String field, String where, Session session) {
         String useId = Fields.requiredString(e, field, 64);
-        if (!history.read(h -> h.knowsUse(useId))) {
-            throw new PaddockException(ErrorCode.UNKNOWN_TOOL_USE_ID, "field '" + where + "." + field + "' names no tool call of session "
-                    + session.id() + ": '" + Text.clip(useId, 60) + "'");
-        }
-        if (history.read(h -> h.isAnswered(useId))) {
-            throw new PaddockException(ErrorCode.TOOL_RESULT_ALREADY_SENT, "tool call " + useId + " already has a result");
-        }
-        return useId;
+        return history.read(h -> {
+            if (!h.knowsUse(useId)) {
+                throw new PaddockException(ErrorCode.UNKNOWN_TOOL_USE_ID, "field '" + where + "." + field + "' names no tool call of session "
+                        + session.id() + ": '" + Text.clip(useId, 60) + "'");
+            }
+            if (h.isAnswered(useId)) throw new PaddockException(ErrorCode.TOOL_RESULT_ALREADY_SENT, "tool call " + useId + " already has a result");
+            return h.use(useId);
+        });
     }
 
     private static List<Object> content(Object v, String where, boolean required) {

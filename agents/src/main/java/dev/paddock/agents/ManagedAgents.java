@@ -57,6 +57,8 @@ public final class ManagedAgents implements AutoCloseable {
 
     public WorkQueue work() { return work; }
 
+    SessionEngine engine() { return engine; }
+
     @Override
     public void close() {
         engine.close();

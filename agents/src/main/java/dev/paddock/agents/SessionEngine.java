@@ -98,6 +98,11 @@ public final class SessionEngine implements AutoCloseable {
         if (run != null) run.interrupted.set(true);
     }
 
+    /** How many sessions have loop state here (for tests: it must not outlive the sessions). */
+    int runs() {
+        return runs.size();
+    }
+
     /** The session's conversation as its loop sees it. */
     HistoryProjection history(String tenantId, String sessionId) {
         return run(tenantId, sessionId).history;

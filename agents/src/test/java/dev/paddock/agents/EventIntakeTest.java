@@ -63,6 +63,21 @@ class EventIntakeTest {
                 .as("the projection has taken the answer in").isEqualTo("tool_result_already_sent");
     }
 
+    /** A create refused for its initial events stores nothing, and leaves no loop state behind either. */
+    @Test
+    void aSessionRefusedForItsInitialEventsLeavesNothingBehind() {
+        String session = fx.session("cloud", List.of(), List.of());
+        String agent = fx.agents.sessions().get(fx.caller, session).agent().id();
+        String env = fx.agents.sessions().get(fx.caller, session).environmentId();
+        int runs = fx.agents.engine().runs();
+        for (int i = 0; i < 5; i++) {
+            assertThat(codeOf(() -> fx.agents.sessions().create(fx.caller, Map.of("agent", agent, "environment_id", env, "initial_events",
+                    List.of(Map.of("type", "user.tool_confirmation", "tool_use_id", "sevt_nope", "result", "allow"))))))
+                    .isEqualTo("unknown_tool_use_id");
+        }
+        assertThat(fx.agents.engine().runs()).as("no loop state for sessions that were never stored").isEqualTo(runs);
+    }
+
     private static String idOf(String session, SessionEventType type) {
         return fx.events(session).stream().filter(e -> e.is(type)).findFirst().orElseThrow().id();
     }
