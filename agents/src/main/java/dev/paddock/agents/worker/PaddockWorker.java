@@ -80,24 +80,28 @@ public final class PaddockWorker implements AutoCloseable {
         }
     }
 
-    /** Polls once ({@code blockMs} at most) and serves the item it gets; false when there was none. */
+    /**
+     * Polls once ({@code blockMs} at most) and serves the item it gets; false when there was none. The poll is inside
+     * {@code serving} too, so {@link #close()} cannot return while an item it polled is still to be taken; an item
+     * polled after close began is left unacknowledged for another worker.
+     */
     public boolean serveNext(long blockMs) {
-        Optional<JsonNode> polled = queue.poll(settings.environmentId(), blockMs);
-        if (polled.isEmpty()) return false;
-        JsonNode work = polled.get();
-        String workId = work.get("id").asString();
-        queue.ack(settings.environmentId(), workId);
-        if (!"session".equals(work.path("data").path("type").asString())) {
-            queue.stop(settings.environmentId(), workId);
-            return true;
-        }
         serving.lock();
         try {
+            Optional<JsonNode> polled = queue.poll(settings.environmentId(), blockMs);
+            if (polled.isEmpty() || stopping.get()) return false;
+            JsonNode work = polled.get();
+            String workId = work.get("id").asString();
+            queue.ack(settings.environmentId(), workId);
+            if (!"session".equals(work.path("data").path("type").asString())) {
+                queue.stop(settings.environmentId(), workId);
+                return true;
+            }
             serve(workId, work.get("data").get("id").asString());
+            return true;
         } finally {
             serving.unlock();
         }
-        return true;
     }
 
     private void serve(String workId, String sessionId) {
