@@ -210,8 +210,11 @@ public final class BwrapDriver implements SandboxDriver {
      * {@link EndedMounts}' bound (a later read mounts them again).
      */
     private void mountForRead(SandboxPaths paths) {
-        if (!mountDisk(paths) || Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) return;
-        for (SandboxPaths evicted : endedMounts.read(paths)) unmountDisk(evicted);
+        // one step, so a concurrent read of the sandbox being evicted either keeps it or mounts it again
+        synchronized (endedMounts) {
+            if (!mountDisk(paths) || Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) return;
+            for (SandboxPaths evicted : endedMounts.read(paths)) unmountDisk(evicted);
+        }
     }
 
     private void unmountDisk(SandboxPaths paths) {

@@ -44,8 +44,4 @@ final class EndedMounts {
         mounted.clear();
         return all;
     }
-
-    synchronized int size() {
-        return mounted.size();
-    }
 }
