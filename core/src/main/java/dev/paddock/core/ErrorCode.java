@@ -99,7 +99,7 @@ public enum ErrorCode {
     INVALID_FIELD(ErrorType.INVALID_REQUEST, "a field has a wrong type or value; the message names it"),
     INVALID_HOST(ErrorType.INVALID_REQUEST, "not a valid host name or IP address"),
     INVALID_ID(ErrorType.INVALID_REQUEST, "an id is malformed"),
-    INVALID_IMAGE(ErrorType.INVALID_REQUEST, "an image name is invalid (driver)"),
+    INVALID_IMAGE(ErrorType.INVALID_REQUEST, "the image lacks a directory the driver needs (/workspace, /proc, /dev or /tmp)"),
     INVALID_IMAGE_ARCHIVE(ErrorType.INVALID_REQUEST, "the image archive cannot be read"),
     INVALID_IMAGE_NAME(ErrorType.INVALID_REQUEST, "an image name is invalid"),
     INVALID_JSON(ErrorType.INVALID_REQUEST, "the body is not one JSON object"),
