@@ -64,15 +64,6 @@ public final class BrowserService {
         this.host = host;
     }
 
-    /**
-     * The service of the host's browser template, so REST, MCP and the template's hooks share its per-sandbox
-     * locks; a service of its own when the host has no browser template (it then has no browser sandboxes).
-     */
-    public static BrowserService of(RuntimeHost host) {
-        return host.template(BrowserTemplate.NAME).filter(BrowserTemplate.class::isInstance)
-                .map(t -> ((BrowserTemplate) t).service()).orElseGet(() -> new BrowserService(host));
-    }
-
     // ---------------------------------------------------------------- script mode
 
     /** Writes {@code script} into the sandbox and runs it with node; {@code timeout} null takes the default. */

@@ -56,10 +56,6 @@ public final class BrowserTemplate implements SandboxTemplate {
         return base.withTemplate(NAME, allowEvaluate ? Map.of(ALLOW_EVALUATE, "true") : Map.of());
     }
 
-    BrowserService service() {
-        return browser;
-    }
-
     @Override
     public String name() {
         return NAME;

@@ -122,11 +122,6 @@ public final class RuntimeHost implements AutoCloseable {
         template.warmProfile().ifPresent(p -> addWarmPool(p.withTemplate(p.template().withTemplate(template.name()))));
     }
 
-    /** The template registered under {@code name}. */
-    public Optional<SandboxTemplate> template(String name) {
-        return templates.find(name);
-    }
-
     /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
     public void start() {
         started = true;

@@ -45,10 +45,6 @@ public record SandboxRequest(
         return new SandboxRequest(d, image, writableRootfs, limits, env, network, timeout, idleSuspendAfter, idleTerminateAfter, credentials, template, templateOptions);
     }
 
-    public SandboxRequest withImage(String i, boolean writable) {
-        return new SandboxRequest(driver, i, writable, limits, env, network, timeout, idleSuspendAfter, idleTerminateAfter, credentials, template, templateOptions);
-    }
-
     public SandboxRequest withLimits(Limits l) {
         return new SandboxRequest(driver, image, writableRootfs, l, env, network, timeout, idleSuspendAfter, idleTerminateAfter, credentials, template, templateOptions);
     }

@@ -50,10 +50,6 @@ public final class PaddockServer implements AutoCloseable {
     private boolean consoleServed;
     private boolean modulesClosed;
 
-    public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config) {
-        this(host, keys, config, List.of());
-    }
-
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config, List<RouteModule> modules) {
         this.host = host;
         this.keys = keys;
@@ -158,7 +154,7 @@ public final class PaddockServer implements AutoCloseable {
         new OutputRoutes(host).register(r);
         new CheckpointRoutes(host).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
-        RouteContext context = new RouteContext(r, bodies, json, errors, config);
+        RouteContext context = new RouteContext(r, bodies, json);
         modules.forEach(m -> m.register(context));
     }
 

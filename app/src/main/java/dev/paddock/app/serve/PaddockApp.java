@@ -84,11 +84,12 @@ public final class PaddockApp implements AutoCloseable {
             RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());
             started.add(host);
             if (sandboxFree != null) host.reserveForSandboxFree(sandboxFree.id());
-            host.addTemplate(new BrowserTemplate(new BrowserService(host), s.browserWarmPoolSize()));
+            BrowserService browser = new BrowserService(host); // its hooks, REST and MCP share one set of per-sandbox locks
+            host.addTemplate(new BrowserTemplate(browser, s.browserWarmPoolSize()));
             host.start();
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
-            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, started);
+            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, started);
             PaddockServer server = new PaddockServer(host, keys, serverConfig, modules);
             started.add(server::stop); // also closes the modules, should the start fail
             dir.lockDown(); // every component has made its files: close what sandboxes need not reach
@@ -112,8 +113,7 @@ public final class PaddockApp implements AutoCloseable {
      */
     private static List<RouteModule> routeModules(ServeSettings s, ServerConfig serverConfig, RuntimeHost host, ApiKeys keys,
                                                   JdbcStore store, DataDir dir, EgressWiring.Egress egress, BrowserVmDriver browserVm,
-                                                  List<AutoCloseable> started) {
-        BrowserService browser = BrowserService.of(host); // the browser template's: its hooks, REST and MCP share one set of per-sandbox locks
+                                                  BrowserService browser, List<AutoCloseable> started) {
         return List.of(
                 new BrowserVmWeb(browserVm.runtimeService()),
                 new ImageRoutes(new ImageCatalog(images(dir), store.sandboxes())),
