@@ -23,7 +23,7 @@ final class CreateRules {
 
     /** The driver a request names, or the default one. */
     SandboxDriver driver(String name) {
-        String id = name == null || name.isBlank() ? config.defaultDriver() : name;
+        String id = idOf(name);
         SandboxDriver d = drivers.get(id);
         if (d == null) throw new PaddockException(ErrorCode.UNKNOWN_DRIVER, "driver '" + id + "' is not available; available: " + drivers.keySet());
         return d;
@@ -31,8 +31,12 @@ final class CreateRules {
 
     /** The limits a sandbox of {@code driver} (null: the default) gets when its request names none; the defaults for an unknown driver. */
     Limits defaultLimits(String driver) {
-        SandboxDriver d = drivers.get(driver == null || driver.isBlank() ? config.defaultDriver() : driver);
+        SandboxDriver d = drivers.get(idOf(driver));
         return d == null ? Limits.DEFAULT : d.limits(null);
+    }
+
+    private String idOf(String name) {
+        return name == null || name.isBlank() ? config.defaultDriver() : name;
     }
 
     Duration lifetime(Duration requested) {

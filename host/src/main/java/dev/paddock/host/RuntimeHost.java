@@ -274,7 +274,7 @@ public final class RuntimeHost implements AutoCloseable {
      */
     public SandboxRecord delete(Principal caller, String id, Boolean purge) {
         SandboxRecord ended = terminate(find(caller, id), TerminationReason.USER_REQUEST);
-        if (purge == null ? templates.purgesOnDelete(ended) : purge) purge(caller, id);
+        if (purge == null ? templates.purgesOnDelete(ended) : purge) purge(ended);
         return ended;
     }
 
@@ -283,7 +283,11 @@ public final class RuntimeHost implements AutoCloseable {
      * (idempotent): for data that must not outlive its task. A sandbox that still runs is a conflict: delete it first.
      */
     public SandboxRecord purge(Principal caller, String id) {
-        SandboxRecord r = find(caller, id);
+        return purge(find(caller, id));
+    }
+
+    private SandboxRecord purge(SandboxRecord r) {
+        String id = r.id();
         if (!r.state().isTerminal()) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + id + " is " + r.state().wireName() + "; delete it before purging its files");
         }
