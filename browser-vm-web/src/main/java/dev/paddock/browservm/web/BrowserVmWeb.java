@@ -28,7 +28,7 @@ public final class BrowserVmWeb implements RouteModule {
 
     @Override
     public void register(RouteContext context) {
-        new RuntimeRoutes(vm, context.bodies()).register(context.routes());
+        new RuntimeRoutes(vm, context.bodies(), context.json()).register(context.routes());
         new SandboxTabPage(vm.config().assetsDir()).register(context.routes());
     }
 

@@ -40,10 +40,12 @@ final class RuntimeRoutes {
 
     private final BrowserVm vm;
     private final Bodies bodies;
+    private final ApiJson json;
 
-    RuntimeRoutes(BrowserVm vm, Bodies bodies) {
+    RuntimeRoutes(BrowserVm vm, Bodies bodies, ApiJson json) {
         this.vm = vm;
         this.bodies = bodies;
+        this.json = json;
     }
 
     /**
@@ -128,10 +130,10 @@ final class RuntimeRoutes {
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
     }
 
-    private static void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
-        byte[] body = ERROR_JSON.write(ErrorBody.of(e));
+    private void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
+        byte[] body = json.write(ErrorBody.of(e));
         var res = ctx.res();
-        res.setStatus(e.type().httpStatus());
+        res.setStatus(e.errorCode().httpStatus());
         res.setContentType("application/json");
         res.setHeader("Cache-Control", "no-store");
         res.setContentLength(body.length);
@@ -139,8 +141,6 @@ final class RuntimeRoutes {
         res.flushBuffer();
         throw new ApiErrors.Answered(); // stops the upgrade
     }
-
-    private static final ApiJson ERROR_JSON = new ApiJson();
 
     /** The runtime of the bearer token (no API key: the token is the credential); 401 invalid_runtime_token when it is unknown. */
     private void self(Context ctx) {
