@@ -6,12 +6,13 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One Server-Sent Events response, written straight to the connection: the streams of exec output, session events,
- * egress audit and the live view. Every event is flushed as it is written. An idle stream sends a {@code keepalive}
+ * egress audit and the live view. Every event (or batch of events) is flushed as it is written. An idle stream sends a {@code keepalive}
  * comment every {@link #KEEPALIVE}, since a write is how a vanished client is noticed; any write to a client that
  * left throws {@link ClientGone}. A stream with a last event ends with {@link #end}; any other ends when its handler
  * returns (or is cut off when the handler fails, so the client never mistakes a broken stream for a finished one).
@@ -55,11 +56,20 @@ public final class SseStream {
 
     /** One event; with an {@code id} a client can resume after it ({@code Last-Event-ID}). {@code data} is one line of JSON. */
     public void event(String id, String name, byte[] data) throws ClientGone {
-        String head = (id == null ? "" : "id: " + id + "\n") + "event: " + name + "\ndata: ";
+        events(List.of(new Event(id, name, data)));
+    }
+
+    /** One event of {@link #events}: {@code id} may be null, {@code data} is one line of JSON. */
+    public record Event(String id, String name, byte[] data) {}
+
+    /** Several events flushed once, so a replayed backlog goes out in one write rather than one per event. */
+    public void events(List<Event> events) throws ClientGone {
         try {
-            out.write(head.getBytes(StandardCharsets.UTF_8));
-            out.write(data);
-            out.write(END_OF_EVENT);
+            for (Event e : events) {
+                out.write(((e.id() == null ? "" : "id: " + e.id() + "\n") + "event: " + e.name() + "\ndata: ").getBytes(StandardCharsets.UTF_8));
+                out.write(e.data());
+                out.write(END_OF_EVENT);
+            }
         } catch (IOException | UncheckedIOException e) {
             throw new ClientGone(e);
         }

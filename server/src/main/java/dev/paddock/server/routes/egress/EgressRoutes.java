@@ -20,6 +20,8 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A sandbox's egress audit log, oldest first: a page of JSON, or with {@code Accept: text/event-stream} a stream
@@ -68,10 +70,12 @@ public final class EgressRoutes implements RouteModule {
             while (true) {
                 boolean ended = host.get(p, id).state().isTerminal();
                 Page<EgressAuditEntry> page = log.list(id, new PageRequest(BATCH, cursor, null));
+                List<SseStream.Event> events = new ArrayList<>();
                 for (EgressAuditEntry e : page.data()) {
-                    out.event(e.id(), "egress", json.write(EgressViews.EgressRecord.of(e)));
+                    events.add(new SseStream.Event(e.id(), "egress", json.write(EgressViews.EgressRecord.of(e))));
                     cursor = e.id();
                 }
+                if (!events.isEmpty()) out.events(events);
                 if (page.hasMore()) continue;
                 if (ended) {
                     // read after the sandbox ended: nothing more can arrive
