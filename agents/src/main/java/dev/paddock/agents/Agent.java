@@ -86,21 +86,15 @@ public record Agent(String id, String name, String description, String system, M
 
     /** The copy of this version a session keeps ({@code agent} of a session): what it runs, without metadata or times. */
     public Map<String, Object> snapshot() {
+        Map<String, Object> wire = toWire();
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("type", TYPE);
-        m.put("name", name);
-        m.put("description", description);
-        m.put("system", system);
-        m.put("model", model.toWire());
-        m.put("tools", toolsWire());
-        m.put("mcp_servers", servers());
-        m.put("skills", new ArrayList<>(skills));
-        m.put("execution_identity", Map.of("type", "service_account"));
-        m.put("multiagent", null);
-        m.put("version", version);
+        for (String key : SNAPSHOT_KEYS) m.put(key, wire.get(key));
         return m;
     }
+
+    /** What a session's copy keeps of {@link #toWire}, in the order it is written. */
+    private static final List<String> SNAPSHOT_KEYS = List.of("id", "type", "name", "description", "system", "model", "tools",
+            "mcp_servers", "skills", "execution_identity", "multiagent", "version");
 
     /** Reads a stored agent or a session's snapshot of one; what a snapshot lacks reads as absent. */
     public static Agent fromWire(Map<String, Object> m) {

@@ -29,6 +29,8 @@ final class SessionFinder {
 
     /** True when the session's environment is self-hosted: an external worker runs its tools. */
     boolean selfHosted(Session session) {
-        return store.find(Resource.ENVIRONMENT, session.tenantId(), session.environmentId()).map(Environment::of).map(Environment::selfHosted).orElse(false);
+        // the row's state is the environment's config type, so its body need not be parsed
+        return store.find(Resource.ENVIRONMENT, session.tenantId(), session.environmentId())
+                .map(r -> EnvironmentConfigs.SELF_HOSTED.equals(r.state())).orElse(false);
     }
 }
