@@ -1,6 +1,5 @@
 package dev.paddock.images;
 
-import dev.paddock.core.CappedInputStream;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -177,11 +176,7 @@ public final class ImageStore {
             UnpackBudget budget = new UnpackBudget(limits);
             LayerApplier applier = new LayerApplier(rootfs, budget);
             for (OciLayer layer : image.layers()) {
-                String tooLarge = layer.label() + " decompresses to more than " + limits.maxUnpackedBytes() + " bytes";
-                try (InputStream tar = new CappedInputStream(LayerStreams.openTar(layer.blob(), layer.label()),
-                        limits.maxUnpackedBytes(), () -> {
-                            throw ImageErrors.tooLarge(tooLarge);
-                        })) {
+                try (InputStream tar = layer.openTar(limits)) {
                     applier.apply(tar);
                 }
             }

@@ -24,12 +24,17 @@ record OciLayer(Path blob, String label, String blobDigest, String diffId) {
                     + "or config is incomplete");
         }
         String actual;
-        String tooLarge = label + " decompresses to more than " + limits.maxUnpackedBytes() + " bytes";
-        try (InputStream tar = new CappedInputStream(LayerStreams.openTar(blob, label), limits.maxUnpackedBytes(), () -> {
-            throw ImageErrors.tooLarge(tooLarge);
-        })) {
+        try (InputStream tar = openTar(limits)) {
             actual = Digests.of(tar);
         }
         if (!actual.equals(diffId)) throw ImageErrors.digestMismatch(label, diffId, actual);
+    }
+
+    /** The layer's uncompressed tar, refused past {@code limits.maxUnpackedBytes()}. */
+    InputStream openTar(ImageLimits limits) throws IOException {
+        String tooLarge = label + " decompresses to more than " + limits.maxUnpackedBytes() + " bytes";
+        return new CappedInputStream(LayerStreams.openTar(blob, label), limits.maxUnpackedBytes(), () -> {
+            throw ImageErrors.tooLarge(tooLarge);
+        });
     }
 }
