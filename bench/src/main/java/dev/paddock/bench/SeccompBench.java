@@ -105,7 +105,7 @@ public final class SeccompBench {
                 %s (1-minute load average during the run: %s)
 
                 The same raw `bwrap` command (every namespace unshared, host `/usr` and `/etc` read-only) without and
-                with the sandboxes' seccomp filter (`driver-bwrap/src/main/c/paddock-seccomp.h`, %d BPF instructions), the two variants
+                with the sandboxes' seccomp filter (`init-agent/src/main/c/paddock-seccomp.h`, %d BPF instructions), the two variants
                 alternating; whole process, from start to exit (ms). Every sandbox of the bwrap driver runs under this
                 filter.
 

@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * The bubblewrap command line of one sandbox. Every namespace is unshared (user, ipc, pid, net, uts, cgroup),
  * all capabilities are dropped, nested user namespaces are disabled, the seccomp filter applies (see
- * driver-bwrap/src/main/c/paddock-seccomp.h) and the environment starts empty. There is
+ * init-agent/src/main/c/paddock-seccomp.h) and the environment starts empty. There is
  * deliberately no {@code --die-with-parent}: a sandbox outlives the host process and ends with its init.
  */
 final class BwrapArgs {

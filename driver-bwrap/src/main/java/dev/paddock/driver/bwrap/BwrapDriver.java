@@ -18,6 +18,7 @@ import dev.paddock.driver.bwrap.cgroup.CgroupSystem;
 import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
 import dev.paddock.driver.bwrap.disk.DiskQuota;
 import dev.paddock.driver.bwrap.disk.LoopImageQuota;
+import dev.paddock.init.InitBinary;
 import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
 import java.io.IOException;

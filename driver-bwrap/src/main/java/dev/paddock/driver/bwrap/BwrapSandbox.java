@@ -12,7 +12,7 @@ import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
-import dev.paddock.driver.bwrap.init.InitClient;
+import dev.paddock.init.InitClient;
 import java.time.Duration;
 import java.util.List;
 

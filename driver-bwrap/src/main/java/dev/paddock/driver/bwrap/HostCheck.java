@@ -1,6 +1,7 @@
 package dev.paddock.driver.bwrap;
 
 import dev.paddock.driver.bwrap.cgroup.CgroupDetector;
+import dev.paddock.init.InitBinary;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seccomp filter of driver-bwrap/src/main/c/paddock-seccomp.h, seen from inside a real sandbox: a probe compiled there with the
+ * The seccomp filter of init-agent/src/main/c/paddock-seccomp.h, seen from inside a real sandbox: a probe compiled there with the
  * host's gcc makes each refused call through syscall(2), and real workloads still run.
  */
 @Tag("bwrap")

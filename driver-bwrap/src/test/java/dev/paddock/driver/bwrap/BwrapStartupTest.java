@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.init.InitBinary;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

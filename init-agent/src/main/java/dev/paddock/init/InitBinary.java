@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap;
+package dev.paddock.init;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -13,19 +13,20 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The init agent (driver-bwrap/src/main/c/paddock-init.c) ships inside this jar; it is installed under {@code <dataDir>/bin} with
- * its content hash in the name, so a new version never overwrites the binary live sandboxes still run.
+ * The init agent (init-agent/src/main/c/paddock-init.c) ships inside this jar; a driver installs it under
+ * {@code <dataDir>/bin} with its content hash in the name, so a new version never overwrites the binary live
+ * sandboxes still run.
  */
-final class InitBinary {
-    static final String RESOURCE = "/native/paddock-init";
+public final class InitBinary {
+    public static final String RESOURCE = "/native/paddock-init";
 
     private InitBinary() {}
 
-    static byte[] bundled() {
+    public static byte[] bundled() {
         try (InputStream in = InitBinary.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new PaddockException(ErrorCode.INIT_BINARY_MISSING,
-                        "this build of the bwrap driver has no " + RESOURCE + "; build it on Linux with gcc and static glibc (Debian: gcc, libc6-dev)");
+                        "this build has no " + RESOURCE + "; build it on Linux with gcc and static glibc (Debian: gcc, libc6-dev)");
             }
             return in.readAllBytes();
         } catch (IOException e) {
@@ -33,7 +34,7 @@ final class InitBinary {
         }
     }
 
-    static Path install(Path binDir) {
+    public static Path install(Path binDir) {
         byte[] bytes = bundled();
         Path target = binDir.resolve("paddock-init-" + sha256(bytes).substring(0, 16));
         try {

@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap.init;
+package dev.paddock.init;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;

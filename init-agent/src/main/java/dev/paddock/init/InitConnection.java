@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap.init;
+package dev.paddock.init;
 
 import java.io.EOFException;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap.init;
+package dev.paddock.init;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;

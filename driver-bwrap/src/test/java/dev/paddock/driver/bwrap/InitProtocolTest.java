@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap.init;
+package dev.paddock.driver.bwrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,8 +6,7 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.SandboxSpec;
-import dev.paddock.driver.bwrap.BwrapConfig;
-import dev.paddock.driver.bwrap.BwrapDriver;
+import dev.paddock.init.InitClient;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;

@@ -1,10 +1,10 @@
-package dev.paddock.driver.bwrap.init;
+package dev.paddock.init;
 
 import java.nio.ByteBuffer;
 
 /**
  * One message of the init protocol: {@code [type u8][length u32 big endian][payload]}. The type letters are
- * shared with driver-bwrap/src/main/c/paddock-init.c; keep the two in step.
+ * shared with init-agent/src/main/c/paddock-init.c; keep the two in step.
  */
 public record Frame(byte type, byte[] payload) {
     /** Largest payload either side accepts; anything longer is a protocol violation. */

@@ -1,5 +1,5 @@
 /*
- * paddock-init: the sandbox agent of Paddock's bubblewrap driver. One static binary, three modes.
+ * paddock-init: the sandbox agent of Paddock's init-based drivers (bwrap, gVisor, Docker). One static binary, four modes.
  *
  *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] -- BWRAP ARGS...
  *     Runs as root on the host. Binds and listens on SOCKET, joins the sandbox's cgroups (writes "0" to
@@ -18,9 +18,10 @@
  *     Runs inside the sandbox as an ordinary command: relays stdin to a unix socket there and its answer to
  *     stdout (how the host reaches in-sandbox services such as the browser agent; see connect_relay).
  *
- *   paddock-init serve [4] [--egress SOCKET]
- *     Runs inside bwrap as pid 1 of the sandbox's pid namespace (bwrap --as-pid-1). Writes '+' to fd 4
- *     and closes it once set up, then accepts on fd 3, runs one command per connection, keeps
+ *   paddock-init serve [4] [--listen SOCKET] [--egress SOCKET]
+ *     Runs inside the sandbox as pid 1 of its pid namespace (bwrap --as-pid-1; the entrypoint of a Docker or
+ *     gVisor container). Writes '+' to fd 4 and closes it once set up, then accepts on fd 3 (or on SOCKET,
+ *     which it binds itself where no launcher hands over a bound socket), runs one command per connection, keeps
  *     background processes with a ring buffer of their output and reaps every orphan. When it exits the
  *     kernel kills everything in the pid namespace. With --egress it first starts the egress forwarder:
  *     127.0.0.1:3128 of the sandbox's own network namespace, relayed to the egress proxy at SOCKET.
@@ -882,23 +883,41 @@ static int launch(int argc, char **argv) {
     return 1;
 }
 
+/* Binds and listens on PATH as fd 3, for drivers whose runtime cannot hand over a bound socket (Docker, gVisor). */
+static void listen_at(const char *path) {
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    if (path[0] != '/' || strlen(path) >= sizeof a.sun_path) die("serve: --listen needs an absolute socket path");
+    strcpy(a.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("serve: socket: %s", strerror(errno));
+    unlink(path); /* left by an earlier run of this sandbox */
+    mode_t old = umask(077);
+    int bound = bind(fd, (struct sockaddr *)&a, sizeof a);
+    umask(old);
+    if (bound || listen(fd, 64)) die("serve: cannot listen on %s: %s", path, strerror(errno));
+    if (fd != LISTEN_FD && (dup2(fd, LISTEN_FD) < 0 || close(fd))) die("serve: dup2: %s", strerror(errno));
+}
+
+static int serve_main(int argc, char **argv) {
+    const char *egress = NULL, *listen_path = NULL;
+    int ready = -1;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "4") && ready < 0) { ready = READY_FD; continue; }
+        if (i + 1 < argc && !strcmp(argv[i], "--egress")) { egress = argv[++i]; continue; }
+        if (i + 1 < argc && !strcmp(argv[i], "--listen")) { listen_path = argv[++i]; continue; }
+        die("serve: unexpected argument '%s'", argv[i]);
+    }
+    if (egress && (egress[0] != '/' || strlen(egress) >= sizeof(((struct sockaddr_un *)0)->sun_path))) die("serve: --egress needs an absolute socket path");
+    if (ready >= 0 && fcntl(READY_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 must be open");
+    if (listen_path) listen_at(listen_path);
+    return serve(ready, egress);
+}
+
 int main(int argc, char **argv) {
-    const char *egress = NULL;
-    if (argc >= 4 && !strcmp(argv[1], "serve") && !strcmp(argv[argc - 2], "--egress")) {
-        egress = argv[argc - 1];
-        if (egress[0] != '/' || strlen(egress) >= sizeof(((struct sockaddr_un *)0)->sun_path)) die("serve: --egress needs an absolute socket path");
-        argc -= 2;
-    }
-    if (argc == 2 && !strcmp(argv[1], "serve")) return serve(-1, egress);
-    if (argc == 3 && !strcmp(argv[1], "serve")) {
-        /* only the fd the launcher hands over */
-        if (strcmp(argv[2], "4")) die("serve: expected the readiness pipe at fd 4");
-        if (fcntl(READY_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 must be open");
-        return serve(READY_FD, egress);
-    }
+    if (argc >= 2 && !strcmp(argv[1], "serve")) return serve_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
     if (argc == 4 && !strcmp(argv[1], "connect")) return connect_relay(argv[2], argv[3]);
     if (argc == 2 && !strcmp(argv[1], "seccomp")) return seccomp_dump();
-    fprintf(stderr, "usage: paddock-init serve [4] [--egress SOCKET] | paddock-init launch ... | paddock-init connect SOCKET WAIT_MS | paddock-init seccomp\n");
+    fprintf(stderr, "usage: paddock-init serve [4] [--listen SOCKET] [--egress SOCKET] | paddock-init launch ... | paddock-init connect SOCKET WAIT_MS | paddock-init seccomp\n");
     return 2;
 }
