@@ -28,7 +28,7 @@
  *
  * Wire format, both directions: frames of [type u8][length u32 big endian][payload]. Every length is
  * bounded; anything malformed closes the connection. Only peers outside the sandbox's pid namespace
- * (SO_PEERCRED pid 0) are served.
+ * (SO_PEERCRED pid 0; under gVisor, a host peer shows as init's own pid) are served.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -475,8 +475,10 @@ static void accept_all(int lfd) {
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) return;
         struct ucred cred; socklen_t len = sizeof cred;
-        /* A peer inside this pid namespace has a visible pid: only the host (pid 0 here) may drive init. */
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid != 0) {
+        /* A peer inside this pid namespace has a visible pid: only the host may drive init. The kernel shows the
+         * host as pid 0; gVisor shows a peer on the host as the listener's own pid, which no other process here
+         * can have (init never connects to itself). */
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || (cred.pid != 0 && cred.pid != getpid())) {
             note_drop("refused a peer inside the sandbox");
             close(fd);
             continue;
