@@ -1,6 +1,5 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.conformance.Conformance.CredentialEgress;
 import dev.paddock.core.conformance.Conformance.Durability;
 import dev.paddock.core.conformance.Conformance.Enforcement;
@@ -13,6 +12,7 @@ import dev.paddock.core.conformance.Conformance.PortFacts;
 import dev.paddock.core.conformance.Conformance.Support;
 import dev.paddock.core.conformance.Conformance.WorkspaceFacts;
 import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
+import dev.paddock.core.conformance.Conformance;
 import java.util.List;
 import java.util.Set;
 

@@ -18,7 +18,10 @@ import dev.paddock.driver.bwrap.cgroup.CgroupSystem;
 import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
 import dev.paddock.driver.bwrap.disk.DiskQuota;
 import dev.paddock.driver.bwrap.disk.LoopImageQuota;
+import dev.paddock.init.EgressFiles;
 import dev.paddock.init.InitBinary;
+import dev.paddock.init.SandboxEtc;
+import dev.paddock.init.SandboxLayout;
 import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
@@ -144,7 +147,7 @@ public final class BwrapDriver implements SandboxDriver {
                     + " without the egress proxy (the runtime host opens it); use network mode none");
         }
         BwrapArgs.Root root = resolveRoot(spec);
-        spec.env().forEach(BwrapArgs::checkEnv);
+        spec.env().forEach(SandboxLayout::checkEnv);
         claimRunDir(paths);
         int uid = allocateUid(paths);
         SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, Map.of());
@@ -161,7 +164,7 @@ public final class BwrapDriver implements SandboxDriver {
                 makeWorkspace(paths, uid);
                 if (root instanceof BwrapArgs.Root.Host) SandboxEtc.writeOwn(paths.etc(), uid, hostname);
             }, PREPARE);
-            BwrapArgs.Egress way = egress ? EgressMounts.prepare(spec.egress(), paths, uid, hasSystemBundle(root)) : null;
+            BwrapArgs.Egress way = egress ? egressWay(spec, paths, uid, root) : null;
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
             try {
                 launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), args);
@@ -257,6 +260,11 @@ public final class BwrapDriver implements SandboxDriver {
             throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, e.getMessage()
                     + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400), e);
         }
+    }
+
+    private static BwrapArgs.Egress egressWay(SandboxSpec spec, SandboxPaths paths, int uid, BwrapArgs.Root root) {
+        EgressFiles files = EgressFiles.prepare(spec.egress(), paths.egressFiles(), uid);
+        return new BwrapArgs.Egress(files.socketDir(), files.socketName(), files.caBundle(), hasSystemBundle(root), files.env());
     }
 
     /** Whether the root has a system CA bundle to mount the egress bundle over (a mount needs an existing file). */
@@ -437,7 +445,7 @@ public final class BwrapDriver implements SandboxDriver {
         cgroup.killAll();
         cgroup.remove();
         SandboxEtc.delete(paths.etc());
-        EgressMounts.delete(paths);
+        EgressFiles.delete(paths.egressFiles());
         unmountDisk(paths);
         deleteRunDir(paths);
         uids.release(meta.uid(), meta.sandboxId());

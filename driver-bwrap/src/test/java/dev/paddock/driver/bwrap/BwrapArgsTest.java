@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.core.PaddockException;
+import dev.paddock.init.SandboxLayout;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,8 +20,8 @@ class BwrapArgsTest {
         assertThat(a).contains("--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--as-pid-1", "--clearenv");
         assertThat(String.join(" ", a)).contains("--cap-drop ALL").contains("--seccomp " + BwrapArgs.SECCOMP_FD).contains("--ro-bind /usr /usr")
                 .doesNotContain("--ro-bind /etc /etc").contains("--ro-bind /data/etc/base-1 /etc --ro-bind /data/sandboxes/x/etc /etc/paddock")
-                .contains("--bind /data/sandboxes/x/workspace /workspace").contains("--ro-bind /data/bin/init " + BwrapArgs.INIT_PATH)
-                .endsWith("-- " + BwrapArgs.INIT_PATH + " serve 4");
+                .contains("--bind /data/sandboxes/x/workspace /workspace").contains("--ro-bind /data/bin/init " + SandboxLayout.INIT_PATH)
+                .endsWith("-- " + SandboxLayout.INIT_PATH + " serve 4");
         assertThat(a).doesNotContain("--die-with-parent", "--share-net");
     }
 
@@ -70,15 +71,15 @@ class BwrapArgsTest {
                 new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of("API_KEY", "mine", "HTTP_PROXY", "x"), egress);
         String line = String.join(" ", a);
         assertThat(line).contains("--unshare-all").doesNotContain("--share-net")
-                .contains("--ro-bind /data/egress/x " + BwrapArgs.EGRESS_DIR)
-                .contains("--ro-bind /data/sandboxes/x/egress/ca-certificates.crt " + BwrapArgs.CA_BUNDLE)
+                .contains("--ro-bind /data/egress/x " + SandboxLayout.EGRESS_DIR)
+                .contains("--ro-bind /data/sandboxes/x/egress/ca-certificates.crt " + SandboxLayout.CA_BUNDLE)
                 .contains("--ro-bind /data/sandboxes/x/egress/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt")
-                .endsWith("serve 4 --egress " + BwrapArgs.EGRESS_DIR + "/proxy.sock")
+                .endsWith("serve 4 --egress " + SandboxLayout.EGRESS_DIR + "/proxy.sock")
                 .contains("--setenv https_proxy http://127.0.0.1:3128").contains("--setenv NO_PROXY localhost,127.0.0.1")
-                .contains("--setenv PIP_CERT " + BwrapArgs.CA_BUNDLE).contains("--setenv NODE_EXTRA_CA_CERTS " + BwrapArgs.CA_BUNDLE);
+                .contains("--setenv PIP_CERT " + SandboxLayout.CA_BUNDLE).contains("--setenv NODE_EXTRA_CA_CERTS " + SandboxLayout.CA_BUNDLE);
         // the placeholder comes after the request's own variable of the same name, so it wins
         assertThat(line.lastIndexOf("--setenv API_KEY paddock-secret-00")).isGreaterThan(line.indexOf("--setenv API_KEY mine"));
         // the init's binary bind precedes everything under /dev/.paddock, and /dev itself precedes both
-        assertThat(a.indexOf("--dev")).isLessThan(a.indexOf(BwrapArgs.EGRESS_DIR));
+        assertThat(a.indexOf("--dev")).isLessThan(a.indexOf(SandboxLayout.EGRESS_DIR));
     }
 }

@@ -11,6 +11,7 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Sandbox;
+import dev.paddock.init.SandboxLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -53,7 +54,7 @@ class BwrapExecTest {
     @Test
     void passesEnvOnTopOfTheMinimalEnvironment() {
         var r = run(sandbox, new ExecRequest(List.of("/bin/sh", "-c", "echo $GREETING:$HOME:$PATH"), Map.of("GREETING", "hi"), null, null, null));
-        assertThat(r.out()).isEqualTo("hi:/workspace:" + BwrapArgs.PATH + "\n");
+        assertThat(r.out()).isEqualTo("hi:/workspace:" + SandboxLayout.PATH + "\n");
         assertThat(sh(sandbox, "env | cut -d= -f1 | sort | tr '\\n' ' '").out()).doesNotContain("JAVA_HOME", "MAVEN");
     }
 
@@ -76,14 +77,14 @@ class BwrapExecTest {
                 c.sendall(b'got ' + str(len(data)).encode() + b':' + data[:5]); c.close()
                 """));
         // waits for the service to listen, sends all of stdin with an end, prints the whole answer
-        var r = run(sandbox, ExecRequest.of(BwrapArgs.INIT_PATH, "connect", "/tmp/echo.sock", "10000").withStdin("hello world".repeat(10_000).getBytes(StandardCharsets.UTF_8)));
+        var r = run(sandbox, ExecRequest.of(SandboxLayout.INIT_PATH, "connect", "/tmp/echo.sock", "10000").withStdin("hello world".repeat(10_000).getBytes(StandardCharsets.UTF_8)));
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).isEqualTo("got 110000:hello");
 
-        var none = run(sandbox, ExecRequest.of(BwrapArgs.INIT_PATH, "connect", "/tmp/nobody.sock", "100"));
+        var none = run(sandbox, ExecRequest.of(SandboxLayout.INIT_PATH, "connect", "/tmp/nobody.sock", "100"));
         assertThat(none.exit()).isEqualTo(3);
         assertThat(none.err()).contains("nothing listens on /tmp/nobody.sock");
-        var bad = run(sandbox, ExecRequest.of(BwrapArgs.INIT_PATH, "connect", "/tmp/nobody.sock", "soon"));
+        var bad = run(sandbox, ExecRequest.of(SandboxLayout.INIT_PATH, "connect", "/tmp/nobody.sock", "soon"));
         assertThat(bad.exit()).isEqualTo(1);
         assertThat(bad.err()).contains("WAIT_MS must be 0 to 600000");
     }

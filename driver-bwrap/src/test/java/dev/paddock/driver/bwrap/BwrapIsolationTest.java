@@ -8,6 +8,7 @@ import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.init.SandboxLayout;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -36,7 +37,7 @@ class BwrapIsolationTest {
         String pids = sh(sandbox, "ls /proc | grep -E '^[0-9]+$' | sort -n | tr '\\n' ' '").out().trim();
         // init (1), the shell and ls: nothing of the host, whose pids are in the thousands
         for (String pid : pids.split(" ")) assertThat(Integer.parseInt(pid)).isLessThan(100);
-        assertThat(sh(sandbox, "cat /proc/1/cmdline | tr '\\0' ' '").out()).startsWith(BwrapArgs.INIT_PATH + " serve");
+        assertThat(sh(sandbox, "cat /proc/1/cmdline | tr '\\0' ' '").out()).startsWith(SandboxLayout.INIT_PATH + " serve");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap;
+package dev.paddock.init;
 
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  *       user, and hosts with its name.</li>
  * </ul>
  */
-final class SandboxEtc {
+public final class SandboxEtc {
     /** Host entries copied into the base: loader cache, alternatives, CA certificates, locale and tool defaults. */
     static final List<String> FROM_HOST = List.of(
             "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
@@ -45,7 +45,7 @@ final class SandboxEtc {
     static final String NSSWITCH = "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\nnetworks: files\n"
             + "protocols: files\nservices: files\nethers: files\nrpc: files\n";
     /** Where the per-sandbox directory is mounted inside /etc. */
-    static final String OWN_DIR = "paddock";
+    public static final String OWN_DIR = "paddock";
 
     private static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-r--r--");
@@ -57,7 +57,7 @@ final class SandboxEtc {
      * (paths, sizes, modification times), so a host update (a new loader cache) gives a new base; sandboxes still
      * running keep theirs.
      */
-    static Path base(Path hostEtc, Path etcRoot) {
+    public static Path base(Path hostEtc, Path etcRoot) {
         Path base = etcRoot.resolve("base-" + fingerprint(hostEtc));
         if (Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) return base;
         try {
@@ -90,7 +90,7 @@ final class SandboxEtc {
     }
 
     /** Writes the sandbox's own files into {@code dir}: its user {@code uid} and its host name. */
-    static void writeOwn(Path dir, int uid, String hostname) {
+    public static void writeOwn(Path dir, int uid, String hostname) {
         Map<String, String> files = Map.of(
                 "passwd", "root:x:0:0:root:/root:/usr/sbin/nologin\n"
                         + "sandbox:x:" + uid + ":" + uid + ":sandbox:/workspace:/bin/sh\n"
@@ -114,7 +114,7 @@ final class SandboxEtc {
         }
     }
 
-    static void delete(Path dir) {
+    public static void delete(Path dir) {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
         try (Stream<Path> tree = Files.walk(dir)) {
             for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);

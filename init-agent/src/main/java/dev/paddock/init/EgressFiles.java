@@ -1,4 +1,4 @@
-package dev.paddock.driver.bwrap;
+package dev.paddock.init;
 
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.EgressAttachment;
@@ -8,20 +8,23 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 
 /**
- * Prepares what a sandbox with egress mounts: hands the proxy's socket directory to the sandbox's uid (0700; the
- * proxy gives each socket it creates there the directory's owner) and writes the CA bundle the sandbox trusts:
- * the host's system bundle plus the installation CA. The image's own bundle is never read: a hostile image could
- * make it a symlink to a host file.
+ * What a sandbox with egress mounts: the proxy's socket directory, handed to the sandbox's uid (0700; the proxy
+ * gives each socket it creates there the directory's owner), and the CA bundle the sandbox trusts: the host's
+ * system bundle plus the installation CA, written to {@code filesDir}. The image's own bundle is never read: a
+ * hostile image could make it a symlink to a host file.
  */
-final class EgressMounts {
+public record EgressFiles(Path socketDir, String socketName, Path caBundle, Map<String, String> env) {
     static final Path HOST_BUNDLE = Path.of("/etc/ssl/certs/ca-certificates.crt");
     private static final String BUNDLE_NAME = "ca-certificates.crt";
 
-    private EgressMounts() {}
+    public EgressFiles {
+        env = Map.copyOf(env);
+    }
 
-    static BwrapArgs.Egress prepare(EgressAttachment attachment, SandboxPaths paths, int uid, boolean overSystemBundle) {
+    public static EgressFiles prepare(EgressAttachment attachment, Path filesDir, int uid) {
         Path dir = Path.of(attachment.socketDir());
         if (!dir.isAbsolute() || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             throw PaddockException.internal("the egress socket directory " + dir + " is missing or not a directory", null);
@@ -39,10 +42,9 @@ final class EgressMounts {
                 chown(socket, uid);
                 Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
             }
-            Path files = paths.egressFiles();
-            Files.createDirectories(files);
-            Files.setPosixFilePermissions(files, PosixFilePermissions.fromString("rwxr-xr-x"));
-            Path bundle = files.resolve(BUNDLE_NAME);
+            Files.createDirectories(filesDir);
+            Files.setPosixFilePermissions(filesDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Path bundle = filesDir.resolve(BUNDLE_NAME);
             StringBuilder text = new StringBuilder();
             if (Files.isRegularFile(HOST_BUNDLE)) {
                 text.append(Files.readString(HOST_BUNDLE, StandardCharsets.UTF_8));
@@ -51,14 +53,15 @@ final class EgressMounts {
             if (attachment.caCertificatePem() != null) text.append("# Paddock egress CA (TLS interception for credential hosts)\n").append(attachment.caCertificatePem());
             Files.writeString(bundle, text, StandardCharsets.UTF_8);
             Files.setPosixFilePermissions(bundle, PosixFilePermissions.fromString("rw-r--r--"));
-            return new BwrapArgs.Egress(dir, name, bundle, overSystemBundle, attachment.env());
+            return new EgressFiles(dir, name, bundle, attachment.env());
         } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the egress mounts of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
+            throw PaddockException.internal("cannot prepare the egress files in " + filesDir + ": " + e.getMessage(), e);
         }
     }
 
-    static void delete(SandboxPaths paths) {
-        SandboxEtc.delete(paths.egressFiles());
+    /** Removes what {@link #prepare} wrote to {@code filesDir}; the socket directory belongs to the egress proxy. */
+    public static void delete(Path filesDir) {
+        SandboxEtc.delete(filesDir);
     }
 
     private static void chown(Path p, int uid) throws IOException {
