@@ -16,9 +16,10 @@ paddock_find_jdk() {
 }
 
 # Packages for running (bwrap, a C compiler with static libc for the in-sandbox init) and for the tests
-# (Chromium for the web console test, debootstrap for the image build test).
+# (Chromium for the web console test, debootstrap for the image build test, gVisor's runsc and Docker for
+# the drivers of the same names).
 PADDOCK_RUN_PACKAGES="bubblewrap gcc libc6-dev"
-PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap busybox-static curl python3 python3-pip ca-certificates procps"
+PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap busybox-static curl python3 python3-pip ca-certificates procps runsc docker.io"
 
 # node and npm: the browser-vm asset build and the SDK compatibility tests. Any Node.js 18+ will do; Debian's
 # packages are installed only when no node is on the PATH (a NodeSource node already bundles npm).
@@ -41,4 +42,37 @@ paddock_ensure_packages() {
   echo "installing Debian packages: ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# A Docker engine for the docker driver's tests: the one at $DOCKER_HOST (or /var/run/docker.sock) when it
+# answers, otherwise a throwaway dockerd of the tests' own: no bridge and no iptables rules (sandboxes get no
+# network but Paddock's egress proxy), its own data root, gVisor's runsc registered as the runtime "runsc".
+# Exports DOCKER_HOST; PADDOCK_STARTED_DOCKERD holds the pid of a daemon started here (paddock_stop_dockerd).
+paddock_ensure_dockerd() {
+  local sock="${DOCKER_HOST:-unix:///var/run/docker.sock}"
+  if docker -H "$sock" version >/dev/null 2>&1; then export DOCKER_HOST="$sock"; return 0; fi
+  command -v dockerd >/dev/null || { echo "error: no dockerd; install Debian's docker.io" >&2; return 1; }
+  local dir="${PADDOCK_DOCKERD_DIR:-/tmp/paddock-dockerd}"
+  mkdir -p "$dir" && chmod 700 "$dir"
+  printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none", "--host-uds=all"]}}}\n' \
+    "$(command -v runsc || echo /usr/bin/runsc)" > "$dir/daemon.json"
+  setsid dockerd --config-file "$dir/daemon.json" --bridge=none --iptables=false --ip6tables=false \
+    --data-root "$dir/root" --exec-root "$dir/exec" --pidfile "$dir/dockerd.pid" -H "unix://$dir/docker.sock" \
+    </dev/null >"$dir/dockerd.log" 2>&1 &
+  PADDOCK_STARTED_DOCKERD=$!
+  export DOCKER_HOST="unix://$dir/docker.sock"
+  local i
+  for i in $(seq 1 60); do
+    docker version >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  echo "error: the test dockerd did not come up; its log:" >&2
+  tail -20 "$dir/dockerd.log" >&2
+  return 1
+}
+
+paddock_stop_dockerd() {
+  [ -n "${PADDOCK_STARTED_DOCKERD:-}" ] || return 0
+  kill "$PADDOCK_STARTED_DOCKERD" 2>/dev/null || true
+  for _ in $(seq 1 40); do kill -0 "$PADDOCK_STARTED_DOCKERD" 2>/dev/null || return 0; sleep 0.25; done
 }
