@@ -63,6 +63,11 @@ public interface SandboxDriver extends AutoCloseable {
         }
     }
 
+    /** Process-memory checkpoints, where the driver's conformance record claims the kind {@value MemoryCheckpoints#KIND}. */
+    default Optional<MemoryCheckpoints> memoryCheckpoints() {
+        return Optional.empty();
+    }
+
     @Override
     default void close() {}
 }
