@@ -33,6 +33,13 @@ final class OrphanReaper {
         // one whose record was terminated here — e.g. caught mid-create, before it had a handle — is destroyed below.
         Set<String> keep = new HashSet<>();
         for (SandboxRecord r : host.activeRecords()) {
+            Optional<String> unavailable = Optional.ofNullable(host.drivers().get(r.driver())).flatMap(SandboxDriver::unavailableReason);
+            if (unavailable.isPresent()) {
+                // its backend may well still run it: left as it is until the driver can run here again
+                keep.add(r.id());
+                log.warn("left sandbox {} alone: driver {} cannot run on this host ({})", r.id(), r.driver(), unavailable.get());
+                continue;
+            }
             try {
                 if (reap(r)) keep.add(r.id());
             } catch (PaddockException e) {

@@ -139,6 +139,18 @@ public final class RuntimeHost implements AutoCloseable {
         return drivers.values().stream().map(SandboxDriver::conformance).toList();
     }
 
+    /** Every driver this host knows, the default first, with why it cannot run here where it cannot. */
+    public List<DriverStatus> driverStatuses() {
+        return drivers.values().stream().map(d -> new DriverStatus(d.conformance(), d.unavailableReason().orElse(null))).toList();
+    }
+
+    /** A driver's claims and, when it cannot run on this host, the reason (null when it can). */
+    public record DriverStatus(Conformance conformance, String unavailableReason) {
+        public boolean available() {
+            return unavailableReason == null;
+        }
+    }
+
     public int liveCount() { return live.size(); }
 
     /** Started sandboxes waiting in the warm pools. */
@@ -557,6 +569,11 @@ public final class RuntimeHost implements AutoCloseable {
     private Sandbox attached(SandboxRecord r) {
         Sandbox s = live.get(r.id());
         if (s == null) {
+            SandboxDriver d = drivers.get(r.driver());
+            if (d != null && d.unavailableReason().isPresent()) {
+                throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "sandbox " + r.id() + " runs on driver '" + r.driver()
+                        + "', which cannot run on this host: " + d.unavailableReason().get());
+            }
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE,
                     "sandbox " + r.id() + " is not attached to this host; it is being recovered or was lost");
         }

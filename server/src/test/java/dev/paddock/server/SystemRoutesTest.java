@@ -34,6 +34,23 @@ class SystemRoutesTest {
         assertThat(d.has("credential_egress")).isTrue();
         assertThat(d.has("runtime_checkpoints")).isTrue();
         assertThat(d.path("lifecycle").path("suspend_resume").asString()).isIn("supported", "unsupported");
+        assertThat(d.path("available").asBoolean(false)).isTrue();
+        assertThat(d.has("unavailable_reason")).isFalse();
+    }
+
+    @Test
+    void aDriverThatCannotRunHereIsListedWithItsReasonAndCreatesOnItFailFast() {
+        var absent = t.admin.get("/v1/drivers").json().path("data").get(1);
+        assertThat(absent.path("driver").asString()).isEqualTo(TestServer.ABSENT_DRIVER);
+        assertThat(absent.path("available").asBoolean(true)).isFalse();
+        assertThat(absent.path("unavailable_reason").asString()).isEqualTo(TestServer.ABSENT_REASON);
+
+        var created = t.admin.post("/v1/sandboxes", "{\"driver\":\"" + TestServer.ABSENT_DRIVER + "\"}");
+        assertThat(created.status()).isEqualTo(503);
+        assertThat(created.json().path("error").path("code").asString()).isEqualTo("driver_unavailable");
+        assertThat(created.json().path("error").path("message").asString()).contains(TestServer.ABSENT_REASON);
+        assertThat(t.admin.get("/v1/sandboxes").json().path("data").valueStream().map(d -> d.path("driver").asString()))
+                .as("nothing recorded").doesNotContain(TestServer.ABSENT_DRIVER);
     }
 
     @Test

@@ -4,6 +4,8 @@ import dev.paddock.access.ApiKeys;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.browser.BrowserService;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.UnavailableDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
@@ -69,8 +71,9 @@ final class TestServer implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
+        SubprocessDriver subprocess = new SubprocessDriver(dataDir);
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
-                List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
+                List.of(subprocess, absentDriver(subprocess.conformance())), Clock.systemUTC());
         host.start();
         keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         adminKey = keys.create(ApiKeys.DEFAULT_TENANT, "test admin", true).secret();
@@ -88,6 +91,16 @@ final class TestServer implements AutoCloseable {
         int port = server.start();
         admin = new Api(port, adminKey);
     }
+
+    /** A driver the server knows but cannot run here, as a host without runsc lists gVisor. */
+    static UnavailableDriver absentDriver(Conformance like) {
+        Conformance record = new Conformance(ABSENT_DRIVER, "a driver this machine lacks", like.lanes(), like.lifecycle(),
+                like.workspace(), like.outputs(), like.credentialEgress(), like.runtimeCheckpoints(), like.portFacts());
+        return new UnavailableDriver(record, ABSENT_REASON);
+    }
+
+    static final String ABSENT_DRIVER = "absent";
+    static final String ABSENT_REASON = "its runtime is not installed on this machine";
 
     Api as(String key) {
         return new Api(server.port(), key);

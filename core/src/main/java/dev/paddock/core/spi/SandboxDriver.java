@@ -12,6 +12,11 @@ public interface SandboxDriver extends AutoCloseable {
     /** The machine-readable claims the conformance kit proves. */
     Conformance conformance();
 
+    /** Why this driver cannot run on this host (see {@link UnavailableDriver}); empty when it can. */
+    default Optional<String> unavailableReason() {
+        return Optional.empty();
+    }
+
     /**
      * The limits a sandbox of this driver gets when its request names {@code requested} (null: none named; a field
      * the request left out holds this method's answer for null). A driver whose backend cannot enforce a limit

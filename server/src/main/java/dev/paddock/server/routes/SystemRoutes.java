@@ -27,7 +27,7 @@ public final class SystemRoutes {
     public void register(RoutesConfig r) {
         r.get("/v1/health", ctx -> ctx.json(new Views.Health("ok", version,
                 host.drivers().stream().map(Conformance::driver).toList())));
-        r.get("/v1/drivers", ctx -> ctx.json(new Views.DataList<>(host.drivers())));
+        r.get("/v1/drivers", ctx -> ctx.json(new Views.DataList<>(host.driverStatuses().stream().map(Views.Driver::of).toList())));
         byte[] openapi = openapi();
         r.get(OPENAPI_PATH, ctx -> ctx.contentType("application/json").result(openapi));
         r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));

@@ -1,10 +1,14 @@
 package dev.paddock.server.wire;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.store.ApiKey;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.SandboxEvent;
+import dev.paddock.host.RuntimeHost;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +58,13 @@ public final class Views {
                              String stdout, String stderr, boolean stdoutTruncated, boolean stderrTruncated) {}
 
     public record Health(String status, String version, List<String> drivers) {}
+
+    /** A driver's conformance record with whether it can run on this host, and why not where it cannot. */
+    public record Driver(@JsonUnwrapped Conformance conformance, boolean available, @JsonInclude(JsonInclude.Include.NON_NULL) String unavailableReason) {
+        public static Driver of(RuntimeHost.DriverStatus s) {
+            return new Driver(s.conformance(), s.available(), s.unavailableReason());
+        }
+    }
 
     public record Chunk(String dataBase64) {}
 }
