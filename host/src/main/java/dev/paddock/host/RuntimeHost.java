@@ -558,6 +558,7 @@ public final class RuntimeHost implements AutoCloseable {
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + r.id() + " failed"
                     + (r.stateReason() == null ? "" : ": " + r.stateReason()) + "; create a new one (its workspace stays readable)");
         }
+        requireDriverRuns(r);
         requireOwned(r);
         if (r.state() != SandboxState.RUNNING) {
             String hint = r.state() == SandboxState.SUSPENDED ? "; resume it first" : "";
@@ -566,14 +567,18 @@ public final class RuntimeHost implements AutoCloseable {
         return attached(r);
     }
 
+    /** A sandbox on a driver this host cannot run is left as it is (see OrphanReaper); its calls say why. */
+    private void requireDriverRuns(SandboxRecord r) {
+        SandboxDriver d = drivers.get(r.driver());
+        if (d != null && d.unavailableReason().isPresent()) {
+            throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "sandbox " + r.id() + " runs on driver '" + r.driver()
+                    + "', which cannot run on this host: " + d.unavailableReason().get());
+        }
+    }
+
     private Sandbox attached(SandboxRecord r) {
         Sandbox s = live.get(r.id());
         if (s == null) {
-            SandboxDriver d = drivers.get(r.driver());
-            if (d != null && d.unavailableReason().isPresent()) {
-                throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "sandbox " + r.id() + " runs on driver '" + r.driver()
-                        + "', which cannot run on this host: " + d.unavailableReason().get());
-            }
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE,
                     "sandbox " + r.id() + " is not attached to this host; it is being recovered or was lost");
         }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.FenceLostException;
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.Fence;
@@ -13,6 +15,7 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.UnavailableDriver;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.store.SandboxEvent;
 import dev.paddock.core.store.SandboxRecord;
@@ -82,6 +85,35 @@ class HostRestartTest {
         } finally {
             second.delete(ALICE, kept.id());
             second.close();
+        }
+    }
+
+    @Test
+    void aSandboxWhoseDriverCannotRunAfterARestartIsLeftAloneAndAnswersWithTheReason() {
+        RuntimeHost first = HostFixture.host(dataDir, store, "bwrap", drivers());
+        SandboxRecord kept = first.create(ALICE, SandboxRequest.defaults());
+        first.close(); // the host dies; the next one starts on a machine where bwrap cannot run (say, an upgrade broke it)
+
+        BwrapDriver bwrap = new BwrapDriver(BwrapConfig.defaults(dataDir));
+        var broken = new UnavailableDriver(bwrap.conformance(), "bubblewrap is not installed");
+        RuntimeHost second = HostFixture.host(dataDir, store, "subprocess", List.of(HostFixture.subprocess(dataDir), broken));
+        try {
+            SandboxRecord after = second.get(ALICE, kept.id());
+            assertThat(after.state()).isEqualTo(SandboxState.RUNNING);
+            assertThat(after.fence()).as("not taken over").isEqualTo(kept.fence());
+            assertThatThrownBy(() -> second.run(ALICE, kept.id(), ExecRequest.shell("true"), ExecOutput.DISCARD))
+                    .hasMessageContaining("bubblewrap is not installed")
+                    .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo(ErrorCode.DRIVER_UNAVAILABLE.wire()));
+        } finally {
+            second.close();
+        }
+        // the backend kept running it all along: a host that can run bwrap again re-attaches it
+        RuntimeHost third = HostFixture.host(dataDir, store, "bwrap", drivers());
+        try {
+            assertThat(third.run(ALICE, kept.id(), ExecRequest.shell("true"), ExecOutput.DISCARD).exitCode()).isZero();
+        } finally {
+            third.delete(ALICE, kept.id());
+            third.close();
         }
     }
 
