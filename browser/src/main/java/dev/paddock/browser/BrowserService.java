@@ -64,6 +64,12 @@ public final class BrowserService {
         this.host = host;
     }
 
+    /** Whether browser sandboxes on {@code driver} (null: the default) run Chromium with its own sandbox on. */
+    boolean keepsChromiumSandbox(String driver) {
+        String id = driver == null ? host.config().defaultDriver() : driver;
+        return host.drivers().stream().anyMatch(c -> c.driver().equals(id) && c.keepsChromiumSandbox());
+    }
+
     // ---------------------------------------------------------------- script mode
 
     /** Writes {@code script} into the sandbox and runs it with node; {@code timeout} null takes the default. */
@@ -247,8 +253,8 @@ public final class BrowserService {
         }
         if (r.exitCode() == 3) return null;
         if (r.exitCode() == 127) {
-            throw new PaddockException(ErrorCode.BROWSER_NEEDS_BWRAP, "browser sandboxes run on the bwrap driver; sandbox "
-                    + id + " runs on another driver, which lacks the relay to the in-sandbox browser agent");
+            throw new PaddockException(ErrorCode.BROWSER_NEEDS_INIT_AGENT, "sandbox " + id + " runs on a driver without Paddock's"
+                    + " init agent, which relays to the in-sandbox browser; browser sandboxes run on bwrap, gvisor and docker");
         }
         if (r.timedOut()) {
             Long pid = agents.remove(id);

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * The {@code browser} sandbox template: limits Chromium can live in (Chromium threads count against the pids limit,
@@ -32,6 +33,8 @@ public final class BrowserTemplate implements SandboxTemplate {
     /** Environment names the template keeps for itself: the in-sandbox agent reads its policy from them. */
     static final String ENV_PREFIX = "PADDOCK_BROWSER";
     static final String EVALUATE = "PADDOCK_BROWSER_EVALUATE";
+    /** "1" where the sandbox's driver lets Chromium keep its own sandbox (see launch.mjs). */
+    static final String CHROMIUM_SANDBOX = "PADDOCK_BROWSER_CHROMIUM_SANDBOX";
     static final long MIN_MEMORY = 1L << 30;
     static final int MIN_PIDS = 1024;
     static final double MIN_CPUS = 2.0;
@@ -44,11 +47,18 @@ public final class BrowserTemplate implements SandboxTemplate {
 
     private final BrowserService browser;
     private final int warmPoolSize;
+    /** Whether a driver (null: the default) lets Chromium keep its own sandbox. */
+    private final Predicate<String> keepsChromiumSandbox;
 
     /** {@code warmPoolSize} browser sandboxes are kept started (0: none); see {@link #warmProfile()}. */
     public BrowserTemplate(BrowserService browser, int warmPoolSize) {
+        this(browser, warmPoolSize, browser::keepsChromiumSandbox);
+    }
+
+    BrowserTemplate(BrowserService browser, int warmPoolSize, Predicate<String> keepsChromiumSandbox) {
         this.browser = browser;
         this.warmPoolSize = warmPoolSize;
+        this.keepsChromiumSandbox = keepsChromiumSandbox;
     }
 
     /** {@code base} as a create request for a browser sandbox. */
@@ -66,13 +76,17 @@ public final class BrowserTemplate implements SandboxTemplate {
         Set<String> unknown = new TreeSet<>(r.templateOptions().keySet());
         unknown.remove(ALLOW_EVALUATE);
         if (!unknown.isEmpty()) throw new PaddockException(ErrorCode.UNKNOWN_TEMPLATE_OPTION, "the browser template takes only " + ALLOW_EVALUATE + ", not " + unknown);
-        return shape(r, "true".equals(r.templateOptions().get(ALLOW_EVALUATE)));
+        return shape(r, "true".equals(r.templateOptions().get(ALLOW_EVALUATE)), keepsChromiumSandbox.test(r.driver()));
     }
 
-    /** The evaluate policy in the environment, limits raised to the browser's floors, the browser's idle policy. */
-    static SandboxRequest shape(SandboxRequest r, boolean allowEvaluate) {
+    /**
+     * The evaluate policy and whether Chromium keeps its own sandbox in the environment, limits raised to the
+     * browser's floors, the browser's idle policy.
+     */
+    static SandboxRequest shape(SandboxRequest r, boolean allowEvaluate, boolean chromiumSandbox) {
         Map<String, String> env = new HashMap<>(r.env() == null ? Map.of() : r.env());
         env.put(EVALUATE, allowEvaluate ? "1" : "0");
+        env.put(CHROMIUM_SANDBOX, chromiumSandbox ? "1" : "0");
         Limits l = r.limits() == null ? Limits.DEFAULT : r.limits();
         Limits raised = new Limits(Math.max(l.memoryBytes(), MIN_MEMORY), Math.max(l.pids(), MIN_PIDS), Math.max(l.cpus(), MIN_CPUS));
         Duration idle = r.idleSuspendAfter() == null ? IDLE_SUSPEND : r.idleSuspendAfter();
@@ -88,7 +102,7 @@ public final class BrowserTemplate implements SandboxTemplate {
     @Override
     public Optional<WarmProfile> warmProfile() {
         if (warmPoolSize == 0) return Optional.empty();
-        SandboxRequest template = shape(SandboxRequest.defaults().withNetwork(WAITING), false).withTemplate(NAME);
+        SandboxRequest template = shape(SandboxRequest.defaults().withNetwork(WAITING), false, keepsChromiumSandbox.test(null)).withTemplate(NAME);
         return Optional.of(new WarmProfile(NAME, warmPoolSize, template,
                 r -> r.image() == null && !r.writableRootfs() && template.env().equals(r.env()) && template.limits().equals(r.limits()),
                 BrowserService::startPooled, true, REFILL_DELAY));

@@ -1,5 +1,7 @@
-// Launch options for Chromium inside a Paddock sandbox. Chromium's own sandbox needs nested user namespaces,
-// which bubblewrap disables: the bwrap sandbox around this process is the boundary, hence --no-sandbox.
+// Launch options for Chromium inside a Paddock sandbox. Chromium's own sandbox needs nested user namespaces.
+// Drivers with a kernel boundary that allows them (gVisor, Docker with runsc) set PADDOCK_BROWSER_CHROMIUM_SANDBOX=1
+// and Chromium keeps its sandbox inside that boundary. bubblewrap disables nested user namespaces: there the bwrap
+// sandbox around this process is the only boundary, hence --no-sandbox (see docs/SECURITY.md).
 // All traffic goes through the sandbox's egress forwarder; loopback too, so nothing bypasses the proxy.
 import { mkdirSync } from 'node:fs';
 import { chromium as core } from '/usr/local/lib/paddock-browser/node_modules/playwright-core/index.mjs';
@@ -27,8 +29,10 @@ const DISABLED_FEATURES = [
 
 const NOWHERE = 'http://127.0.0.1:9/';
 
-export function launchArgs() {
-  const args = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-zygote',
+export function launchArgs(env = process.env) {
+  // the zygote is what forks sandboxed renderers: it goes only where the sandbox does
+  const sandbox = env.PADDOCK_BROWSER_CHROMIUM_SANDBOX === '1' ? [] : ['--no-sandbox', '--no-zygote'];
+  const args = [...sandbox, '--disable-gpu', '--disable-dev-shm-usage',
     '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
     '--disable-default-apps', '--disable-breakpad', '--disable-crash-reporter', '--disable-domain-reliability',
     '--disable-client-side-phishing-detection', '--metrics-recording-only', '--no-pings', '--no-default-browser-check',

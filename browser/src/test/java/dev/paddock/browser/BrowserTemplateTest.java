@@ -15,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class BrowserTemplateTest {
-    private final BrowserTemplate template = new BrowserTemplate(null, 0);
+    private final BrowserTemplate template = new BrowserTemplate(null, 0, driver -> false);
 
     @Test
     void raisesLimitsToTheBrowserFloorsAndKeepsTheRequestsEnvironment() {
@@ -38,6 +38,15 @@ class BrowserTemplateTest {
     }
 
     @Test
+    void chromiumKeepsItsOwnSandboxOnlyOnDriversWhoseBoundaryAllowsIt() {
+        var onGvisor = new BrowserTemplate(null, 0, "gvisor"::equals);
+        SandboxRequest asked = BrowserTemplate.request(SandboxRequest.defaults().withEnv(Map.of("PADDOCK_BROWSER_CHROMIUM_SANDBOX", "1")), false);
+        assertThat(onGvisor.apply(asked.withDriver("gvisor")).env()).containsEntry(BrowserTemplate.CHROMIUM_SANDBOX, "1");
+        assertThat(onGvisor.apply(asked.withDriver("bwrap")).env()).as("the request cannot turn it on").containsEntry(BrowserTemplate.CHROMIUM_SANDBOX, "0");
+        assertThat(onGvisor.apply(asked).env()).as("the default driver").containsEntry(BrowserTemplate.CHROMIUM_SANDBOX, "0");
+    }
+
+    @Test
     void refusesOptionsItDoesNotKnow() {
         SandboxRequest r = SandboxRequest.defaults().withTemplate(BrowserTemplate.NAME, Map.of("headless", "false"));
         assertThatThrownBy(() -> template.apply(r)).isInstanceOfSatisfying(PaddockException.class,
@@ -57,7 +66,7 @@ class BrowserTemplateTest {
     @Test
     void itsWarmPoolServesOnlyRequestsWithTheTemplatesDefaults() {
         assertThat(template.warmProfile()).isEmpty();
-        WarmProfile pool = new BrowserTemplate(null, 2).warmProfile().orElseThrow();
+        WarmProfile pool = new BrowserTemplate(null, 2, driver -> false).warmProfile().orElseThrow();
         NetworkPolicy limited = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("example.com"), false);
         assertThat(pool.fits().test(template.apply(BrowserTemplate.request(SandboxRequest.defaults().withNetwork(limited), false)))).isTrue();
         assertThat(pool.fits().test(template.apply(BrowserTemplate.request(SandboxRequest.defaults().withNetwork(limited), true))))

@@ -25,7 +25,7 @@ public enum ErrorCode {
     ASSET_NOT_FOUND(ErrorType.NOT_FOUND, "no such browser-vm asset"),
     BAD_REQUEST(ErrorType.INVALID_REQUEST, "the HTTP layer refused the request"),
     BROWSER_BAD_ANSWER(ErrorType.API, "the in-sandbox browser agent sent an unreadable answer"),
-    BROWSER_NEEDS_BWRAP(ErrorType.NOT_IMPLEMENTED, "browser sandboxes run on the bwrap driver only"),
+    BROWSER_NEEDS_INIT_AGENT(ErrorType.NOT_IMPLEMENTED, "browser sandboxes need a driver that runs Paddock's init agent (bwrap, gvisor, docker)"),
     BROWSER_SETUP_FAILED(ErrorType.API, "the browser files could not be prepared in the sandbox"),
     BROWSER_SETUP_TIMEOUT(ErrorType.TIMEOUT, "preparing the browser in the sandbox timed out"),
     BROWSER_TIMEOUT(ErrorType.TIMEOUT, "the browser did not answer in time; the next action starts a fresh one"),

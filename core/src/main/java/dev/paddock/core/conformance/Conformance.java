@@ -47,6 +47,16 @@ public record Conformance(
     /** The port fact of drivers that enforce {@code limits.disk} on the host's disk. */
     public static final String DISK_LIMITS = "disk_quota";
 
+    /**
+     * The port fact of drivers whose boundary lets Chromium keep its own sandbox inside (user namespaces and seccomp
+     * for unprivileged processes): browser sandboxes on them run Chromium without {@code --no-sandbox}.
+     */
+    public static final String CHROMIUM_SANDBOX = "chromium_sandbox";
+
+    public boolean keepsChromiumSandbox() {
+        return portFacts.available().contains(CHROMIUM_SANDBOX);
+    }
+
     public boolean supportsDiskLimits() {
         return portFacts.available().contains(DISK_LIMITS);
     }
