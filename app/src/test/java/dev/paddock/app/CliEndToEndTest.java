@@ -250,7 +250,7 @@ class CliEndToEndTest {
     void driversTableAndKeys() {
         Cli.Result drivers = cli.run("drivers");
         assertThat(drivers.code()).isZero();
-        assertThat(drivers.out()).contains("CLAIM", "subprocess", "suspend/resume", "checkpoints");
+        assertThat(drivers.out()).contains("CLAIM", "subprocess", "bwrap", "runs here", "suspend/resume", "checkpoints");
 
         // a key in a new tenant works, and sees none of the admin's sandboxes
         create();

@@ -12,6 +12,8 @@ import tools.jackson.databind.JsonNode;
 public final class DriversCommand extends ClientCommand {
     /** Row label and the JSON pointer of the claim it shows. */
     static final List<String[]> ROWS = List.of(
+            new String[] {"runs here", "/available"},
+            new String[] {"why not", "/unavailable_reason"},
             new String[] {"description", "/description"},
             new String[] {"lanes", "/lanes"},
             new String[] {"lease", "/lifecycle/lease"},
@@ -24,8 +26,8 @@ public final class DriversCommand extends ClientCommand {
             new String[] {"egress enforcement", "/credential_egress/enforcement"},
             new String[] {"intercepted protocols", "/credential_egress/intercepted_protocols"},
             new String[] {"checkpoints", "/runtime_checkpoints"},
-            new String[] {"available", "/port_facts/available"},
-            new String[] {"unavailable", "/port_facts/unavailable"});
+            new String[] {"port facts", "/port_facts/available"},
+            new String[] {"lacks", "/port_facts/unavailable"});
 
     @Override
     public Integer call() {

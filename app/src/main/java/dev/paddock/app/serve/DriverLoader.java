@@ -1,23 +1,59 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.core.TestMode;
+import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.UnavailableDriver;
 import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
-/** Builds the configured driver, or says exactly why it cannot run here. */
+/**
+ * Builds the configured default driver, or says exactly why it cannot run here, and every other driver this build
+ * knows: each one this machine can run is loaded beside it, each one it cannot is listed with the reason (see
+ * {@link UnavailableDriver}).
+ */
 final class DriverLoader {
+    /** A driver this build knows: its claims, what this machine lacks for it, and how to start it. */
+    private record Known(String id, Supplier<Conformance> record, Function<ServeSettings, List<String>> problems,
+                         Function<ServeSettings, SandboxDriver> start) {
+        SandboxDriver loadOrExplain(ServeSettings s) {
+            List<String> missing = problems.apply(s);
+            return missing.isEmpty() ? start.apply(s) : new UnavailableDriver(record.get(), String.join("; ", missing));
+        }
+    }
+
+    private static final List<Known> KNOWN = List.of(
+            new Known(BwrapDriver.ID, BwrapDriver::conformanceRecord, s -> BwrapDriver.checkHost(bwrapConfig(s)), s -> new BwrapDriver(bwrapConfig(s))));
+
     private DriverLoader() {}
 
+    /** The default driver first, then the others this build knows; fails when the default cannot run here. */
+    static List<SandboxDriver> loadAll(ServeSettings s) {
+        List<SandboxDriver> drivers = new ArrayList<>();
+        drivers.add(load(s));
+        try {
+            for (Known k : KNOWN) if (!k.id().equals(s.driver())) drivers.add(k.loadOrExplain(s));
+        } catch (RuntimeException e) {
+            drivers.forEach(DriverLoader::closeQuietly);
+            throw e;
+        }
+        return drivers;
+    }
+
+    /** The configured default driver, or a {@link StartupException} with what this machine lacks for it. */
     static SandboxDriver load(ServeSettings s) {
-        return switch (s.driver()) {
-            case BwrapDriver.ID -> bwrap(s);
-            case "subprocess" -> subprocess(s);
-            default -> throw new StartupException("unknown driver '" + s.driver() + "'; use bwrap"
-                    + (TestMode.enabled() ? " or subprocess" : ""));
-        };
+        if (s.driver().equals(SubprocessDriver.ID)) return subprocess(s);
+        Known k = KNOWN.stream().filter(d -> d.id().equals(s.driver())).findFirst()
+                .orElseThrow(() -> new StartupException("unknown driver '" + s.driver() + "'; use one of "
+                        + KNOWN.stream().map(Known::id).toList() + (TestMode.enabled() ? " or subprocess" : "")));
+        List<String> problems = k.problems().apply(s);
+        if (!problems.isEmpty()) throw new StartupException("the " + k.id() + " driver cannot run on this machine:", problems);
+        return k.start().apply(s);
     }
 
     /**
@@ -30,13 +66,8 @@ final class DriverLoader {
         return SubprocessDriver.forSandboxFreeSessions(s.dataDir().resolve("sandbox-free"));
     }
 
-    private static SandboxDriver bwrap(ServeSettings s) {
-        BwrapConfig config = new BwrapConfig(s.dataDir(), s.bwrapUidBase(), s.bwrapUidCount(), s.bwrapPath(), s.cgroupRoot(), null);
-        List<String> problems = BwrapDriver.checkHost(config);
-        if (!problems.isEmpty()) {
-            throw new StartupException("the bwrap driver cannot run on this machine:", problems);
-        }
-        return new BwrapDriver(config);
+    private static BwrapConfig bwrapConfig(ServeSettings s) {
+        return new BwrapConfig(s.dataDir(), s.bwrapUidBase(), s.bwrapUidCount(), s.bwrapPath(), s.cgroupRoot(), null);
     }
 
     private static SandboxDriver subprocess(ServeSettings s) {
@@ -45,5 +76,13 @@ final class DriverLoader {
                     + " set PADDOCK_TEST_MODE=1 to use it, or use --driver bwrap");
         }
         return new SubprocessDriver(s.dataDir().resolve("subprocess"));
+    }
+
+    private static void closeQuietly(SandboxDriver d) {
+        try {
+            d.close();
+        } catch (RuntimeException e) {
+            // already failing: the first error is the one to report
+        }
     }
 }

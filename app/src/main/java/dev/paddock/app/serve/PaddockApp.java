@@ -63,8 +63,9 @@ public final class PaddockApp implements AutoCloseable {
         List<AutoCloseable> started = new ArrayList<>();
         started.add(dir);
         try {
-            SandboxDriver driver = DriverLoader.load(s);
-            started.add(driver);
+            List<SandboxDriver> loaded = DriverLoader.loadAll(s);
+            started.addAll(loaded);
+            SandboxDriver driver = loaded.getFirst();
             requireDiskLimits(s, driver);
             BrowserVmDriver browserVm = BrowserVmWiring.start(started);
             JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
@@ -78,7 +79,8 @@ public final class PaddockApp implements AutoCloseable {
                     s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval(), s.warmPoolSize())
                     .withDisk(s.defaultDisk(), s.maxDisk()).withCheckpointStorage(s.maxCheckpointSize(), s.tenantStorageQuota());
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
-            List<SandboxDriver> drivers = new ArrayList<>(List.of(driver, browserVm));
+            List<SandboxDriver> drivers = new ArrayList<>(loaded);
+            drivers.add(browserVm);
             SandboxDriver sandboxFree = DriverLoader.sandboxFree(s, driver);
             if (sandboxFree != null) drivers.add(sandboxFree);
             RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());

@@ -136,6 +136,11 @@ public final class BwrapDriver implements SandboxDriver {
         return BwrapConformance.RECORD;
     }
 
+    /** The claims of this driver, also where it cannot run (to list it with the reason). */
+    public static Conformance conformanceRecord() {
+        return BwrapConformance.RECORD;
+    }
+
     @Override
     public Sandbox create(SandboxSpec spec, Fence fence) {
         SandboxPaths paths = SandboxPaths.of(config.dataDir(), spec.sandboxId());
