@@ -107,6 +107,13 @@ final class DockerEngine {
         }
     }
 
+    /** Removes an image reference (untagging it; the layers go with the last one); gone already is fine. */
+    void removeImage(String ref) {
+        EngineHttp.Response r = call("DELETE", "/images/" + enc(ref), null, CALL);
+        if (r.status() == 404) return;
+        expect(r, "removing image " + ref, ErrorCode.INTERNAL);
+    }
+
     /** Creates a container; a name in use is sandbox_exists, an unknown runtime or image a clear start failure. */
     String create(String name, ObjectNode config) {
         EngineHttp.Response r = call("POST", "/containers/create?name=" + enc(name), JSON.writeValueAsBytes(config), CALL);
