@@ -162,7 +162,7 @@ public final class DockerDriver implements SandboxDriver {
             engine.start(containerId);
             awaitInit(containerId, paths);
             DockerEngine.Container c = engine.inspect(containerId).orElseThrow(() -> startFailed(paths, "the container vanished while starting"));
-            return new DockerSandbox(this, paths, c.id(), false);
+            return new DockerSandbox(this, paths, c);
         } catch (RuntimeException e) {
             if (containerId != null) {
                 try {
@@ -242,10 +242,10 @@ public final class DockerDriver implements SandboxDriver {
         if (found.isEmpty() || !ours(found.get()) || !found.get().running()) return Optional.empty();
         DockerEngine.Container c = found.get();
         recoverWorkspace(paths);
-        if (c.paused()) return Optional.of(new DockerSandbox(this, paths, c.id(), true));
+        if (c.paused()) return Optional.of(new DockerSandbox(this, paths, c));
         try {
             new InitClient(paths.socket()).ping(PING);
-            return Optional.of(new DockerSandbox(this, paths, c.id(), false));
+            return Optional.of(new DockerSandbox(this, paths, c));
         } catch (PaddockException e) {
             return Optional.empty();
         }

@@ -33,13 +33,13 @@ final class DockerSandbox implements Sandbox {
     private volatile boolean paused;
     private volatile boolean terminated;
 
-    DockerSandbox(DockerDriver driver, DockerPaths paths, String containerId, boolean paused) {
+    DockerSandbox(DockerDriver driver, DockerPaths paths, DockerEngine.Container container) {
         this.driver = driver;
         this.paths = paths;
-        this.containerId = containerId;
+        this.containerId = container.id();
         this.init = new InitClient(paths.socket());
-        this.paused = paused;
-        this.oomKills = OomCounter.ofProcess(driver.engine().inspect(containerId).map(DockerEngine.Container::pid).orElse(-1L));
+        this.paused = container.paused();
+        this.oomKills = OomCounter.ofProcess(container.pid());
     }
 
     @Override

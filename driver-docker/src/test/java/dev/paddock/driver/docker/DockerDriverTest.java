@@ -11,6 +11,8 @@ import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.ExecOutput;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +54,7 @@ class DockerDriverTest {
         Sandbox s = t.create();
         s.suspend();
         assertThat(s.inspect().frozen()).isTrue();
-        assertThatThrownBy(() -> s.exec(ExecRequest.of("true"), dev.paddock.core.spi.ExecOutput.DISCARD))
+        assertThatThrownBy(() -> s.exec(ExecRequest.of("true"), ExecOutput.DISCARD))
                 .isInstanceOf(PaddockException.class).hasMessageContaining("suspended");
 
         try (DockerDriver restarted = new DockerDriver(DockerConfig.defaults(t.dataDir))) {
@@ -61,6 +63,17 @@ class DockerDriverTest {
             again.resume();
             assertThat(DockerTestSandboxes.sh(again, "echo thawed").out()).isEqualTo("thawed\n");
         }
+    }
+
+    @Test
+    void aSuspendedSandboxCanBeTerminated() throws Exception {
+        Sandbox s = t.create();
+        s.suspend();
+
+        s.terminate(TerminationReason.USER_REQUEST);
+
+        assertThat(t.driver.engine().inspect(t.driver.containerName(s.ref().sandboxId()))).as("the container is removed").isEmpty();
+        assertThat(s.inspect().alive()).isFalse();
     }
 
     @Test
