@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A minimal HTTP/1.1 client for the Docker Engine API on its unix socket: one connection per request
@@ -71,7 +72,11 @@ final class EngineHttp {
 
     private Response exchange(String method, String path, String contentType, byte[] fixed, BodyWriter streamed, Duration timeout) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-        ScheduledFuture<?> deadline = DEADLINES.schedule(() -> closeQuietly(channel), timeout.toMillis(), TimeUnit.MILLISECONDS);
+        AtomicBoolean expired = new AtomicBoolean();
+        ScheduledFuture<?> deadline = DEADLINES.schedule(() -> {
+            expired.set(true);
+            closeQuietly(channel);
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         try (channel) {
             channel.connect(UnixDomainSocketAddress.of(socket));
             OutputStream out = Channels.newOutputStream(channel);
@@ -89,7 +94,7 @@ final class EngineHttp {
             out.flush();
             return read(new BufferedInputStream(Channels.newInputStream(channel), 16 << 10));
         } catch (IOException e) {
-            if (deadline.isDone()) throw new IOException("the Docker engine did not answer " + method + " " + path + " within " + timeout.toMillis() + " ms", e);
+            if (expired.get()) throw new IOException("the Docker engine did not answer " + method + " " + path + " within " + timeout.toMillis() + " ms", e);
             throw e;
         } finally {
             deadline.cancel(false);
