@@ -53,7 +53,14 @@ final class ContainerConfig {
         h.putObject("RestartPolicy").put("Name", "no");
         h.put("Memory", limits.memoryBytes());
         h.put("MemorySwap", limits.memoryBytes()); // no swap beyond the memory limit
-        h.put("PidsLimit", limits.pids());
+        if (DockerConfig.GVISOR.equals(config.runtime())) {
+            // gVisor's own kernel threads are host processes of the container's cgroup (a pids cgroup limit would
+            // crash the sandbox, not stop its fork), while the sandbox's processes are tasks inside gVisor, which
+            // counts them per uid: every process in the sandbox runs as the sandbox uid, so this bounds them all
+            h.putArray("Ulimits").addObject().put("Name", "nproc").put("Soft", limits.pids()).put("Hard", limits.pids());
+        } else {
+            h.put("PidsLimit", limits.pids());
+        }
         h.put("NanoCpus", Math.round(limits.cpus() * 1e9));
         h.putObject("Tmpfs").put("/tmp", "rw,nosuid,nodev,mode=1777");
         // init's output only (commands' output goes over the socket): kept small

@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
 public record DockerConfig(Path dataDir, String dockerHost, String runtime, int uid, Duration startTimeout) {
     public static final String DEFAULT_HOST = "unix:///var/run/docker.sock";
     public static final String DEFAULT_RUNTIME = "runc";
+    /** gVisor's runtime: limits that count processes are applied inside its kernel rather than on the host. */
+    public static final String GVISOR = "runsc";
     /** Outside the bwrap driver's default range (200000 and up) and every distribution's system and user ranges. */
     public static final int DEFAULT_UID = 190_000;
     private static final Pattern RUNTIME_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
