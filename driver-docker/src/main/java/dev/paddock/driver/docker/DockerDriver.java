@@ -51,7 +51,8 @@ import java.util.stream.Stream;
  * The container has network mode {@code none}: its only way out is init's forwarder on its loopback, relaying to the
  * egress proxy's bound socket, so credential egress is enforced. Every sandbox runs as one unprivileged uid
  * ({@link DockerConfig#uid()}) that owns its workspace, with all capabilities dropped, no new privileges, the
- * engine's default seccomp profile (runc) and a read-only root unless a writable one is asked for. Pause and
+ * engine's default seccomp profile (runc) and a read-only root unless a writable one is asked for. Under runsc
+ * (gVisor) a memory overrun ends the whole sandbox, since gVisor's kernel is in the container's memory cgroup. Pause and
  * unpause are suspend and resume. Labels name the data directory, sandbox and fence, so a restarted host lists and
  * re-attaches its containers and reaps orphans. No image is ever pulled: the host root and Paddock images are
  * imported from local files, other images must already be in the engine.
