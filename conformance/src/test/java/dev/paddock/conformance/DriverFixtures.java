@@ -2,6 +2,8 @@ package dev.paddock.conformance;
 
 import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
+import dev.paddock.driver.docker.DockerConfig;
+import dev.paddock.driver.docker.DockerDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,11 +16,19 @@ public final class DriverFixtures {
     public static List<DriverFixture> all() {
         return List.of(
                 DriverFixture.of("subprocess", SubprocessDriver::new),
-                DriverFixture.of("bwrap", dataDir -> new BwrapDriver(BwrapConfig.defaults(dataDir))).unlessMissing(DriverFixtures::bwrapMissing));
+                DriverFixture.of("bwrap", dataDir -> new BwrapDriver(BwrapConfig.defaults(dataDir))).unlessMissing(DriverFixtures::bwrapMissing),
+                DriverFixture.of("docker", dataDir -> new DockerDriver(DockerConfig.defaults(dataDir))).unlessMissing(() -> dockerMissing("runc")),
+                DriverFixture.of("docker-runsc", dataDir -> new DockerDriver(DockerConfig.defaults(dataDir).withRuntime("runsc")))
+                        .unlessMissing(() -> dockerMissing("runsc")));
     }
 
     private static Optional<String> bwrapMissing() {
         List<String> problems = BwrapDriver.checkHost(BwrapConfig.defaults(Path.of("/tmp")));
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+    }
+
+    private static Optional<String> dockerMissing(String runtime) {
+        List<String> problems = DockerDriver.checkHost(DockerConfig.defaults(Path.of("/tmp")).withRuntime(runtime));
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 }
