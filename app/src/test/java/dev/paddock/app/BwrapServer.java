@@ -22,11 +22,12 @@ final class BwrapServer implements AutoCloseable {
         this(prefix, Map.of());
     }
 
-    /** With {@code settings} on top of the defaults (config keys as in {@code paddock serve}). */
+    /** With {@code settings} on top of the defaults (config keys as in {@code paddock serve}; the driver too). */
     BwrapServer(String prefix, Map<String, String> settings) throws IOException {
         dataDir = Files.createTempDirectory(Path.of("/tmp"), prefix);
         Map<String, String> flags = new java.util.HashMap<>(settings);
-        flags.putAll(Map.of("data_dir", dataDir.toString(), "port", "0", "driver", "bwrap"));
+        flags.putAll(Map.of("data_dir", dataDir.toString(), "port", "0"));
+        flags.putIfAbsent("driver", "bwrap");
         ServeSettings resolved;
         try {
             resolved = ServeSettings.resolve(flags, Map.of(), null, dataDir);

@@ -6,6 +6,8 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.UnavailableDriver;
 import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
+import dev.paddock.driver.docker.DockerConfig;
+import dev.paddock.driver.docker.DockerDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +30,8 @@ final class DriverLoader {
     }
 
     private static final List<Known> KNOWN = List.of(
-            new Known(BwrapDriver.ID, BwrapDriver::conformanceRecord, s -> BwrapDriver.checkHost(bwrapConfig(s)), s -> new BwrapDriver(bwrapConfig(s))));
+            new Known(BwrapDriver.ID, BwrapDriver::conformanceRecord, s -> BwrapDriver.checkHost(bwrapConfig(s)), s -> new BwrapDriver(bwrapConfig(s))),
+            new Known(DockerDriver.ID, DockerDriver::conformanceRecord, s -> DockerDriver.checkHost(dockerConfig(s)), s -> new DockerDriver(dockerConfig(s))));
 
     private DriverLoader() {}
 
@@ -68,6 +71,12 @@ final class DriverLoader {
 
     private static BwrapConfig bwrapConfig(ServeSettings s) {
         return new BwrapConfig(s.dataDir(), s.bwrapUidBase(), s.bwrapUidCount(), s.bwrapPath(), s.cgroupRoot(), null);
+    }
+
+    /** In a directory of its own: the bwrap driver takes every sandbox under {@code <data-dir>/run} for one of its own. */
+    private static DockerConfig dockerConfig(ServeSettings s) {
+        String host = s.dockerHost() != null ? s.dockerHost() : System.getenv("DOCKER_HOST");
+        return new DockerConfig(s.dataDir().resolve("docker"), host, s.dockerRuntime(), DockerConfig.DEFAULT_UID, null);
     }
 
     private static SandboxDriver subprocess(ServeSettings s) {

@@ -43,6 +43,8 @@ public record ServeSettings(
         Path cgroupRoot,
         int bwrapUidBase,
         int bwrapUidCount,
+        String dockerHost,
+        String dockerRuntime,
         String modelBaseUrl,
         String modelApiKey,
         boolean allowSandboxFree,
@@ -90,6 +92,8 @@ public record ServeSettings(
         k.put("cgroup_root", new String[] {"/sys/fs/cgroup", "cgroup filesystem root"});
         k.put("bwrap_uid_base", new String[] {"200000", "first host uid for sandboxes"});
         k.put("bwrap_uid_count", new String[] {"50000", "number of host uids for sandboxes"});
+        k.put("docker_host", new String[] {"", "Docker engine socket, unix:///… (default: $DOCKER_HOST, else /var/run/docker.sock)"});
+        k.put("docker_runtime", new String[] {"runc", "OCI runtime of docker sandboxes: runc, or runsc (gVisor)"});
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
@@ -148,6 +152,8 @@ public record ServeSettings(
                 path(v.get("cgroup_root"), home),
                 integer("bwrap_uid_base", v.get("bwrap_uid_base")),
                 integer("bwrap_uid_count", v.get("bwrap_uid_count")),
+                blankToNull(v.get("docker_host")),
+                nonBlank("docker_runtime", v.get("docker_runtime")),
                 blankToNull(v.get("model_base_url")),
                 blankToNull(v.get("model_api_key")),
                 bool("allow_sandbox_free", v.get("allow_sandbox_free")),
