@@ -280,7 +280,11 @@ public final class DockerDriver implements SandboxDriver {
     /** Removes the container (killing what runs in it) and the files only a live sandbox needs; keeps the workspace. */
     void release(DockerPaths paths) {
         Optional<DockerEngine.Container> c = engine.inspect(containerName(paths.sandboxId()));
-        if (c.isPresent() && ours(c.get())) engine.remove(c.get().id());
+        if (c.isPresent() && ours(c.get())) {
+            // a paused container cannot take the kill under every runtime (runsc): thaw it first, then it dies at once
+            if (c.get().paused()) engine.unpause(c.get().id());
+            engine.remove(c.get().id());
+        }
         releaseFiles(paths);
     }
 
