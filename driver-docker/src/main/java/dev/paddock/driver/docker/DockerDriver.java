@@ -282,7 +282,13 @@ public final class DockerDriver implements SandboxDriver {
         Optional<DockerEngine.Container> c = engine.inspect(containerName(paths.sandboxId()));
         if (c.isPresent() && ours(c.get())) {
             // a paused container cannot take the kill under every runtime (runsc): thaw it first, then it dies at once
-            if (c.get().paused()) engine.unpause(c.get().id());
+            if (c.get().paused()) {
+                try {
+                    engine.unpause(c.get().id());
+                } catch (PaddockException stale) {
+                    // the engine's paused flag lags behind its own unpause: the container runs already
+                }
+            }
             engine.remove(c.get().id());
         }
         releaseFiles(paths);
