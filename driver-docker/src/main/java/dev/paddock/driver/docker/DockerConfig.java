@@ -10,9 +10,11 @@ import java.util.regex.Pattern;
  * Settings of the Docker driver. {@code dockerHost} is the engine's unix socket ({@code unix:///path});
  * {@code runtime} the OCI runtime containers run with ({@code runc}, or {@code runsc} for gVisor; it must be
  * registered with the engine). Every sandbox runs as the one unprivileged host uid and gid {@code uid}: containers
- * share no files but what is mounted into each, and the workspace is owned by that uid. {@code dataDir} holds
- * {@code bin/} (the init agent), {@code run/<id>/} (the control socket's directory), {@code sandboxes/<id>/}
- * (workspace, outputs, /etc and egress files) and {@code etc/} (the shared part of the host-root /etc).
+ * share no files but what is mounted into each, and the workspace is owned by that uid. From {@code dataDir} the
+ * driver reads {@code images/<name>/rootfs} and installs the init agent in {@code bin/}; its own state is under
+ * {@link #stateDir()}, {@code <dataDir>/docker}, apart from other drivers on the same data directory:
+ * {@code run/<id>/} (the control socket's directory), {@code sandboxes/<id>/} (workspace, outputs, /etc and egress
+ * files) and {@code etc/} (the shared part of the host-root /etc).
  */
 public record DockerConfig(Path dataDir, String dockerHost, String runtime, int uid, Duration startTimeout) {
     public static final String DEFAULT_HOST = "unix:///var/run/docker.sock";
@@ -39,6 +41,11 @@ public record DockerConfig(Path dataDir, String dockerHost, String runtime, int 
     /** The engine from {@code $DOCKER_HOST} (else {@value #DEFAULT_HOST}), runtime {@value #DEFAULT_RUNTIME}. */
     public static DockerConfig defaults(Path dataDir) {
         return new DockerConfig(dataDir, System.getenv("DOCKER_HOST"), DEFAULT_RUNTIME, DEFAULT_UID, null);
+    }
+
+    /** Where the driver keeps its sandboxes' files, beside other drivers' under the same data directory. */
+    public Path stateDir() {
+        return dataDir.resolve("docker");
     }
 
     public DockerConfig withRuntime(String name) {

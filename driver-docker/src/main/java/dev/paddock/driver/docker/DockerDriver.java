@@ -133,7 +133,7 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public Sandbox create(SandboxSpec spec, Fence fence) {
         if (fence == null) throw new PaddockException(ErrorCode.FENCE_REQUIRED, "creating a sandbox needs the fence of its owner");
-        DockerPaths paths = DockerPaths.of(config.dataDir(), spec.sandboxId());
+        DockerPaths paths = DockerPaths.of(config.stateDir(), spec.sandboxId());
         boolean egress = spec.network().mode() != NetworkPolicy.Mode.NONE;
         if (egress && spec.egress() == null) {
             // fail closed: without the proxy's socket there is no enforced way out, so no network at all
@@ -238,7 +238,7 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public Optional<Sandbox> attach(SandboxRef ref) {
         if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        DockerPaths paths = DockerPaths.of(config.dataDir(), ref.sandboxId());
+        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
         Optional<DockerEngine.Container> found = engine.inspect(containerName(ref.sandboxId()));
         if (found.isEmpty() || !ours(found.get()) || !found.get().running()) return Optional.empty();
         DockerEngine.Container c = found.get();
@@ -260,7 +260,7 @@ public final class DockerDriver implements SandboxDriver {
             String id = c.labels().get(LABEL_SANDBOX);
             if (DockerPaths.isSafeId(id) && ID.equals(c.labels().get(LABEL_DRIVER))) ids.add(id);
         }
-        Path run = config.dataDir().resolve("run");
+        Path run = config.stateDir().resolve("run");
         if (Files.isDirectory(run)) {
             try (Stream<Path> dirs = Files.list(run)) {
                 dirs.map(d -> d.getFileName().toString()).filter(DockerPaths::isSafeId).forEach(ids::add);
@@ -274,13 +274,23 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public void destroy(SandboxRef ref) {
         if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return;
-        release(DockerPaths.of(config.dataDir(), ref.sandboxId()));
+        release(DockerPaths.of(config.stateDir(), ref.sandboxId()));
     }
 
     /** Removes the container (killing what runs in it) and the files only a live sandbox needs; keeps the workspace. */
     void release(DockerPaths paths) {
         Optional<DockerEngine.Container> c = engine.inspect(containerName(paths.sandboxId()));
-        if (c.isPresent() && ours(c.get())) engine.remove(c.get().id());
+        if (c.isPresent() && ours(c.get())) {
+            // a paused container cannot take the kill under every runtime (runsc): thaw it first, then it dies at once
+            if (c.get().paused()) {
+                try {
+                    engine.unpause(c.get().id());
+                } catch (PaddockException stale) {
+                    // the engine's paused flag lags behind its own unpause: the container runs already
+                }
+            }
+            engine.remove(c.get().id());
+        }
         releaseFiles(paths);
     }
 
@@ -293,7 +303,7 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public void purge(SandboxRef ref) {
         if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return;
-        DockerPaths paths = DockerPaths.of(config.dataDir(), ref.sandboxId());
+        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS) || engine.inspect(containerName(ref.sandboxId())).filter(this::ours).isPresent()) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
@@ -304,7 +314,7 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
         if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        DockerPaths paths = DockerPaths.of(config.dataDir(), ref.sandboxId());
+        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         HostDirWorkspace ws = openWorkspace(paths);
         if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) ws.recover(); // ended: nothing runs in it
@@ -314,7 +324,7 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
         if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        DockerPaths paths = DockerPaths.of(config.dataDir(), ref.sandboxId());
+        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.outputs(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         return Optional.of(openOutputs(paths));
     }
@@ -354,7 +364,7 @@ public final class DockerDriver implements SandboxDriver {
     private synchronized Path etcBase() {
         long stamp = modified(HOST_ETC.resolve("ld.so.cache"));
         if (etcBase == null || stamp != etcStamp || !Files.isDirectory(etcBase)) {
-            etcBase = SandboxEtc.base(HOST_ETC, config.dataDir().resolve("etc"));
+            etcBase = SandboxEtc.base(HOST_ETC, config.stateDir().resolve("etc"));
             etcStamp = stamp;
             addEngineMountPoints(etcBase);
         }
@@ -390,15 +400,14 @@ public final class DockerDriver implements SandboxDriver {
 
     private void prepareDataDir() {
         try {
-            Path data = config.dataDir();
-            Files.createDirectories(data);
-            Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx--x--x"));
-            for (String d : List.of("bin", "sandboxes")) {
-                Files.createDirectories(data.resolve(d));
-                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx--x--x"));
+            // sandbox processes reach nothing here by path (everything they use is bound into the container)
+            Files.createDirectories(config.dataDir());
+            for (Path d : List.of(config.dataDir().resolve("bin"), config.stateDir(), config.stateDir().resolve("sandboxes"))) {
+                Files.createDirectories(d);
+                Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx--x--x"));
             }
-            Files.createDirectories(data.resolve("run"));
-            Files.setPosixFilePermissions(data.resolve("run"), PosixFilePermissions.fromString("rwx------"));
+            Files.createDirectories(config.stateDir().resolve("run"));
+            Files.setPosixFilePermissions(config.stateDir().resolve("run"), PosixFilePermissions.fromString("rwx------"));
         } catch (IOException e) {
             throw PaddockException.internal("cannot prepare the data directory " + config.dataDir() + ": " + e.getMessage(), e);
         }

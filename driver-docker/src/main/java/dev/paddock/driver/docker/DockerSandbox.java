@@ -102,14 +102,25 @@ final class DockerSandbox implements Sandbox {
     @Override
     public void suspend() {
         requireAlive();
-        driver.engine().pause(containerId);
+        try {
+            driver.engine().pause(containerId);
+        } catch (PaddockException refused) {
+            // see resume: the engine's paused flag can lag behind; a frozen init does not answer
+            if (answers()) throw refused;
+        }
         paused = true;
     }
 
     @Override
     public void resume() {
         requireAlive();
-        driver.engine().unpause(containerId);
+        try {
+            driver.engine().unpause(containerId);
+        } catch (PaddockException refused) {
+            // the engine applies its own pause and unpause events late, so its paused flag can briefly say the
+            // opposite of the container's state: what counts is whether init answers, which a frozen one cannot
+            if (!answers()) throw refused;
+        }
         paused = false;
     }
 

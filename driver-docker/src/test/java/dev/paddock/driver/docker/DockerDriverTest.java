@@ -103,6 +103,14 @@ class DockerDriverTest {
     }
 
     @Test
+    void anotherDriversSandboxesOnTheSameDataDirectoryAreNotListed() throws Exception {
+        Files.createDirectories(t.dataDir.resolve("run").resolve("bwrap-sandbox"));
+        Sandbox s = t.create();
+
+        assertThat(t.driver.list()).extracting(SandboxRef::sandboxId).containsExactly(s.ref().sandboxId());
+    }
+
+    @Test
     void anUnknownRuntimeIsRefusedUpFrontWithItsName() {
         DockerConfig config = DockerConfig.defaults(t.dataDir).withRuntime("no-such-runtime");
 
@@ -196,7 +204,7 @@ class DockerDriverTest {
                 .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("image_not_found"))
                 .hasMessageContaining("never pulls");
         assertThat(t.driver.list()).isEmpty();
-        assertThat(Files.exists(t.dataDir.resolve("run").resolve("x"))).isFalse();
+        assertThat(t.driver.config().stateDir().resolve("run")).as("nothing is left claimed").isEmptyDirectory();
     }
 
 }

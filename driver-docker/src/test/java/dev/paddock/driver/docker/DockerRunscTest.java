@@ -9,6 +9,7 @@ import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -39,6 +40,17 @@ class DockerRunscTest {
 
         assertThat(run.out()).as(run.err()).isEqualTo(DockerConfig.DEFAULT_UID + "\n1\n");
         assertThat(new String(s.workspace().read("made.txt").readAllBytes())).isEqualTo("hi\n");
+    }
+
+    @Test
+    void aSuspendedSandboxCanBeTerminated() throws Exception {
+        Sandbox s = t.create();
+        s.suspend();
+        assertThat(s.inspect().frozen()).isTrue();
+
+        s.terminate(TerminationReason.USER_REQUEST);
+
+        assertThat(t.driver.engine().inspect(t.driver.containerName(s.ref().sandboxId()))).as("the container is removed").isEmpty();
     }
 
     /** gVisor's kernel is in the container's memory cgroup: an overrun ends the whole sandbox, not one process. */
