@@ -1,19 +1,24 @@
 package dev.paddock.conformance;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.conformance.Conformance.Durability;
 import dev.paddock.core.conformance.Conformance.Enforcement;
 import dev.paddock.core.conformance.Conformance.OrphanReap;
 import dev.paddock.core.conformance.Conformance.Support;
 import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
+import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
@@ -41,10 +46,6 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The conformance kit: every claim of a driver's {@link Conformance} record, and the SPI behaviour every driver
@@ -288,6 +289,30 @@ public abstract class DriverConformanceKit {
 
         assertThat(snapshot(ws)).isEqualTo(before);
         assertThat(Runs.shell(sandbox, "cat src/link").stdout()).isEqualTo("one");
+    }
+
+    // ---- Chromium's own sandbox ----------------------------------------------------------------------
+
+    /**
+     * A driver that claims {@value Conformance#CHROMIUM_SANDBOX} runs Chromium with its own sandbox on: without
+     * {@code --no-sandbox}, Chromium refuses to start when it finds no usable sandbox, so a rendered page proves it.
+     */
+    @Test
+    void chromiumKeepsItsOwnSandboxWhereClaimed() throws Exception {
+        if (!claims.keepsChromiumSandbox()) return;
+        SandboxSpec base = under.spec(Ids.newId("sbx"));
+        SandboxSpec roomy = new SandboxSpec(base.sandboxId(), base.tenantId(), base.image(), base.writableRootfs(),
+                new Limits(2L << 30, 1024, 1.0), base.env(), base.network());
+        Sandbox browser = driver.create(roomy, new Fence("host-conformance", 1));
+        try {
+            Runs page = Runs.run(browser, new ExecRequest(List.of("/usr/lib/chromium/chromium", "--headless", "--disable-gpu",
+                    "--no-first-run", "--disable-background-networking", "--dump-dom", "data:text/html,<p>inside-its-own-sandbox</p>"),
+                    Map.of(), "/workspace", Duration.ofSeconds(120), null));
+            assertThat(page.stdout()).as(page.stderr()).contains("<p>inside-its-own-sandbox</p>");
+            assertThat(page.stderr()).doesNotContain("No usable sandbox");
+        } finally {
+            browser.terminate(TerminationReason.USER_REQUEST);
+        }
     }
 
     // ---- credential egress ---------------------------------------------------------------------------

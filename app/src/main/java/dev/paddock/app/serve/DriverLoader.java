@@ -73,10 +73,10 @@ final class DriverLoader {
         return new BwrapConfig(s.dataDir(), s.bwrapUidBase(), s.bwrapUidCount(), s.bwrapPath(), s.cgroupRoot(), null);
     }
 
-    /** In a directory of its own: the bwrap driver takes every sandbox under {@code <data-dir>/run} for one of its own. */
+    /** Its files go to {@code <data-dir>/docker}; it reads Paddock images from {@code <data-dir>/images}, as bwrap does. */
     private static DockerConfig dockerConfig(ServeSettings s) {
         String host = s.dockerHost() != null ? s.dockerHost() : System.getenv("DOCKER_HOST");
-        return new DockerConfig(s.dataDir().resolve("docker"), host, s.dockerRuntime(), DockerConfig.DEFAULT_UID, null);
+        return new DockerConfig(s.dataDir(), host, s.dockerRuntime(), DockerConfig.DEFAULT_UID, null);
     }
 
     private static SandboxDriver subprocess(ServeSettings s) {

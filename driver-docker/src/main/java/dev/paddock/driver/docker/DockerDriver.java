@@ -113,7 +113,7 @@ public final class DockerDriver implements SandboxDriver {
 
     @Override
     public Conformance conformance() {
-        return DockerConformance.RECORD;
+        return DockerConformance.record(config.runtime());
     }
 
     @Override
