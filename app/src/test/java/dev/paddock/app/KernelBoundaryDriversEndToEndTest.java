@@ -65,6 +65,30 @@ class KernelBoundaryDriversEndToEndTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"docker"})
+    void browserSandboxesKeepChromiumsOwnSandbox(String driver) throws Exception {
+        requireRunnable(driver);
+        try (BwrapServer server = new BwrapServer("pkc", Map.of("docker_runtime", "runsc"))) {
+            PaddockClient api = server.api;
+            assertThat(driverRow(api, driver).path("port_facts").path("available").toString()).contains("chromium_sandbox");
+            String id = api.json("POST", "/v1/sandboxes", Map.of(), obj().put("template", "browser").put("driver", driver)).path("id").asString();
+
+            JsonNode script = api.json("POST", "/v1/sandboxes/" + id + "/browser/script", Map.of(), obj().put("timeout_seconds", 300)
+                    .put("script", "import { chromium } from 'playwright';\nconst b = await chromium.launch();\nconst p = await b.newPage();\n"
+                            + "await p.setContent('<title>inside</title>');\nconsole.log(await p.title());\nawait b.close();\n"));
+            assertThat(script.path("stdout").asString()).as(script.toString()).isEqualTo("inside\n");
+
+            JsonNode shot = api.json("POST", "/v1/sandboxes/" + id + "/browser/actions", Map.of(), obj().put("action", "screenshot"));
+            assertThat(shot.path("ok").asBoolean()).as(shot.toString()).isTrue();
+            assertThat(shot.path("screenshot").asString()).isNotEmpty();
+            // the step-mode browser still runs: its processes show Chromium's sandbox (a zygote) and no --no-sandbox
+            String procs = sh(api, id, "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f; echo; done").path("stdout").asString();
+            assertThat(procs).contains("--type=zygote").doesNotContain("--no-sandbox");
+            api.call("DELETE", "/v1/sandboxes/" + id, Map.of(), null);
+        }
+    }
+
     private static void requireRunnable(String driver) {
         List<String> problems = switch (driver) {
             case "docker" -> DockerDriver.checkHost(DockerConfig.defaults(Path.of("/tmp")));

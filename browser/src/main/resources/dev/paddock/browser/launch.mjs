@@ -54,7 +54,9 @@ export function browserEnv(env = process.env) {
 }
 
 export function withDefaults(options = {}) {
+  // Playwright adds --no-sandbox itself unless told that Chromium keeps its sandbox
   return { ...options, executablePath: '/usr/lib/chromium/chromium', headless: true, env: browserEnv(options.env || process.env),
+    chromiumSandbox: process.env.PADDOCK_BROWSER_CHROMIUM_SANDBOX === '1',
     args: [...launchArgs(), ...(options.args || [])].filter(a => a !== '--sandbox') };
 }
 
