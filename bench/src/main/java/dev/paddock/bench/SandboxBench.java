@@ -1,21 +1,13 @@
 package dev.paddock.bench;
 
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Map;
 
 /**
  * Whole-process benchmark: starts a real Paddock server (the built jar) on a temp data dir and measures, through
@@ -23,43 +15,22 @@ import java.util.regex.Pattern;
  * Writes its section of docs/BENCHMARKS.md. Run with {@code scripts/bench}.
  */
 public final class SandboxBench {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static final Pattern ID = Pattern.compile("\"id\"\\s*:\\s*\"(sbx_[0-9a-z]+)\"");
-    private static final Pattern EXIT = Pattern.compile("\"exit_code\"\\s*:\\s*(-?\\d+)");
-
-    private final String base;
-    private final String key;
+    private final BenchServer server;
     private final List<String> rows = new ArrayList<>();
 
-    private SandboxBench(String base, String key) {
-        this.base = base;
-        this.key = key;
+    private SandboxBench(BenchServer server) {
+        this.server = server;
     }
 
     public static void main(String[] args) throws Exception {
         Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
         int density = Integer.parseInt(System.getenv().getOrDefault("PADDOCK_BENCH_DENSITY", "500"));
-        Path dataDir = Files.createTempDirectory("paddock-bench");
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        String key = "pdk_bench_" + Long.toHexString(System.nanoTime()) + Long.toHexString(Double.doubleToLongBits(Math.random()));
-        ProcessBuilder pb = new ProcessBuilder(repo.resolve("bin/paddock").toString(), "serve", "--port", String.valueOf(port),
-                "--data-dir", dataDir.toString());
-        pb.environment().put("PADDOCK_API_KEY", key);
-        pb.redirectErrorStream(true).redirectOutput(dataDir.resolve("server.log").toFile());
-        Process server = pb.start();
-        try {
-            SandboxBench bench = new SandboxBench("http://127.0.0.1:" + port, key);
-            bench.awaitHealthy(server);
+        try (BenchServer server = BenchServer.start(repo, Map.of())) {
+            SandboxBench bench = new SandboxBench(server);
             bench.run(density);
             String report = bench.report(density);
             BenchReport.writeSection(repo, "sandboxes", report);
             System.out.println(report);
-        } finally {
-            server.destroy();
-            server.waitFor(10, TimeUnit.SECONDS);
         }
     }
 
@@ -85,26 +56,26 @@ public final class SandboxBench {
         });
         row("create → first exec `true` finished, from the warm pool (REST)", warm, raw);
 
-        String sbx = create(WARM);
-        sample(500, () -> execTrue(sbx)); // warm-up: steady state, after the JIT compiled the request path
-        double[] exec = sample(500, () -> execTrue(sbx));
+        String sbx = server.create(WARM);
+        sample(500, () -> server.execTrue(sbx)); // warm-up: steady state, after the JIT compiled the request path
+        double[] exec = sample(500, () -> server.execTrue(sbx));
         row("exec round trip `true` (REST)", exec, null);
 
         sample(20, () -> {
-            post("/v1/sandboxes/" + sbx + "/suspend", "{}");
-            post("/v1/sandboxes/" + sbx + "/resume", "{}");
+            server.post("/v1/sandboxes/" + sbx + "/suspend", "{}");
+            server.post("/v1/sandboxes/" + sbx + "/resume", "{}");
         });
         double[] suspendResume = sample(100, () -> {
-            post("/v1/sandboxes/" + sbx + "/suspend", "{}");
-            post("/v1/sandboxes/" + sbx + "/resume", "{}");
+            server.post("/v1/sandboxes/" + sbx + "/suspend", "{}");
+            server.post("/v1/sandboxes/" + sbx + "/resume", "{}");
         });
         row("suspend + resume (REST)", suspendResume, null);
-        delete(sbx);
+        server.delete(sbx);
 
         long before = memAvailable();
         List<String> idle = new ArrayList<>();
         long start = System.nanoTime();
-        for (int i = 0; i < density; i++) idle.add(create(COLD));
+        for (int i = 0; i < density; i++) idle.add(server.create(COLD));
         double seconds = (System.nanoTime() - start) / 1e9;
         Thread.sleep(2000);
         long after = memAvailable();
@@ -113,7 +84,7 @@ public final class SandboxBench {
                 density, seconds, perSandboxKiB, density));
         long fit = (long) (24L * 1024 * 1024 / Math.max(perSandboxKiB, 1));
         rows.add(String.format(Locale.ROOT, "| density: idle sandboxes that fit in 24 GiB at that rate | ≈ %d | | |", fit));
-        for (String id : idle) delete(id);
+        for (String id : idle) server.delete(id);
     }
 
     private List<String> rawBwrap() {
@@ -127,10 +98,10 @@ public final class SandboxBench {
 
     private void createExecDelete(String request) throws Exception {
         long t0 = System.nanoTime();
-        String id = create(request);
-        execTrue(id);
+        String id = server.create(request);
+        server.execTrue(id);
         lastMs = (System.nanoTime() - t0) / 1e6;
-        delete(id);
+        server.delete(id);
     }
 
     private double lastMs;
@@ -139,52 +110,9 @@ public final class SandboxBench {
         Thread.sleep(300);
     }
 
-    private String create(String request) throws Exception {
-        String body = post("/v1/sandboxes", request);
-        Matcher m = ID.matcher(body);
-        if (!m.find()) throw new IllegalStateException("create answered " + body);
-        return m.group(1);
-    }
-
-    private void execTrue(String id) throws Exception {
-        String body = post("/v1/sandboxes/" + id + "/exec", "{\"argv\":[\"true\"]}");
-        Matcher m = EXIT.matcher(body);
-        if (!m.find() || !m.group(1).equals("0")) throw new IllegalStateException("exec answered " + body);
-    }
-
-    private void delete(String id) throws Exception {
-        send(HttpRequest.newBuilder(URI.create(base + "/v1/sandboxes/" + id)).DELETE());
-    }
-
-    private String post(String path, String json) throws Exception {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).header("content-type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
-    }
-
-    private String send(HttpRequest.Builder b) throws Exception {
-        HttpResponse<String> r = HTTP.send(b.header("x-api-key", key).build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() >= 300) throw new IllegalStateException(r.statusCode() + " " + r.body());
-        return r.body();
-    }
-
     private static void exec(List<String> argv) throws Exception {
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
         if (p.waitFor() != 0) throw new IllegalStateException("exit " + p.exitValue() + ": " + new String(p.getInputStream().readAllBytes()));
-    }
-
-    private void awaitHealthy(Process server) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            if (!server.isAlive()) throw new IllegalStateException("server exited with " + server.exitValue());
-            try {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/v1/health")).build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) return;
-            } catch (IOException notYet) {
-                // server still starting
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException("server did not become healthy within 60 s");
     }
 
     interface Op { void run() throws Exception; }
