@@ -37,6 +37,7 @@ public enum ErrorCode {
     CGROUP_NOT_DELEGATED(ErrorType.UNAVAILABLE, "a cgroup controller cannot be enabled (not delegated)"),
     CGROUPS_UNAVAILABLE(ErrorType.UNAVAILABLE, "no usable cgroup v1 or v2 hierarchy"),
     CHECKPOINT_EXISTS(ErrorType.CONFLICT, "a checkpoint with this id already exists"),
+    CHECKPOINT_FAILED(ErrorType.API, "saving or restoring the processes of the sandbox failed"),
     CHECKPOINT_TOO_LARGE(ErrorType.INVALID_REQUEST, "the checkpoint would exceed max_checkpoint_size"),
     CONCURRENT_UPDATE(ErrorType.CONFLICT, "the record changed at the same time; retry"),
     CONTENT_READ_FAILED(ErrorType.INVALID_REQUEST, "reading the request content failed"),
