@@ -20,5 +20,5 @@ final class EgressProofs {
     }
 
     /** Driver id → its proof. */
-    static final Map<String, BypassProof> BY_DRIVER = Map.of("bwrap", new ProxyOnlyEgressProof());
+    static final Map<String, BypassProof> BY_DRIVER = Map.of("bwrap", new ProxyOnlyEgressProof(), "gvisor", new ProxyOnlyEgressProof());
 }
