@@ -978,6 +978,7 @@ static int serve_main(int argc, char **argv) {
         if (!strcmp(argv[i], "4") && ready < 0) { ready = READY_FD; continue; }
         if (i + 1 < argc && !strcmp(argv[i], "--egress")) { egress = argv[++i]; continue; }
         if (i + 1 < argc && !strcmp(argv[i], "--listen")) { listen_path = argv[++i]; continue; }
+        if (argv[i][0] >= '0' && argv[i][0] <= '9') die("serve: init reports on its readiness pipe at fd 4 only, got '%s'", argv[i]);
         die("serve: unexpected argument '%s'", argv[i]);
     }
     if (egress && (egress[0] != '/' || strlen(egress) >= sizeof(((struct sockaddr_un *)0)->sun_path))) die("serve: --egress needs an absolute socket path");

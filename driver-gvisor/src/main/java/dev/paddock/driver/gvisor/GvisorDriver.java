@@ -42,7 +42,7 @@ import java.util.stream.Stream;
  * it; cgroup limits from the spec; no network but loopback, where init's forwarder leads to the egress proxy. The
  * init agent is the container's pid 1 and serves commands over a unix socket it binds in a host directory
  * ({@code runsc --host-uds=all}): about a millisecond per command, where {@code runsc exec} costs a process start
- * of its own (see GvisorExecBenchTest). Sandboxes survive a restart of the host process: runsc's state root and the
+ * of its own (measured by GvisorBench in the tests). Sandboxes survive a restart of the host process: runsc's state root and the
  * run directories are under the data directory. Suspend is {@code runsc pause}; process-memory checkpoints are
  * {@code runsc checkpoint}/{@code restore} (see {@link GvisorMemoryCheckpoints}).
  */
