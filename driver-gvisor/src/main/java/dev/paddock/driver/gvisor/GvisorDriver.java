@@ -204,6 +204,13 @@ public final class GvisorDriver implements SandboxDriver {
         }
     }
 
+    /** Starts a live sandbox's stopped container again from {@code imageDir}, with its bundle; returns once init serves. */
+    void restoreInPlace(GvisorPaths paths, GvisorMeta meta, Path imageDir) {
+        runsc.delete(paths.sandboxId(), meta.overlay());
+        runsc.restore(paths.sandboxId(), paths.bundle(), imageDir, paths.log(), meta.overlay(), config.startTimeout());
+        serveAgain(paths, meta.overlay());
+    }
+
     /** Undoes {@link #quiesce}: init binds its socket again; returns once it answers. */
     void serveAgain(GvisorPaths paths, boolean overlay) {
         runsc.signalInit(paths.sandboxId(), "USR1", overlay);

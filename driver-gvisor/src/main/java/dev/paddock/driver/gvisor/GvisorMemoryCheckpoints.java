@@ -14,7 +14,7 @@ import java.nio.file.Path;
  * with a host socket open inside, so init first closes its control socket, its host connections and the egress
  * relays (quiesce, see paddock-init.c) and binds again afterwards; commands running through exec at that moment end,
  * background processes go on. A suspended sandbox is resumed for the save (init must handle the signal) and
- * suspended again when it stays. A restore starts the saved processes from the same OCI bundle the driver writes for
+ * suspended again when it stays. Saving stops the container; one left running is restored from the image at once. A restore starts the saved processes from the same OCI bundle the driver writes for
  * a create, so mount points match; the host sources (a fork's own workspace) may differ.
  */
 final class GvisorMemoryCheckpoints implements MemoryCheckpoints {
@@ -35,14 +35,17 @@ final class GvisorMemoryCheckpoints implements MemoryCheckpoints {
         if (wasPaused) s.resume();
         driver.quiesce(paths, overlay);
         try {
-            driver.runsc().checkpoint(paths.sandboxId(), imageDir, leaveRunning, overlay);
+            driver.runsc().checkpoint(paths.sandboxId(), imageDir, overlay, paths.log());
         } catch (PaddockException e) {
-            driver.serveAgain(paths, overlay);
-            if (wasPaused) s.suspend();
+            if (driver.runsc().state(paths.sandboxId(), overlay).map(Runsc.State::running).orElse(false)) {
+                driver.serveAgain(paths, overlay);
+                if (wasPaused) s.suspend();
+            }
             throw new PaddockException(ErrorCode.CHECKPOINT_FAILED, "could not save the processes of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
         }
         if (leaveRunning) {
-            driver.serveAgain(paths, overlay);
+            // the save stopped the container: it goes on from the image just written, under the same id
+            driver.restoreInPlace(paths, s.meta(), imageDir);
             if (wasPaused) s.suspend();
         } else {
             // the runtime ended with the save: its memory is freed, its files stay for the restore

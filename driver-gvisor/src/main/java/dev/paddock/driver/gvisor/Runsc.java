@@ -45,19 +45,25 @@ final class Runsc {
 
     /** Starts the bundle's init detached; returns once the container runs. */
     void run(String id, Path bundle, Path log, boolean overlay, Duration timeout) {
-        detached(overlay, log, timeout, "run", "-detach", "-bundle", bundle.toString(), id);
+        detached(overlay, log, timeout, ErrorCode.SANDBOX_START_FAILED, "run", "-detach", "-bundle", bundle.toString(), id);
     }
 
     /** Starts the container from a checkpoint image; returns once its processes run again. */
     void restore(String id, Path bundle, Path imageDir, Path log, boolean overlay, Duration timeout) {
-        detached(overlay, log, timeout, "restore", "-detach", "-bundle", bundle.toString(), "-image-path", imageDir.toString(), id);
+        detached(overlay, log, timeout, ErrorCode.SANDBOX_START_FAILED, "restore", "-detach", "-bundle", bundle.toString(), "-image-path", imageDir.toString(), id);
     }
 
-    void checkpoint(String id, Path imageDir, boolean leaveRunning, boolean overlay) {
-        List<String> args = new ArrayList<>(List.of("checkpoint", "-image-path", imageDir.toString()));
-        if (leaveRunning) args.add("-leave-running");
-        args.add(id);
-        call(overlay, args.toArray(String[]::new));
+    /**
+     * Saves the container's processes into {@code imageDir}; the container stops. (runsc's own -leave-running waits
+     * for the container restarted from the image to end, so the driver restores it itself instead.)
+     */
+    void checkpoint(String id, Path imageDir, boolean overlay, Path log) {
+        detached(overlay, log, CALL_TIMEOUT, ErrorCode.CHECKPOINT_FAILED, "checkpoint", "-image-path", imageDir.toString(), id);
+    }
+
+    /** Removes a stopped container's state (and its cgroups), so its id can be restored again. */
+    void delete(String id, boolean overlay) {
+        call(overlay, "delete", id);
     }
 
     void pause(String id, boolean overlay) {
@@ -107,7 +113,7 @@ final class Runsc {
         return cmd;
     }
 
-    private void detached(boolean overlay, Path log, Duration timeout, String... args) {
+    private void detached(boolean overlay, Path log, Duration timeout, ErrorCode failure, String... args) {
         List<String> cmd = new ArrayList<>(List.of("setsid"));
         cmd.addAll(command(overlay, args));
         try {
@@ -116,16 +122,16 @@ final class Runsc {
                     .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "runsc " + args[0] + " did not finish within " + timeout.toMillis() + " ms");
+                throw new PaddockException(failure, "runsc " + args[0] + " did not finish within " + timeout.toMillis() + " ms");
             }
             if (p.exitValue() != 0) {
-                throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "runsc " + args[0] + " failed (exit " + p.exitValue() + "): " + tail(log));
+                throw new PaddockException(failure, "runsc " + args[0] + " failed (exit " + p.exitValue() + "): " + tail(log));
             }
         } catch (IOException e) {
-            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "could not run " + runsc + ": " + e.getMessage(), e);
+            throw new PaddockException(failure, "could not run " + runsc + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "interrupted while starting the sandbox", e);
+            throw new PaddockException(failure, "interrupted while runsc " + args[0] + " ran", e);
         }
     }
 

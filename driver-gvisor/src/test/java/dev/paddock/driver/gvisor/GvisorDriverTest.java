@@ -124,6 +124,24 @@ class GvisorDriverTest {
         assertThat(shell(back, "echo served")).isEqualTo("served\n");
     }
 
+    @Test
+    void aCheckpointThatLeavesTheSandboxRunningKeepsItServingAndCountingOn() throws Exception {
+        Sandbox s = create("mem2");
+        MemoryCheckpoints memory = driver.memoryCheckpoints().orElseThrow();
+        s.startProcess(ExecRequest.shell("i=0; while true; do i=$((i+1)); echo $i > counter; sleep 0.05; done"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> counter(s.workspace()) > 3);
+        s.suspend();
+
+        memory.checkpoint(s, Files.createDirectories(dataDir.resolve("images-saved/mem2")), true);
+
+        assertThat(s.inspect().frozen()).as("a suspended sandbox stays suspended").isTrue();
+        s.resume();
+        long after = counter(s.workspace());
+        await().atMost(Duration.ofSeconds(20)).until(() -> counter(s.workspace()) > after);
+        assertThat(shell(s, "echo still")).isEqualTo("still\n");
+        assertThat(dataDir.resolve("images-saved/mem2/checkpoint.img")).isNotEmptyFile();
+    }
+
     private static long counter(Workspace ws) {
         try (InputStream in = ws.read("counter")) {
             String v = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
