@@ -26,10 +26,13 @@ final class OciBundle {
     static final int SANDBOX_UID = 1000;
     private static final long CPU_PERIOD_US = 100_000;
     /**
-     * Host tasks of gVisor itself (its kernel's and gofer's threads) that share the cgroup's pids limit with the
-     * sandbox's processes (on ptrace, one host thread each); without them a small limit stops the sandbox's kernel.
+     * The host cgroup's pids limit is only a backstop: the sandbox's processes are capped inside gVisor's kernel
+     * (RLIMIT_NPROC), where a fork past the cap fails; the host limit also counts gVisor's own threads (and on ptrace
+     * a host task per sandbox process), and reaching it stops the whole sandbox.
      */
-    static final int HOST_TASKS = 128;
+    static long hostTasks(int pids) {
+        return 16L * pids + 512;
+    }
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     /** Root of the sandbox: the host's /usr with a reduced /etc over an empty root, or an image rootfs. */
@@ -63,7 +66,9 @@ final class OciBundle {
         process.put("cwd", "/workspace");
         process.put("capabilities", Map.of());
         process.put("noNewPrivileges", true);
-        process.put("rlimits", List.of(Map.of("type", "RLIMIT_NOFILE", "hard", 4096, "soft", 4096)));
+        // the process cap inside gVisor's kernel (see hostTasks)
+        process.put("rlimits", List.of(Map.of("type", "RLIMIT_NOFILE", "hard", 4096, "soft", 4096),
+                Map.of("type", "RLIMIT_NPROC", "hard", limits.pids(), "soft", limits.pids())));
 
         Path rootPath = switch (root) {
             case Root.Host h -> h.emptyRoot();
@@ -73,7 +78,7 @@ final class OciBundle {
 
         Map<String, Object> resources = new LinkedHashMap<>();
         resources.put("memory", Map.of("limit", limits.memoryBytes()));
-        resources.put("pids", Map.of("limit", limits.pids() + HOST_TASKS));
+        resources.put("pids", Map.of("limit", hostTasks(limits.pids())));
         resources.put("cpu", Map.of("quota", Math.round(limits.cpus() * CPU_PERIOD_US), "period", CPU_PERIOD_US));
 
         Map<String, Object> linux = new LinkedHashMap<>();

@@ -108,7 +108,7 @@ final class Runsc {
     private List<String> command(boolean overlay, String... args) {
         List<String> cmd = new ArrayList<>(List.of(runsc.toString(), "--root", stateRoot.toString(),
                 "--network=none", "--host-uds=all", "--platform=" + platform));
-        if (overlay) cmd.add("--overlay");
+        if (overlay) cmd.add("--overlay2=root:memory");
         cmd.addAll(List.of(args));
         return cmd;
     }

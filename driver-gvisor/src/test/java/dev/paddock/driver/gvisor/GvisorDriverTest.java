@@ -105,6 +105,24 @@ class GvisorDriverTest {
     }
 
     @Test
+    void thePidsLimitBoundsTheProcessesOfTheSandbox() throws Exception {
+        Sandbox s = driver.create(new SandboxSpec("fewpids", "tenant_test", null, false, new Limits(256L << 20, 32, 1.0), Map.of(), NetworkPolicy.NONE), FENCE);
+        started.add(s);
+
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        ExecResult bomb = s.exec(ExecRequest.shell("for i in $(seq 300); do sleep 2 & done; wait"), new ExecOutput() {
+            @Override public void stdout(byte[] d, int o, int l) { }
+            @Override public void stderr(byte[] d, int o, int l) { synchronized (err) { err.write(d, o, l); } }
+        }).await();
+
+        assertThat(bomb.exitCode()).as("the shell could not start 300 processes").isNotZero();
+        synchronized (err) {
+            assertThat(err.toString(StandardCharsets.UTF_8)).containsIgnoringCase("fork");
+        }
+        await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> shell(s, "echo alive").equals("alive\n"));
+    }
+
+    @Test
     void aCheckpointInPlaceBringsBackARunningCounterAtItsSavedValue() throws Exception {
         Sandbox s = create("mem1");
         MemoryCheckpoints memory = driver.memoryCheckpoints().orElseThrow();
