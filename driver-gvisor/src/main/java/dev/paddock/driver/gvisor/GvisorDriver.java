@@ -41,10 +41,11 @@ import java.util.stream.Stream;
  * a reduced /etc, or an image's root filesystem; /workspace and the outputs bound from host directories that outlive
  * it; cgroup limits from the spec; no network but loopback, where init's forwarder leads to the egress proxy. The
  * init agent is the container's pid 1 and serves commands over a unix socket it binds in a host directory
- * ({@code runsc --host-uds=all}): about a millisecond per command, where {@code runsc exec} costs a process start
- * of its own (measured by GvisorBench in the tests). Sandboxes survive a restart of the host process: runsc's state root and the
- * run directories are under the data directory. Suspend is {@code runsc pause}; process-memory checkpoints are
- * {@code runsc checkpoint}/{@code restore} (see {@link GvisorMemoryCheckpoints}).
+ * ({@code runsc --host-uds=all}): a command costs its own start inside gVisor (~35 ms for {@code true} on ptrace),
+ * where {@code runsc exec} adds a runsc process and its setup on top (~65 ms; GvisorBench in the tests measures
+ * both), and init also keeps background processes and their output. Sandboxes survive a restart of the host
+ * process: runsc's state root and the run directories are under the data directory. Suspend is {@code runsc pause};
+ * process-memory checkpoints are {@code runsc checkpoint}/{@code restore} (see {@link GvisorMemoryCheckpoints}).
  */
 public final class GvisorDriver implements SandboxDriver {
     public static final String ID = "gvisor";

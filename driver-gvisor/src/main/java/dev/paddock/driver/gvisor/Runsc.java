@@ -160,13 +160,14 @@ final class Runsc {
     private Outcome run(List<String> cmd, Duration timeout) {
         try {
             Process p = new ProcessBuilder(cmd).redirectInput(DEV_NULL).start();
-            // stderr is small (one error line); read it after stdout, which the process may fill first
-            byte[] out = p.getInputStream().readAllBytes();
-            byte[] err = p.getErrorStream().readNBytes(8192);
+            // waited for before reading, so a hung runsc cannot hold the caller: these commands answer in a few
+            // hundred bytes (state, one stats sample, an error line), well within a pipe's buffer
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 throw PaddockException.internal("runsc did not finish within " + timeout.toSeconds() + " s: " + String.join(" ", cmd), null);
             }
+            byte[] out = p.getInputStream().readAllBytes();
+            byte[] err = p.getErrorStream().readNBytes(8192);
             return new Outcome(p.exitValue(), new String(out, StandardCharsets.UTF_8), new String(err, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw PaddockException.internal("could not run " + runsc + ": " + e.getMessage(), e);
