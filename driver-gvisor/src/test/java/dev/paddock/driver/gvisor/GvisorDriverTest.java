@@ -90,6 +90,25 @@ class GvisorDriverTest {
     }
 
     @Test
+    void anImageRootIsReadOnlyUnlessWritableAndThenTheImageItselfIsNotChanged() throws Exception {
+        Path rootfs = dataDir.resolve("images/tiny/rootfs");
+        for (String d : List.of("bin", "etc", "workspace", "proc", "dev", "tmp", "mnt")) Files.createDirectories(rootfs.resolve(d));
+        Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
+        Files.createSymbolicLink(rootfs.resolve("bin/sh"), Path.of("busybox"));
+        String write = "echo changed > /etc/mark 2>/dev/null && read v < /etc/mark && echo $v || echo refused";
+
+        Sandbox readOnly = driver.create(new SandboxSpec("tinyro", "tenant_test", "tiny", false, Limits.DEFAULT, Map.of(), NetworkPolicy.NONE), FENCE);
+        started.add(readOnly);
+        assertThat(shell(readOnly, write)).isEqualTo("refused\n");
+
+        Sandbox writable = driver.create(new SandboxSpec("tinyrw", "tenant_test", "tiny", true, Limits.DEFAULT, Map.of(), NetworkPolicy.NONE), FENCE);
+        started.add(writable);
+        assertThat(shell(writable, write)).isEqualTo("changed\n");
+        assertThat(rootfs.resolve("etc/mark")).as("the image on the host").doesNotExist();
+        assertThat(shell(writable, "echo kept > /workspace/f; read v < /workspace/f; echo $v")).isEqualTo("kept\n");
+    }
+
+    @Test
     void aDiskLimitIsRefusedBeforeAnythingIsMade() {
         assertThatThrownBy(() -> driver.limits(new Limits(256L << 20, 64, 1.0, 64L << 20)))
                 .isInstanceOf(PaddockException.class)
