@@ -109,6 +109,21 @@ class GvisorDriverTest {
     }
 
     @Test
+    void aSuspendedSandboxIsFoundSuspendedByARestartedHostAndResumes() throws Exception {
+        Sandbox s = create("sleepy");
+        s.suspend();
+
+        Sandbox attached = new GvisorDriver(GvisorConfig.defaults(dataDir)).attach(s.ref()).orElseThrow();
+
+        assertThat(attached.inspect().frozen()).isTrue();
+        assertThatThrownBy(() -> attached.exec(ExecRequest.of("true"), ExecOutput.DISCARD)).isInstanceOf(PaddockException.class)
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("sandbox_not_running"));
+        attached.resume();
+        assertThat(shell(attached, "echo awake")).isEqualTo("awake\n");
+        assertThat(attached.inspect().frozen()).isFalse();
+    }
+
+    @Test
     void aDiskLimitIsRefusedBeforeAnythingIsMade() {
         assertThatThrownBy(() -> driver.limits(new Limits(256L << 20, 64, 1.0, 64L << 20)))
                 .isInstanceOf(PaddockException.class)
