@@ -26,6 +26,14 @@
  *     kernel kills everything in the pid namespace. With --egress it first starts the egress forwarder:
  *     127.0.0.1:3128 of the sandbox's own network namespace, relayed to the egress proxy at SOCKET.
  *
+ *     Quiesce (with --listen only; gVisor cannot checkpoint a sandbox that holds a host socket open): SIGUSR2 from
+ *     outside the sandbox (si_pid 0, e.g. runsc kill ID USR2) ends every host connection (commands running through
+ *     them are killed; background processes go on), stops the egress forwarder with its relays and closes the
+ *     listening socket, in that order, then creates SOCKET.quiesced: once that file exists nothing of the host is
+ *     open any more.
+ *     SIGUSR1 from outside removes SOCKET.quiesced, binds SOCKET again and restarts the forwarder: after a
+ *     restore, or after a checkpoint that left the sandbox running or failed. Signals from inside are ignored.
+ *
  * Wire format, both directions: frames of [type u8][length u32 big endian][payload]. Every length is
  * bounded; anything malformed closes the connection. Only peers outside the sandbox's pid namespace
  * (SO_PEERCRED pid 0; under gVisor, a host peer shows as init's own pid) are served.
@@ -239,6 +247,14 @@ struct conn {
     long long deadline;           /* monotonic ms, 0 = none */
 };
 static struct conn *conns[MAX_CONN];
+/* what a quiesced init needs to serve again (see the header): the path it binds, the egress forwarder's loopback
+ * socket (kept open meanwhile) and upstream, the forwarder's pid (also its process group) and whether fd 3 listens */
+static const char *listen_path;
+static const char *egress_upstream;
+static int egress_fd = -1;
+static pid_t forwarder;
+static int listening = 1;
+static int listen_at(const char *path);
 
 static void close_fd(int *fd) { if (*fd >= 0) close(*fd); *fd = -1; }
 
@@ -576,6 +592,7 @@ static void egress_forwarder(int lfd, const char *socket_path) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     prctl(PR_SET_NAME, "paddock-egress", 0, 0, 0);
+    setpgid(0, 0); /* with its relays in one group, which a quiesce kills at once */
     for (;;) {
         int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0) {
@@ -642,6 +659,53 @@ static int connect_relay(const char *path, const char *wait_arg) {
     }
 }
 
+static int start_forwarder(int ready_fd) {
+    pid_t f = fork();
+    if (f < 0) return -1;
+    if (f == 0) {
+        if (listening) close(LISTEN_FD);
+        if (ready_fd >= 0) close(ready_fd);
+        egress_forwarder(egress_fd, egress_upstream);
+        _exit(1);
+    }
+    setpgid(f, f); /* also here: a quiesce right after the fork must find the group */
+    forwarder = f;
+    return 0;
+}
+
+/* SIGUSR2 (see the header): nothing of the host stays open once the listening socket is closed. */
+static void quiesce(void) {
+    if (!listening) return;
+    if (forwarder > 0) {
+        kill(-forwarder, SIGKILL);
+        int st;
+        waitpid(forwarder, &st, 0);
+        /* the relays were the forwarder's children and are ours now; wait until each has let go of its socket */
+        while (waitpid(-forwarder, &st, 0) > 0 || errno == EINTR) {}
+        forwarder = 0;
+    }
+    for (int i = 0; i < MAX_CONN; i++) if (conns[i]) conn_close(i);
+    close(LISTEN_FD);
+    listening = 0;
+    /* the report: under gVisor a host connect may still succeed for a while after the close */
+    char mark[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+    snprintf(mark, sizeof mark, "%s.quiesced", listen_path);
+    int fd = open(mark, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) close(fd);
+}
+
+/* SIGUSR1: serve again. A failure leaves init quiesced (the host's connect is refused) rather than ending it. */
+static void relisten(void) {
+    if (listening) return;
+    char mark[sizeof(((struct sockaddr_un *)0)->sun_path) + 16];
+    snprintf(mark, sizeof mark, "%s.quiesced", listen_path);
+    unlink(mark);
+    if (listen_at(listen_path)) { dprintf(2, "paddock-init: cannot listen again: %s\n", strerror(errno)); return; }
+    set_nonblock(LISTEN_FD);
+    listening = 1;
+    if (egress_fd >= 0 && start_forwarder(-1)) dprintf(2, "paddock-init: cannot restart the egress forwarder: %s\n", strerror(errno));
+}
+
 static int serve(int ready_fd, const char *egress_socket) {
     if (fcntl(LISTEN_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 3 is not the listening socket");
     set_nonblock(LISTEN_FD);
@@ -650,19 +714,14 @@ static int serve(int ready_fd, const char *egress_socket) {
     signal(SIGPIPE, SIG_IGN);
     if (egress_socket) {
         /* listening before readiness is reported, so the first command already has its way out */
-        int efd = egress_listen();
-        if (efd < 0) die("serve: cannot listen on 127.0.0.1:%d for the egress forwarder: %s", EGRESS_PORT, strerror(errno));
-        pid_t f = fork();
-        if (f < 0) die("serve: cannot start the egress forwarder: %s", strerror(errno));
-        if (f == 0) {
-            close(LISTEN_FD);
-            if (ready_fd >= 0) close(ready_fd);
-            egress_forwarder(efd, egress_socket);
-            _exit(1);
-        }
-        close(efd);
+        egress_fd = egress_listen();
+        if (egress_fd < 0) die("serve: cannot listen on 127.0.0.1:%d for the egress forwarder: %s", EGRESS_PORT, strerror(errno));
+        egress_upstream = egress_socket;
+        if (start_forwarder(ready_fd)) die("serve: cannot start the egress forwarder: %s", strerror(errno));
+        if (!listen_path) close_fd(&egress_fd); /* no quiesce without --listen: nothing restarts the forwarder */
     }
     sigset_t chld; sigemptyset(&chld); sigaddset(&chld, SIGCHLD);
+    if (listen_path) { sigaddset(&chld, SIGUSR1); sigaddset(&chld, SIGUSR2); }
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0) die("serve: signalfd: %s", strerror(errno));
@@ -678,7 +737,7 @@ static int serve(int ready_fd, const char *egress_socket) {
     for (;;) {
         int n = 0, timeout = -1;
         long long now = now_ms(CLOCK_MONOTONIC);
-        pfd[n] = (struct pollfd){ LISTEN_FD, POLLIN, 0 }; role[n++] = 0;
+        if (listening) { pfd[n] = (struct pollfd){ LISTEN_FD, POLLIN, 0 }; role[n++] = 0; }
         pfd[n] = (struct pollfd){ sfd, POLLIN, 0 }; role[n++] = 1;
         for (int i = 0; i < MAX_CONN; i++) {
             struct conn *c = conns[i];
@@ -721,7 +780,19 @@ static int serve(int ready_fd, const char *egress_socket) {
             }
             switch (role[k]) {
             case 0: accept_all(LISTEN_FD); break;
-            case 1: { struct signalfd_siginfo si; while (read(sfd, &si, sizeof si) > 0) {} reap(); break; }
+            case 1: {
+                struct signalfd_siginfo si;
+                int quiet = 0, again = 0;
+                while (read(sfd, &si, sizeof si) > 0) {
+                    /* only from outside the sandbox: a process inside cannot take its host connection away */
+                    if (si.ssi_signo == SIGUSR2 && si.ssi_pid == 0) quiet = 1, again = 0;
+                    if (si.ssi_signo == SIGUSR1 && si.ssi_pid == 0) again = 1, quiet = 0;
+                }
+                reap();
+                if (quiet) { quiesce(); k = n; }  /* the fds of this round are closed */
+                if (again) relisten();
+                break;
+            }
             case 2:
                 if (pfd[k].revents & POLLOUT && c->out.len) {
                     ssize_t w = write(c->fd, c->out.d, c->out.len);
@@ -886,32 +957,34 @@ static int launch(int argc, char **argv) {
 }
 
 /* Binds and listens on PATH as fd 3, for drivers whose runtime cannot hand over a bound socket (Docker, gVisor). */
-static void listen_at(const char *path) {
+static int listen_at(const char *path) {
     struct sockaddr_un a = { .sun_family = AF_UNIX };
-    if (path[0] != '/' || strlen(path) >= sizeof a.sun_path) die("serve: --listen needs an absolute socket path");
-    strcpy(a.sun_path, path);
+    strcpy(a.sun_path, path); /* length checked by serve_main */
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) die("serve: socket: %s", strerror(errno));
-    unlink(path); /* left by an earlier run of this sandbox */
+    if (fd < 0) return -1;
+    unlink(path); /* left by an earlier run of this sandbox, or before a quiesce */
     mode_t old = umask(077);
     int bound = bind(fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
-    if (bound || listen(fd, 64)) die("serve: cannot listen on %s: %s", path, strerror(errno));
-    if (fd != LISTEN_FD && (dup2(fd, LISTEN_FD) < 0 || close(fd))) die("serve: dup2: %s", strerror(errno));
+    if (bound || listen(fd, 64) || (fd != LISTEN_FD && dup2(fd, LISTEN_FD) < 0)) { int e = errno; close(fd); errno = e; return -1; }
+    if (fd != LISTEN_FD) close(fd);
+    return 0;
 }
 
 static int serve_main(int argc, char **argv) {
-    const char *egress = NULL, *listen_path = NULL;
+    const char *egress = NULL;
     int ready = -1;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "4") && ready < 0) { ready = READY_FD; continue; }
         if (i + 1 < argc && !strcmp(argv[i], "--egress")) { egress = argv[++i]; continue; }
         if (i + 1 < argc && !strcmp(argv[i], "--listen")) { listen_path = argv[++i]; continue; }
+        if (argv[i][0] >= '0' && argv[i][0] <= '9') die("serve: init reports on its readiness pipe at fd 4 only, got '%s'", argv[i]);
         die("serve: unexpected argument '%s'", argv[i]);
     }
     if (egress && (egress[0] != '/' || strlen(egress) >= sizeof(((struct sockaddr_un *)0)->sun_path))) die("serve: --egress needs an absolute socket path");
     if (ready >= 0 && fcntl(READY_FD, F_SETFD, FD_CLOEXEC)) die("serve: fd 4 must be open");
-    if (listen_path) listen_at(listen_path);
+    if (listen_path && (listen_path[0] != '/' || strlen(listen_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))) die("serve: --listen needs an absolute socket path");
+    if (listen_path && listen_at(listen_path)) die("serve: cannot listen on %s: %s", listen_path, strerror(errno));
     return serve(ready, egress);
 }
 

@@ -17,6 +17,11 @@ final class DataDirs {
         return Files.createTempDirectory(Path.of("/tmp"), "pdk");
     }
 
+    /** An empty directory at {@code dir}, made with its parents. */
+    static Path emptyDir(Path dir) throws IOException {
+        return Files.createDirectories(dir);
+    }
+
     static void deleteQuietly(Path dir) {
         if (dir == null) return;
         try (Stream<Path> tree = Files.walk(dir)) {

@@ -19,6 +19,7 @@ import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.FileEntry;
 import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
@@ -162,9 +163,13 @@ public abstract class DriverConformanceKit {
     }
 
     private long counter() {
+        return counterOf(sandbox);
+    }
+
+    private static long counterOf(Sandbox sandbox) {
         try (InputStream in = sandbox.workspace().read("counter")) {
             String value = new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
-            return value.isEmpty() ? 0 : Long.parseLong(value);
+            return value.isEmpty() ? 0 : Long.parseLong(value.split(" ")[0]);
         } catch (PaddockException | IOException | NumberFormatException e) {
             return 0; // not written yet (or caught between truncate and write)
         }
@@ -261,7 +266,7 @@ public abstract class DriverConformanceKit {
 
     @Test
     void everyClaimedCheckpointKindHasAProof() {
-        Set<String> proven = Set.of("workspace_tar");
+        Set<String> proven = Set.of("workspace_tar", MemoryCheckpoints.KIND);
         assertThat(claims.runtimeCheckpoints())
                 .as("checkpoint kinds this kit can prove; add a test before claiming another")
                 .allMatch(proven::contains);
@@ -313,6 +318,64 @@ public abstract class DriverConformanceKit {
         } finally {
             browser.terminate(TerminationReason.USER_REQUEST);
         }
+    }
+
+    /**
+     * A background counter goes on from its saved value after a memory checkpoint, restored in place and restored
+     * into a new sandbox (a fork) whose workspace got the saved files first; a driver not claiming it offers none.
+     * The counter writes a token drawn once when it started: the same token afterwards shows the same process, with
+     * its memory, rather than one started again.
+     */
+    @Test
+    void memoryCheckpointBringsProcessesBackOrIsNotOffered() throws Exception {
+        if (!claims.supportsCheckpoint(MemoryCheckpoints.KIND)) {
+            assertThat(driver.memoryCheckpoints()).as("memory checkpoints of a driver that does not claim them").isEmpty();
+            return;
+        }
+        MemoryCheckpoints memory = driver.memoryCheckpoints().orElseThrow(() -> new AssertionError("memory checkpoints claimed but not offered"));
+        sandbox.startProcess(ExecRequest.shell("t=$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); i=0;"
+                + " while true; do i=$((i+1)); echo \"$i $t\" > counter; sleep 0.05; done"));
+        await().atMost(PATIENCE).until(() -> counter() > 3);
+        String token = counterToken(sandbox);
+        Path image = DataDirs.emptyDir(under.dataDir().resolve("memory-checkpoints").resolve(sandbox.ref().sandboxId()));
+
+        memory.checkpoint(sandbox, image, false);
+        long saved = counter();
+        ByteArrayOutputStream files = new ByteArrayOutputStream();
+        sandbox.workspace().exportTar("/workspace", files);
+        assertThat(sandbox.inspect().alive()).as("the runtime ended with the save").isFalse();
+        await().during(Duration.ofMillis(300)).atMost(PATIENCE).until(() -> counter() == saved);
+
+        sandbox = memory.restore(under.spec(sandbox.ref().sandboxId()), new Fence("host-conformance", 1), image);
+        await().atMost(PATIENCE).until(() -> counter() > saved);
+        assertThat(counterToken(sandbox)).as("the same process counts on").isEqualTo(token);
+        assertThat(Runs.shell(sandbox, "echo restored").stdout()).isEqualTo("restored\n");
+
+        String forkId = Ids.newId("sbx");
+        memory.forkWorkspace(forkId).importTar("/workspace", new ByteArrayInputStream(files.toByteArray()));
+        Sandbox fork = memory.restore(under.spec(forkId), new Fence("host-conformance", 1), image);
+        try {
+            await().atMost(PATIENCE).until(() -> counterOf(fork) > saved);
+            assertThat(counterToken(fork)).as("the fork counts on in the saved process").isEqualTo(token);
+            assertThat(Runs.shell(fork, "echo forked").stdout()).isEqualTo("forked\n");
+            long original = counter();
+            await().atMost(PATIENCE).until(() -> counter() > original);
+        } finally {
+            fork.terminate(TerminationReason.USER_REQUEST);
+            driver.purge(fork.ref());
+        }
+    }
+
+    /** The token of the counter's line; waits out a read between the loop's truncate and its write. */
+    private static String counterToken(Sandbox sandbox) {
+        return await().atMost(PATIENCE).until(() -> {
+            try {
+                String[] fields = read(sandbox.workspace(), "counter").trim().split(" ");
+                return fields.length == 2 ? fields[1] : "";
+            } catch (PaddockException | IOException e) {
+                return "";
+            }
+        }, token -> !token.isEmpty());
     }
 
     // ---- credential egress ---------------------------------------------------------------------------

@@ -4,6 +4,8 @@ import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
 import dev.paddock.driver.docker.DockerConfig;
 import dev.paddock.driver.docker.DockerDriver;
+import dev.paddock.driver.gvisor.GvisorConfig;
+import dev.paddock.driver.gvisor.GvisorDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,7 +21,8 @@ public final class DriverFixtures {
                 DriverFixture.of("bwrap", dataDir -> new BwrapDriver(BwrapConfig.defaults(dataDir))).unlessMissing(DriverFixtures::bwrapMissing),
                 DriverFixture.of("docker", dataDir -> new DockerDriver(DockerConfig.defaults(dataDir))).unlessMissing(() -> dockerMissing("runc")),
                 DriverFixture.of("docker-runsc", dataDir -> new DockerDriver(DockerConfig.defaults(dataDir).withRuntime("runsc")))
-                        .unlessMissing(() -> dockerMissing("runsc")));
+                        .unlessMissing(() -> dockerMissing("runsc")),
+                DriverFixture.of("gvisor", dataDir -> new GvisorDriver(GvisorConfig.defaults(dataDir))).unlessMissing(DriverFixtures::gvisorMissing));
     }
 
     private static Optional<String> bwrapMissing() {
@@ -29,6 +32,11 @@ public final class DriverFixtures {
 
     private static Optional<String> dockerMissing(String runtime) {
         List<String> problems = DockerDriver.checkHost(DockerConfig.defaults(Path.of("/tmp")).withRuntime(runtime));
+        return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
+    }
+
+    private static Optional<String> gvisorMissing() {
+        List<String> problems = GvisorDriver.checkHost(GvisorConfig.defaults(Path.of("/tmp")));
         return problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
     }
 }

@@ -20,5 +20,6 @@ final class EgressProofs {
     }
 
     /** Driver id → its proof. */
-    static final Map<String, BypassProof> BY_DRIVER = Map.of("bwrap", new ProxyOnlyEgressProof(), "docker", new ProxyOnlyEgressProof());
+    static final Map<String, BypassProof> BY_DRIVER = Map.of("bwrap", new ProxyOnlyEgressProof(), "docker", new ProxyOnlyEgressProof(),
+            "gvisor", new ProxyOnlyEgressProof());
 }

@@ -4,9 +4,12 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.ErrorType;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.core.store.CheckpointRecord;
@@ -17,20 +20,27 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
  * {@code workspace_tar} checkpoints: an archive of the workspace in {@code <data-dir>/checkpoints} (the directory
  * 0700, each archive 0600), written as {@code .tar.partial} and renamed when complete, with its record in the store.
+ * {@code memory} checkpoints, where the driver offers {@link MemoryCheckpoints}, add the driver's image of the
+ * sandbox's processes beside the archive ({@code <id>.memory/}, written as {@code .memory.partial}); both count in the
+ * tenant's storage quota. Restoring one ends the sandbox's runtime, puts the archive's files in place and starts the
+ * saved processes again under the same id.
  * A checkpoint is taken, and a restore swapped in, while the sandbox is frozen (when its driver can freeze) behind the
  * sandbox's freeze gate, so calls into it wait instead of seeing it suspended. Archives stop at the server's maximum
  * and at what is left of the tenant's storage quota ({@link CheckpointCap}); one tenant's are taken one at a time.
@@ -38,6 +48,9 @@ import java.util.stream.Stream;
  */
 final class Checkpoints {
     private static final FileAttribute<?> PRIVATE_FILE = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    private static final FileAttribute<?> PRIVATE_DIR = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+    static final String WORKSPACE_TAR = "workspace_tar";
+    private static final String MEMORY_SUFFIX = ".memory";
 
     private final HostConfig config;
     private final OwnedSandboxes host;
@@ -66,31 +79,62 @@ final class Checkpoints {
      * {@code checkpoint_too_large} or {@code storage_quota_exceeded}.
      */
     CheckpointRecord take(SandboxRecord r) {
-        requireSupported(r);
+        return take(r, WORKSPACE_TAR);
+    }
+
+    /**
+     * A checkpoint of {@code type} ({@code workspace_tar}, or {@code memory} where the driver can save processes;
+     * null is {@code workspace_tar}). A memory checkpoint saves the processes first and leaves them running, then
+     * archives the files with the sandbox frozen; its sha256 is the archive's, its size the archive's plus the image's.
+     */
+    CheckpointRecord take(SandboxRecord r, String type) {
+        String kind = type == null ? WORKSPACE_TAR : type;
+        MemoryCheckpoints memory = switch (kind) {
+            case WORKSPACE_TAR -> {
+                requireSupported(r);
+                yield null;
+            }
+            case MemoryCheckpoints.KIND -> requireMemory(r);
+            default -> throw new PaddockException(ErrorCode.INVALID_CHECKPOINT_TYPE,
+                    "checkpoint type must be workspace_tar or memory, got '" + Text.clip(kind, 40) + "'");
+        };
         String id = r.id();
         return locks.withLock(id, () -> locks.withLock("tenant-storage:" + r.tenantId(), () -> {
             SandboxRecord cur = host.reload(id);
             Workspace ws = host.workspace(cur);
+            Sandbox live = memory == null ? null : requireLive(cur);
             String cpId = Ids.newId("cp");
             Path target = archive(cpId);
             Path tmp = dir.resolve(cpId + ".tar.partial");
+            Path imageTmp = dir.resolve(cpId + MEMORY_SUFFIX + ".partial");
             CheckpointCap cap = cap(r.tenantId());
             try {
                 MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                if (memory != null) Files.createDirectory(imageTmp, PRIVATE_DIR);
                 frozenWhile(cur, () -> {
+                    // the processes first (the driver may let them run to save them), then their files, frozen
+                    if (memory != null) memory.checkpoint(live, imageTmp, true);
                     try (OutputStream out = new DigestOutputStream(cap.bound(Files.newOutputStream(Files.createFile(tmp, PRIVATE_FILE))), sha)) {
                         ws.exportTar(Workspace.ROOT, out);
                     }
                     return null;
                 });
+                long size = Files.size(tmp);
+                if (memory != null) {
+                    size += treeSize(imageTmp);
+                    if (size > cap.bytes()) throw new CheckpointCap.TooLarge();
+                    Files.move(imageTmp, image(cpId), StandardCopyOption.ATOMIC_MOVE);
+                }
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-                CheckpointRecord cp = new CheckpointRecord(cpId, id, r.tenantId(), "workspace_tar", Files.size(target),
+                CheckpointRecord cp = new CheckpointRecord(cpId, id, r.tenantId(), kind, size,
                         HexFormat.of().formatHex(sha.digest()), host.clock().instant());
                 host.store().checkpoints().insert(cp);
                 host.event(cur, "sandbox.checkpointed", Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes()));
                 return cp;
             } catch (Exception e) {
                 deleteQuietly(tmp);
+                deleteTreeQuietly(imageTmp);
+                deleteTreeQuietly(image(cpId));
                 throw cap.explain(e).orElseGet(() -> Operations.asPaddock("checkpoint", e));
             }
         }));
@@ -102,8 +146,9 @@ final class Checkpoints {
 
     /** Replaces the running sandbox's workspace with the checkpoint's, all or nothing where the workspace can stage it. */
     SandboxRecord restore(SandboxRecord r, String checkpointId) {
-        requireSupported(r);
         CheckpointRecord cp = find(r.tenantId(), checkpointId);
+        if (cp.kind().equals(MemoryCheckpoints.KIND)) return restoreMemory(r, cp);
+        requireSupported(r);
         String id = r.id();
         return locks.withLock(id, () -> {
             SandboxRecord cur = host.reload(id);
@@ -116,6 +161,48 @@ final class Checkpoints {
                 ws.replaceFromTar(in, swap -> frozenFor(cur, swap));
             }
             host.event(cur, "sandbox.restored", Map.of("checkpoint_id", cp.id()));
+            return host.reload(id);
+        });
+    }
+
+    /**
+     * Restores a memory checkpoint in place: the sandbox's runtime ends, the archive's files replace the workspace
+     * and the saved processes start again under the same id (a suspended sandbox is suspended again). Calls into the
+     * sandbox wait meanwhile. A sandbox that cannot be brought back is marked failed, with the reason.
+     */
+    private SandboxRecord restoreMemory(SandboxRecord r, CheckpointRecord cp) {
+        MemoryCheckpoints memory = requireMemory(r);
+        if (!cp.sandboxId().equals(r.id())) {
+            throw new PaddockException(ErrorCode.CHECKPOINT_OF_ANOTHER_SANDBOX, "memory checkpoint " + cp.id() + " holds the processes of sandbox "
+                    + cp.sandboxId() + "; start a new sandbox from it (from_checkpoint in POST /v1/sandboxes)");
+        }
+        String id = r.id();
+        return locks.withLock(id, () -> {
+            SandboxRecord cur = host.reload(id);
+            if (cur.state().isTerminal()) {
+                throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + id + " is " + cur.state().wireName() + "; restore into a running sandbox");
+            }
+            SandboxDriver driver = host.driver(cur);
+            Sandbox old = host.live(id);
+            try {
+                locks.frozen(id, () -> {
+                    if (old != null) old.terminate(TerminationReason.USER_REQUEST); // the runtime only: the files stay
+                    Workspace ws = driver.workspace(OwnedSandboxes.ref(cur)).orElseThrow(() -> new PaddockException(ErrorCode.WORKSPACE_GONE,
+                            "the driver kept no workspace of sandbox " + id + " to restore into"));
+                    try (InputStream in = Files.newInputStream(archive(cp.id()))) {
+                        ws.replaceFromTar(in, Runnable::run);
+                    }
+                    Sandbox back = memory.restore(host.openEgress(cur.spec()), cur.fence(), image(cp.id()));
+                    if (cur.state() == SandboxState.SUSPENDED) back.suspend();
+                    host.adopt(id, back);
+                    return null;
+                });
+            } catch (Exception e) {
+                String reason = "restoring memory checkpoint " + cp.id() + " failed: " + e.getMessage();
+                host.fail(cur, ErrorCode.CHECKPOINT_FAILED.wire(), reason);
+                throw e instanceof PaddockException pe ? pe : new PaddockException(ErrorCode.CHECKPOINT_FAILED, reason, e);
+            }
+            host.event(cur, "sandbox.restored", Map.of("checkpoint_id", cp.id(), "type", cp.kind()));
             return host.reload(id);
         });
     }
@@ -147,7 +234,9 @@ final class Checkpoints {
         }
     }
 
-    private CheckpointRecord find(String tenantId, String checkpointId) {
+    /** A checkpoint of the tenant; another tenant's is not found. */
+    CheckpointRecord find(String tenantId, String checkpointId) {
+        Ids.require("cp", checkpointId, "checkpoint id");
         return host.store().checkpoints().find(checkpointId)
                 .filter(c -> c.tenantId().equals(tenantId))
                 .orElseThrow(() -> PaddockException.notFound("checkpoint", checkpointId));
@@ -155,6 +244,46 @@ final class Checkpoints {
 
     private Path archive(String checkpointId) {
         return dir.resolve(checkpointId + ".tar");
+    }
+
+    /** The checkpoint's workspace archive. */
+    InputStream archiveOf(CheckpointRecord cp) throws IOException {
+        return Files.newInputStream(archive(cp.id()));
+    }
+
+    MemoryCheckpoints requireMemory(SandboxRecord r) {
+        SandboxDriver d = host.driver(r);
+        Optional<MemoryCheckpoints> memory = d.memoryCheckpoints();
+        if (memory.isEmpty() || !d.conformance().supportsCheckpoint(MemoryCheckpoints.KIND)) {
+            throw new UnsupportedCapabilityException(d.id(), "memory checkpoints (saving a sandbox's processes)");
+        }
+        return memory.get();
+    }
+
+    private Sandbox requireLive(SandboxRecord r) {
+        Sandbox s = host.live(r.id());
+        if (s == null || r.state().isTerminal()) {
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + r.id() + " is " + r.state().wireName()
+                    + "; a memory checkpoint saves the processes of a live sandbox");
+        }
+        return s;
+    }
+
+    private Path image(String checkpointId) {
+        return dir.resolve(checkpointId + MEMORY_SUFFIX);
+    }
+
+    /** The saved processes of a memory checkpoint, for a sandbox started from it. */
+    Path memoryImage(CheckpointRecord cp) {
+        return image(cp.id());
+    }
+
+    private static long treeSize(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            long total = 0;
+            for (Path p : files.filter(Files::isRegularFile).toList()) total += Files.size(p);
+            return total;
+        }
     }
 
     private void requireSupported(SandboxRecord r) {
@@ -206,6 +335,7 @@ final class Checkpoints {
     /** The archive first: a record without its file would be listed but not restorable, a file without record is an orphan. */
     private void deleteFiles(CheckpointRecord cp) throws IOException {
         Files.deleteIfExists(archive(cp.id()));
+        deleteTree(image(cp.id()));
         try {
             host.store().checkpoints().delete(cp.id());
         } catch (PaddockException e) {
@@ -216,7 +346,23 @@ final class Checkpoints {
     /** A checkpoint being written when the previous host process died is never listed: its file goes at start-up. */
     private void deletePartials() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".tar.partial")).toList()) Files.deleteIfExists(p);
+            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".partial")).toList()) deleteTree(p);
+        }
+    }
+
+    /** Deletes a file or a directory tree, not following links. */
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> tree = Files.walk(root)) {
+            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+
+    private static void deleteTreeQuietly(Path root) {
+        try {
+            deleteTree(root);
+        } catch (IOException ignored) {
+            // best effort: a partial image is never listed and goes at the next start
         }
     }
 

@@ -23,6 +23,7 @@ import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
+import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
@@ -31,6 +32,7 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.Store;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.function.Supplier;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -228,14 +230,52 @@ public final class RuntimeHost implements AutoCloseable {
                 null, timeout, rules.idleSuspendAfter(request), rules.idleTerminateAfter(request), now, now, now, null);
         store.sandboxes().insert(record);
         event(record, "sandbox.creating", Map.of("driver", driver.id(), "warm", warm.isPresent()));
+        return start(record, driver, () -> {
+            if (warm.isPresent()) return warm.get().entry().sandbox();
+            SandboxSpec wired = egress.open(spec);
+            return operations.bounded("create", () -> warmPools.create(driver, wired, fence));
+        });
+    }
+
+    /**
+     * A new sandbox running the processes of memory checkpoint {@code checkpointId} (a fork): the settings of the
+     * checkpoint's sandbox (driver, image, limits, environment, network, credentials, timeouts), a workspace holding
+     * the checkpoint's files, and the saved processes going on from where they were. The original is not touched.
+     */
+    public SandboxRecord createFromCheckpoint(Principal caller, String checkpointId) {
+        CheckpointRecord cp = checkpoints.find(caller.tenantId(), checkpointId);
+        if (!cp.kind().equals(MemoryCheckpoints.KIND)) {
+            throw new PaddockException(ErrorCode.INVALID_CHECKPOINT_TYPE, "checkpoint " + cp.id() + " is a " + cp.kind()
+                    + " checkpoint: only memory checkpoints start a new sandbox; restore it into a sandbox instead");
+        }
+        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("sandbox", cp.sandboxId()));
+        SandboxDriver driver = rules.driver(source.driver());
+        MemoryCheckpoints memory = checkpoints.requireMemory(source);
+        SandboxSpec from = source.spec();
+        egress.require(from.network(), from.credentials());
+        String id = Ids.newId("sbx");
+        Fence fence = new Fence(ownerId, 1);
+        Instant now = clock.instant();
+        SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), from.image(), from.writableRootfs(), from.limits(), from.env(),
+                from.network(), from.credentials(), null, from.template());
+        SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence, null,
+                source.timeout(), source.idleSuspendAfter(), source.idleTerminateAfter(), now, now, now, null);
+        store.sandboxes().insert(record);
+        event(record, "sandbox.creating", Map.of("driver", driver.id(), "from_checkpoint", cp.id()));
+        return start(record, driver, () -> operations.bounded("create", () -> {
+            try (InputStream files = checkpoints.archiveOf(cp)) {
+                memory.forkWorkspace(id).importTar(Workspace.ROOT, files);
+            }
+            return memory.restore(egress.open(spec), fence, checkpoints.memoryImage(cp));
+        }));
+    }
+
+    /** Brings a new record's backend up through {@code backend}; the record runs after, or is failed with the reason. */
+    private SandboxRecord start(SandboxRecord record, SandboxDriver driver, Supplier<Sandbox> backend) {
+        String id = record.id();
         Sandbox sandbox;
         try {
-            if (warm.isPresent()) {
-                sandbox = warm.get().entry().sandbox();
-            } else {
-                SandboxSpec wired = egress.open(spec);
-                sandbox = operations.bounded("create", () -> warmPools.create(driver, wired, fence));
-            }
+            sandbox = backend.get();
         } catch (RuntimeException e) {
             egress.close(id);
             String reason = e instanceof PaddockException pe ? pe.getMessage() : "driver failed: " + e.getClass().getSimpleName();
@@ -245,7 +285,7 @@ public final class RuntimeHost implements AutoCloseable {
             throw e;
         }
         live.attach(id, sandbox);
-        store.sandboxes().setHandle(id, fence, sandbox.ref().handle());
+        store.sandboxes().setHandle(id, record.fence(), sandbox.ref().handle());
         SandboxRecord running = transition(record, SandboxState.RUNNING, null);
         event(running, "sandbox.running", Map.of());
         templates.created(running);
@@ -388,6 +428,11 @@ public final class RuntimeHost implements AutoCloseable {
     /** Archives the workspace; see {@link Checkpoints#take}. */
     public CheckpointRecord checkpoint(Principal caller, String id) {
         return checkpoints.take(find(caller, id));
+    }
+
+    /** A checkpoint of {@code type}: {@code workspace_tar} (null) or {@code memory}; see {@link Checkpoints#take(SandboxRecord, String)}. */
+    public CheckpointRecord checkpoint(Principal caller, String id, String type) {
+        return checkpoints.take(find(caller, id), type);
     }
 
     public Page<CheckpointRecord> checkpoints(Principal caller, String id, PageRequest page) {

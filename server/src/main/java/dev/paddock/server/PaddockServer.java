@@ -152,7 +152,7 @@ public final class PaddockServer implements AutoCloseable {
         new ProcessRoutes(host, bodies).register(r);
         new FileRoutes(host, bodies).register(r);
         new OutputRoutes(host).register(r);
-        new CheckpointRoutes(host).register(r);
+        new CheckpointRoutes(host, bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
         RouteContext context = new RouteContext(r, bodies, json);
         modules.forEach(m -> m.register(context));

@@ -162,6 +162,19 @@ class BadInputTest {
     }
 
     @Test
+    void checkpointTypesAndSandboxesFromCheckpointsAreChecked() {
+        String checkpoints = "/v1/sandboxes/" + sandbox + "/checkpoints";
+        api.post(checkpoints, "{\"type\": \"everything\"}").error(400, INVALID, "invalid_checkpoint_type");
+        api.post(checkpoints, "{\"type\": \"memory\"}").error(501, "not_implemented_error", "unsupported_capability");
+        api.post(checkpoints, "{\"kind\": \"memory\"}").error(400, INVALID, "unknown_field");
+        String cp = "cp_0123456789abcdefghjkmnpqrs";
+        assertThat(api.post("/v1/sandboxes", "{\"from_checkpoint\": \"" + cp + "\", \"image\": \"x\"}").error(400, INVALID, "invalid_field").message())
+                .contains("from_checkpoint");
+        api.post("/v1/sandboxes", "{\"from_checkpoint\": \"" + cp + "\"}").error(404, "not_found_error", "not_found");
+        api.post("/v1/sandboxes", "{\"from_checkpoint\": \"nope\"}").error(400, INVALID, "invalid_id");
+    }
+
+    @Test
     void badIdsAreRefusedBeforeAnyLookup() {
         api.get("/v1/sandboxes/nope").error(400, INVALID, "invalid_id");
         api.get("/v1/sandboxes/cp_0123456789abcdefghjkmnpqrs").error(400, INVALID, "invalid_id");

@@ -24,4 +24,10 @@ public interface MemoryCheckpoints {
      * processes expect; the host puts them there first.
      */
     Sandbox restore(SandboxSpec spec, Fence fence, Path imageDir);
+
+    /**
+     * The empty workspace of sandbox {@code sandboxId}, made before a {@link #restore} under that new id (a fork) so
+     * the host can put the saved files in first. Refused while a sandbox with that id runs.
+     */
+    Workspace forkWorkspace(String sandboxId);
 }

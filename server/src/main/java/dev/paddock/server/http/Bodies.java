@@ -29,6 +29,19 @@ public final class Bodies {
         return json.read(raw, type);
     }
 
+    /** {@link #json}, or null for an empty body (endpoints whose body is optional). */
+    public <T> T jsonOrNull(Context ctx, Class<T> type) {
+        BoundedInputStream in = bounded(ctx, maxJsonBytes, "JSON request body");
+        byte[] raw;
+        try (in) {
+            raw = in.readAllBytes();
+        } catch (IOException e) {
+            if (in.exceeded()) throw in.tooLarge();
+            throw new UncheckedIOException("reading the request body failed", e);
+        }
+        return raw.length == 0 ? null : json.read(raw, type);
+    }
+
     /** The raw body as a stream that fails with 413 past the upload limit; never buffered whole. */
     public BoundedInputStream upload(Context ctx, String what) {
         return bounded(ctx, maxUploadBytes, what);

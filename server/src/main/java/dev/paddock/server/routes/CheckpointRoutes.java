@@ -2,6 +2,7 @@ package dev.paddock.server.routes;
 
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.Params;
 import dev.paddock.server.http.Streams;
 import dev.paddock.server.wire.SandboxView;
@@ -10,17 +11,26 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
 
-/** Workspace checkpoints: create, list, download, restore, delete. */
+/** Checkpoints (workspace archives, and process memory where the driver can): create, list, download, restore, delete. */
 public final class CheckpointRoutes {
     private static final String CHECKPOINTS = SandboxRoutes.SANDBOX + "/checkpoints";
     private final RuntimeHost host;
+    private final Bodies bodies;
 
-    public CheckpointRoutes(RuntimeHost host) {
+    /** The body of POST .../checkpoints, which may be left out: {@code type} is workspace_tar (the default) or memory. */
+    public record CheckpointBody(String type) {}
+
+    public CheckpointRoutes(RuntimeHost host, Bodies bodies) {
         this.host = host;
+        this.bodies = bodies;
     }
 
     public void register(RoutesConfig r) {
-        r.post(CHECKPOINTS, ctx -> ctx.status(201).json(Views.Checkpoint.of(host.checkpoint(Auth.principal(ctx), SandboxRoutes.id(ctx)))));
+        r.post(CHECKPOINTS, ctx -> {
+            CheckpointBody body = bodies.jsonOrNull(ctx, CheckpointBody.class);
+            String type = body == null ? null : body.type();
+            ctx.status(201).json(Views.Checkpoint.of(host.checkpoint(Auth.principal(ctx), SandboxRoutes.id(ctx), type)));
+        });
         r.get(CHECKPOINTS, ctx -> {
             var page = Params.page(ctx, "cp");
             ctx.json(Views.ListPage.of(host.checkpoints(Auth.principal(ctx), SandboxRoutes.id(ctx), page), Views.Checkpoint::of));

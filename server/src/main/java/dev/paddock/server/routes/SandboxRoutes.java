@@ -44,6 +44,10 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) {
         CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
+        if (body.fromCheckpoint() != null) {
+            ctx.status(201).json(SandboxView.of(host.createFromCheckpoint(Auth.principal(ctx), SandboxBodies.fromCheckpoint(body))));
+            return;
+        }
         var request = SandboxBodies.toRequest(body, host.defaultLimits(body.driver()));
         createCheck.accept(request);
         var created = host.create(Auth.principal(ctx), request);

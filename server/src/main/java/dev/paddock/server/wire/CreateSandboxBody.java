@@ -16,7 +16,8 @@ public record CreateSandboxBody(
         IdleBody idle,
         List<CredentialBody> credentials,
         String template,
-        BrowserBody browser) {
+        BrowserBody browser,
+        String fromCheckpoint) {
 
     /** {@code template: "browser"} or a {@code browser} object makes a browser sandbox. */
     public record BrowserBody(Boolean allowEvaluate) {}

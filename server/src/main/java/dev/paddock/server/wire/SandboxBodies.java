@@ -24,6 +24,18 @@ public final class SandboxBodies {
 
     private SandboxBodies() {}
 
+    /**
+     * The checkpoint a sandbox starts from; such a sandbox takes every setting of the checkpoint's sandbox, so a body
+     * that names any other field is refused rather than half followed.
+     */
+    public static String fromCheckpoint(CreateSandboxBody b) {
+        boolean others = b.driver() != null || b.image() != null || b.writableRootfs() != null || b.limits() != null || b.env() != null
+                || b.network() != null || b.timeoutSeconds() != null || b.idle() != null || b.credentials() != null
+                || b.template() != null || b.browser() != null;
+        if (others) throw Check.invalid("from_checkpoint", "takes the settings of the checkpoint's sandbox; leave out the other fields");
+        return b.fromCheckpoint();
+    }
+
     public static SandboxRequest toRequest(CreateSandboxBody b) {
         return toRequest(b, Limits.DEFAULT);
     }

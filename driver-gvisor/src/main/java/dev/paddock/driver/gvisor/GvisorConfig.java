@@ -1,0 +1,39 @@
+package dev.paddock.driver.gvisor;
+
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Settings of the gVisor driver. {@code dataDir} holds {@code bin/} (the init agent), {@code runsc/} (runsc's state
+ * of every container), {@code run/<id>/} (the OCI bundle, control socket and log of a live sandbox; root-only),
+ * {@code sandboxes/<id>/} (workspace, outputs, generated /etc files; root-only on the host), {@code rootfs/} (the
+ * empty root of sandboxes on the host's /usr), {@code etc/} and {@code images/<name>/rootfs}. {@code platform} is
+ * runsc's way to run the sandbox kernel: {@code kvm} where /dev/kvm is usable, {@code ptrace} elsewhere.
+ */
+public record GvisorConfig(Path dataDir, Path runsc, String platform, Duration startTimeout) {
+    public static final Path DEFAULT_RUNSC = Path.of("/usr/bin/runsc");
+    private static final Path KVM = Path.of("/dev/kvm");
+
+    public GvisorConfig {
+        if (dataDir == null) throw new PaddockException(ErrorCode.INVALID_CONFIG, "gvisor driver: dataDir is required");
+        dataDir = dataDir.toAbsolutePath().normalize();
+        runsc = runsc == null ? DEFAULT_RUNSC : runsc;
+        platform = platform == null ? defaultPlatform() : platform;
+        if (!platform.equals("ptrace") && !platform.equals("kvm")) {
+            throw new PaddockException(ErrorCode.INVALID_CONFIG, "gvisor driver: platform must be ptrace or kvm, got '" + platform + "'");
+        }
+        startTimeout = startTimeout == null ? Duration.ofSeconds(20) : startTimeout;
+    }
+
+    public static GvisorConfig defaults(Path dataDir) {
+        return new GvisorConfig(dataDir, null, null, null);
+    }
+
+    /** kvm when this host lets us open /dev/kvm (faster system calls), ptrace otherwise. */
+    static String defaultPlatform() {
+        return Files.isReadable(KVM) && Files.isWritable(KVM) ? "kvm" : "ptrace";
+    }
+}

@@ -1,0 +1,162 @@
+package dev.paddock.driver.gvisor;
+
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.init.InitClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * A live gVisor sandbox: commands go to its init agent, lifecycle goes through runsc. Stdin of {@link #exec} is the
+ * request's bytes then end-of-file, as on the bwrap driver. Processes killed by gVisor's own kernel for memory are
+ * not seen by the host cgroup, so results do not report them as out-of-memory kills.
+ */
+final class GvisorSandbox implements Sandbox {
+    private static final Duration STATUS_PING = Duration.ofSeconds(1);
+
+    private final GvisorDriver driver;
+    private final GvisorPaths paths;
+    private final GvisorMeta meta;
+    private final InitClient init;
+    private volatile boolean paused;
+    private volatile boolean ended;
+
+    GvisorSandbox(GvisorDriver driver, GvisorPaths paths, GvisorMeta meta, boolean paused) {
+        this.driver = driver;
+        this.paths = paths;
+        this.meta = meta;
+        this.paused = paused;
+        this.init = new InitClient(paths.socket());
+    }
+
+    @Override
+    public SandboxRef ref() {
+        return new SandboxRef(paths.sandboxId(), GvisorDriver.ID, paths.sandboxId());
+    }
+
+    GvisorPaths paths() {
+        return paths;
+    }
+
+    GvisorMeta meta() {
+        return meta;
+    }
+
+    @Override
+    public ExecHandle exec(ExecRequest request, ExecOutput output) {
+        requireRunning();
+        return init.exec(request, output, () -> 0);
+    }
+
+    @Override
+    public ProcessInfo startProcess(ExecRequest request) {
+        requireRunning();
+        long pid = init.startBackground(request);
+        return processes().stream().filter(p -> p.pid() == pid).findFirst()
+                .orElseThrow(() -> PaddockException.internal("background process " + pid + " vanished from the sandbox's list", null));
+    }
+
+    @Override
+    public List<ProcessInfo> processes() {
+        requireRunning();
+        return init.processes();
+    }
+
+    @Override
+    public byte[] processLogs(long pid, long offset, int maxBytes) {
+        requireRunning();
+        if (offset < 0 || maxBytes < 0) throw new PaddockException(ErrorCode.INVALID_RANGE, "offset and max bytes must not be negative");
+        return init.logs(pid, offset, maxBytes);
+    }
+
+    @Override
+    public void signalProcess(long pid, int signal) {
+        requireRunning();
+        if (signal < 1 || signal > 64) throw new PaddockException(ErrorCode.INVALID_SIGNAL, "signal must be between 1 and 64, got " + signal);
+        init.signal(pid, signal);
+    }
+
+    @Override
+    public Workspace workspace() {
+        return driver.openWorkspace(paths);
+    }
+
+    @Override
+    public Workspace outputs() {
+        return driver.openOutputs(paths);
+    }
+
+    @Override
+    public synchronized void suspend() {
+        requireAlive();
+        if (paused) return;
+        driver.runsc().pause(paths.sandboxId(), meta.overlay());
+        paused = true;
+    }
+
+    @Override
+    public synchronized void resume() {
+        requireAlive();
+        if (!paused) return;
+        driver.runsc().resume(paths.sandboxId(), meta.overlay());
+        paused = false;
+    }
+
+    boolean paused() {
+        return paused;
+    }
+
+    @Override
+    public void terminate(TerminationReason reason) {
+        ended = true;
+        driver.release(paths, meta);
+    }
+
+    /** The runtime ended without a terminate (saved to a memory checkpoint); the files stay. */
+    void ended() {
+        ended = true;
+    }
+
+    @Override
+    public SandboxStatus inspect() {
+        if (ended) return new SandboxStatus(false, false, -1, -1, -1, -1, -1);
+        Optional<Runsc.State> state = driver.runsc().state(paths.sandboxId(), meta.overlay());
+        boolean frozen = state.map(Runsc.State::paused).orElse(false);
+        boolean alive = frozen || (state.map(Runsc.State::running).orElse(false) && answers());
+        Optional<JsonNode> stats = alive ? driver.runsc().stats(paths.sandboxId(), meta.overlay()) : Optional.empty();
+        if (stats.isEmpty()) return new SandboxStatus(alive, frozen, -1, -1, -1, -1, -1);
+        JsonNode s = stats.get();
+        long limit = s.path("memory").path("usage").path("limit").asLong(0);
+        return new SandboxStatus(alive, frozen, s.path("memory").path("usage").path("usage").asLong(-1), limit > 0 ? limit : -1,
+                s.path("pids").path("current").asInt(-1), -1, s.path("cpu").path("usage").path("total").asLong(-1));
+    }
+
+    private boolean answers() {
+        try {
+            init.ping(STATUS_PING);
+            return true;
+        } catch (PaddockException e) {
+            return false;
+        }
+    }
+
+    private void requireAlive() {
+        if (ended) throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " has ended");
+    }
+
+    private void requireRunning() {
+        requireAlive();
+        if (paused) throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " is suspended; resume it first");
+    }
+}
