@@ -19,6 +19,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -95,7 +96,10 @@ class GvisorDriverTest {
         for (String d : List.of("bin", "etc", "workspace", "proc", "dev", "tmp", "mnt")) Files.createDirectories(rootfs.resolve(d));
         Files.copy(Path.of("/bin/busybox"), rootfs.resolve("bin/busybox"));
         Files.createSymbolicLink(rootfs.resolve("bin/sh"), Path.of("busybox"));
-        String write = "echo changed > /etc/mark 2>/dev/null && read v < /etc/mark && echo $v || echo refused";
+        // open to every user, so only the root's own mode decides whether the sandbox user may write
+        Files.createDirectories(rootfs.resolve("shared"));
+        Files.setPosixFilePermissions(rootfs.resolve("shared"), PosixFilePermissions.fromString("rwxrwxrwx"));
+        String write = "echo changed > /shared/mark 2>/dev/null && read v < /shared/mark && echo $v || echo refused";
 
         Sandbox readOnly = driver.create(new SandboxSpec("tinyro", "tenant_test", "tiny", false, Limits.DEFAULT, Map.of(), NetworkPolicy.NONE), FENCE);
         started.add(readOnly);
@@ -104,7 +108,7 @@ class GvisorDriverTest {
         Sandbox writable = driver.create(new SandboxSpec("tinyrw", "tenant_test", "tiny", true, Limits.DEFAULT, Map.of(), NetworkPolicy.NONE), FENCE);
         started.add(writable);
         assertThat(shell(writable, write)).isEqualTo("changed\n");
-        assertThat(rootfs.resolve("etc/mark")).as("the image on the host").doesNotExist();
+        assertThat(rootfs.resolve("shared/mark")).as("the image on the host").doesNotExist();
         assertThat(shell(writable, "echo kept > /workspace/f; read v < /workspace/f; echo $v")).isEqualTo("kept\n");
     }
 
