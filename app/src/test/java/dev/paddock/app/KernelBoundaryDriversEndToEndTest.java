@@ -7,6 +7,8 @@ import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.testing.Prerequisites;
 import dev.paddock.driver.docker.DockerConfig;
 import dev.paddock.driver.docker.DockerDriver;
+import dev.paddock.driver.gvisor.GvisorConfig;
+import dev.paddock.driver.gvisor.GvisorDriver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,7 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
 @Tag("bwrap")
 class KernelBoundaryDriversEndToEndTest {
     @ParameterizedTest
-    @ValueSource(strings = {"docker"})
+    @ValueSource(strings = {"gvisor", "docker"})
     void aCreateNamingTheDriverRunsThereBesideTheDefault(String driver) throws Exception {
         requireRunnable(driver);
         try (BwrapServer server = new BwrapServer("pkb")) {
@@ -51,7 +53,7 @@ class KernelBoundaryDriversEndToEndTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"docker"})
+    @ValueSource(strings = {"gvisor", "docker"})
     void asTheDefaultDriverItsWarmPoolServesPlainCreates(String driver) throws Exception {
         requireRunnable(driver);
         try (BwrapServer server = new BwrapServer("pkw", Map.of("driver", driver, "warm_pool_size", "1"))) {
@@ -66,7 +68,7 @@ class KernelBoundaryDriversEndToEndTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"docker"})
+    @ValueSource(strings = {"gvisor", "docker"})
     void browserSandboxesKeepChromiumsOwnSandbox(String driver) throws Exception {
         requireRunnable(driver);
         try (BwrapServer server = new BwrapServer("pkc", Map.of("docker_runtime", "runsc"))) {
@@ -92,6 +94,7 @@ class KernelBoundaryDriversEndToEndTest {
     private static void requireRunnable(String driver) {
         List<String> problems = switch (driver) {
             case "docker" -> DockerDriver.checkHost(DockerConfig.defaults(Path.of("/tmp")));
+            case "gvisor" -> GvisorDriver.checkHost(GvisorConfig.defaults(Path.of("/tmp")));
             default -> throw new IllegalArgumentException(driver);
         };
         Prerequisites.require(problems.isEmpty(), () -> driver + " cannot run here: " + problems);

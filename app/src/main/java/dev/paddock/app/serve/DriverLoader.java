@@ -8,6 +8,8 @@ import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
 import dev.paddock.driver.docker.DockerConfig;
 import dev.paddock.driver.docker.DockerDriver;
+import dev.paddock.driver.gvisor.GvisorConfig;
+import dev.paddock.driver.gvisor.GvisorDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +33,7 @@ final class DriverLoader {
 
     private static final List<Known> KNOWN = List.of(
             new Known(BwrapDriver.ID, BwrapDriver::conformanceRecord, s -> BwrapDriver.checkHost(bwrapConfig(s)), s -> new BwrapDriver(bwrapConfig(s))),
+            new Known(GvisorDriver.ID, GvisorDriver::conformanceRecord, s -> GvisorDriver.checkHost(gvisorConfig(s)), s -> new GvisorDriver(gvisorConfig(s))),
             new Known(DockerDriver.ID, DockerDriver::conformanceRecord, s -> DockerDriver.checkHost(dockerConfig(s)), s -> new DockerDriver(dockerConfig(s))));
 
     private DriverLoader() {}
@@ -71,6 +74,11 @@ final class DriverLoader {
 
     private static BwrapConfig bwrapConfig(ServeSettings s) {
         return new BwrapConfig(s.dataDir(), s.bwrapUidBase(), s.bwrapUidCount(), s.bwrapPath(), s.cgroupRoot(), null);
+    }
+
+    /** Its files go to {@code <data-dir>/gvisor}; it reads Paddock images from {@code <data-dir>/images}, as bwrap does. */
+    private static GvisorConfig gvisorConfig(ServeSettings s) {
+        return new GvisorConfig(s.dataDir(), s.runscPath(), s.gvisorPlatform(), null);
     }
 
     /** Its files go to {@code <data-dir>/docker}; it reads Paddock images from {@code <data-dir>/images}, as bwrap does. */

@@ -45,6 +45,8 @@ public record ServeSettings(
         int bwrapUidCount,
         String dockerHost,
         String dockerRuntime,
+        Path runscPath,
+        String gvisorPlatform,
         String modelBaseUrl,
         String modelApiKey,
         boolean allowSandboxFree,
@@ -94,6 +96,8 @@ public record ServeSettings(
         k.put("bwrap_uid_count", new String[] {"50000", "number of host uids for sandboxes"});
         k.put("docker_host", new String[] {"", "Docker engine socket, unix:///… (default: $DOCKER_HOST, else /var/run/docker.sock)"});
         k.put("docker_runtime", new String[] {"runc", "OCI runtime of docker sandboxes: runc, or runsc (gVisor)"});
+        k.put("runsc_path", new String[] {"/usr/bin/runsc", "gVisor's runsc, for the gvisor driver"});
+        k.put("gvisor_platform", new String[] {"", "ptrace or kvm (default: kvm where /dev/kvm is usable)"});
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
@@ -154,6 +158,8 @@ public record ServeSettings(
                 integer("bwrap_uid_count", v.get("bwrap_uid_count")),
                 blankToNull(v.get("docker_host")),
                 nonBlank("docker_runtime", v.get("docker_runtime")),
+                path(v.get("runsc_path"), home),
+                blankToNull(v.get("gvisor_platform")),
                 blankToNull(v.get("model_base_url")),
                 blankToNull(v.get("model_api_key")),
                 bool("allow_sandbox_free", v.get("allow_sandbox_free")),

@@ -7,10 +7,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Settings of the gVisor driver. {@code dataDir} holds {@code bin/} (the init agent), {@code runsc/} (runsc's state
+ * Settings of the gVisor driver. Its own files are in {@link #stateDir()}: {@code bin/} (the init agent), {@code runsc/} (runsc's state
  * of every container), {@code run/<id>/} (the OCI bundle, control socket and log of a live sandbox; root-only),
  * {@code sandboxes/<id>/} (workspace, outputs, generated /etc files; root-only on the host), {@code rootfs/} (the
- * empty root of sandboxes on the host's /usr), {@code etc/} and {@code images/<name>/rootfs}. {@code platform} is
+ * empty root of sandboxes on the host's /usr) and {@code etc/}; images are read from {@code <dataDir>/images/<name>/rootfs}. {@code platform} is
  * runsc's way to run the sandbox kernel: {@code kvm} where /dev/kvm is usable, {@code ptrace} elsewhere.
  */
 public record GvisorConfig(Path dataDir, Path runsc, String platform, Duration startTimeout) {
@@ -26,6 +26,15 @@ public record GvisorConfig(Path dataDir, Path runsc, String platform, Duration s
             throw new PaddockException(ErrorCode.INVALID_CONFIG, "gvisor driver: platform must be ptrace or kvm, got '" + platform + "'");
         }
         startTimeout = startTimeout == null ? Duration.ofSeconds(20) : startTimeout;
+    }
+
+    /**
+     * Where this driver keeps its own files: {@code <dataDir>/gvisor}, so the bwrap driver, which takes every
+     * directory under {@code <dataDir>/run} for one of its sandboxes, never sees them. Images stay shared in
+     * {@code <dataDir>/images}.
+     */
+    public Path stateDir() {
+        return dataDir.resolve("gvisor");
     }
 
     public static GvisorConfig defaults(Path dataDir) {

@@ -68,9 +68,9 @@ public final class GvisorDriver implements SandboxDriver {
         }
         this.config = config;
         prepareDataDir();
-        this.runsc = new Runsc(config.runsc(), config.dataDir().resolve("runsc"), config.platform());
-        this.initBinary = InitBinary.install(config.dataDir().resolve("bin"));
-        this.emptyRoot = OciBundle.emptyRoot(config.dataDir().resolve("rootfs"));
+        this.runsc = new Runsc(config.runsc(), config.stateDir().resolve("runsc"), config.platform());
+        this.initBinary = InitBinary.install(config.stateDir().resolve("bin"));
+        this.emptyRoot = OciBundle.emptyRoot(config.stateDir().resolve("rootfs"));
         etcBase();
     }
 
@@ -128,7 +128,7 @@ public final class GvisorDriver implements SandboxDriver {
 
     /** Creates the sandbox's runtime: a fresh container, or one restored from {@code imageDir} when it is not null. */
     GvisorSandbox start(SandboxSpec spec, Fence fence, Path imageDir) {
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), spec.sandboxId());
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), spec.sandboxId());
         if (fence == null) throw new PaddockException(ErrorCode.FENCE_REQUIRED, "creating a sandbox needs the fence of its owner");
         limits(spec.limits());
         boolean egress = spec.network().mode() != NetworkPolicy.Mode.NONE;
@@ -261,7 +261,7 @@ public final class GvisorDriver implements SandboxDriver {
     private synchronized Path etcBase() {
         long stamp = modified(HOST_ETC.resolve("ld.so.cache"));
         if (etcBase == null || stamp != etcStamp) {
-            etcBase = SandboxEtc.base(HOST_ETC, config.dataDir().resolve("etc"));
+            etcBase = SandboxEtc.base(HOST_ETC, config.stateDir().resolve("etc"));
             etcStamp = stamp;
         }
         return etcBase;
@@ -278,7 +278,7 @@ public final class GvisorDriver implements SandboxDriver {
     @Override
     public Optional<Sandbox> attach(SandboxRef ref) {
         if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), ref.sandboxId());
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
         Optional<GvisorMeta> meta = GvisorMeta.read(paths.meta());
         if (meta.isEmpty()) return Optional.empty();
         Optional<Runsc.State> state = runsc.state(ref.sandboxId(), meta.get().overlay());
@@ -295,7 +295,7 @@ public final class GvisorDriver implements SandboxDriver {
 
     @Override
     public List<SandboxRef> list() {
-        Path run = config.dataDir().resolve("run");
+        Path run = config.stateDir().resolve("run");
         if (!Files.isDirectory(run)) return List.of();
         List<SandboxRef> out = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(run)) {
@@ -310,7 +310,7 @@ public final class GvisorDriver implements SandboxDriver {
     @Override
     public void destroy(SandboxRef ref) {
         if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return;
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), ref.sandboxId());
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
         cleanUp(paths, GvisorMeta.read(paths.meta()).map(GvisorMeta::overlay).orElse(false));
     }
 
@@ -318,7 +318,7 @@ public final class GvisorDriver implements SandboxDriver {
     @Override
     public void purge(SandboxRef ref) {
         if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return;
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), ref.sandboxId());
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
@@ -330,7 +330,7 @@ public final class GvisorDriver implements SandboxDriver {
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
         if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), ref.sandboxId());
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         HostDirWorkspace workspace = openWorkspace(paths);
         if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) workspace.recover(); // ended: nothing runs in it
@@ -340,7 +340,7 @@ public final class GvisorDriver implements SandboxDriver {
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
         if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), ref.sandboxId());
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.outputs(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         return Optional.of(openOutputs(paths));
     }
@@ -355,7 +355,7 @@ public final class GvisorDriver implements SandboxDriver {
 
     /** The empty workspace of a sandbox about to be restored under a new id (see GvisorMemoryCheckpoints#forkWorkspace). */
     Workspace newWorkspace(String sandboxId) {
-        GvisorPaths paths = GvisorPaths.of(config.dataDir(), sandboxId);
+        GvisorPaths paths = GvisorPaths.of(config.stateDir(), sandboxId);
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
             throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a gvisor sandbox with id " + sandboxId + " already runs; fork into another id");
         }
@@ -365,7 +365,7 @@ public final class GvisorDriver implements SandboxDriver {
     }
 
     GvisorPaths paths(String sandboxId) {
-        return GvisorPaths.of(config.dataDir(), sandboxId);
+        return GvisorPaths.of(config.stateDir(), sandboxId);
     }
 
     /** Ends a sandbox's container and removes its run directory; keeps its workspace and outputs. */
@@ -382,7 +382,7 @@ public final class GvisorDriver implements SandboxDriver {
 
     private void prepareDataDir() {
         try {
-            Path data = config.dataDir();
+            Path data = config.stateDir();
             Files.createDirectories(data);
             // the sandbox processes reach their files through gVisor's gofer (root): nothing here is for other host users
             for (String d : List.of("bin", "rootfs")) {
@@ -394,7 +394,7 @@ public final class GvisorDriver implements SandboxDriver {
                 Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx------"));
             }
         } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the data directory " + config.dataDir() + ": " + e.getMessage(), e);
+            throw PaddockException.internal("cannot prepare the data directory " + config.stateDir() + ": " + e.getMessage(), e);
         }
     }
 

@@ -80,7 +80,7 @@ class GvisorDriverTest {
 
         assertThat(out.lines().toList()).startsWith(String.valueOf(OciBundle.SANDBOX_UID), "/workspace");
         assertThat(out).as("the kernel's log is gVisor's").contains("gVisor");
-        assertThat(Files.readString(dataDir.resolve("sandboxes/shape/workspace/made.txt"))).isEqualTo("made\n");
+        assertThat(Files.readString(dataDir.resolve("gvisor/sandboxes/shape/workspace/made.txt"))).isEqualTo("made\n");
     }
 
     @Test
