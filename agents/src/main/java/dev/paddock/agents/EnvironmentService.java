@@ -169,7 +169,7 @@ public final class EnvironmentService {
 
     /** Finds an environment; an environment key sees its own environment only. */
     Resource find(Principal p, String id) {
-        Ids.require(PREFIX, id, "environment_id");
+        ResourceIds.require(PREFIX, id, "environment_id");
         if (Callers.isEnvironmentKey(p) && !boundEnvironment(p).equals(id)) {
             throw PaddockException.notFound("environment", id);
         }
