@@ -18,6 +18,7 @@ import com.anthropic.models.beta.agents.BetaManagedAgentsAgent;
 import com.anthropic.models.beta.agents.BetaManagedAgentsAgentToolset20260401Params;
 import com.anthropic.models.beta.environments.BetaEnvironment;
 import com.anthropic.models.beta.environments.EnvironmentCreateParams;
+import com.anthropic.models.beta.environments.EnvironmentUpdateParams;
 import com.anthropic.models.beta.sessions.BetaManagedAgentsSession;
 import com.anthropic.models.beta.sessions.SessionCreateParams;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsSessionEvent;
@@ -159,6 +160,24 @@ class ManagedAgentsSdkTest {
         } finally {
             stranger.close();
         }
+    }
+
+    @Test
+    void staleIdsInTheSdksFormatAreNotFoundAndReasonsArriveAsTheSdksErrorCodes() {
+        assertThatThrownBy(() -> client.beta().sessions().retrieve("sesn_011CZkZAtmR3yMPDzynEDxu7"))
+                .isInstanceOfSatisfying(NotFoundException.class, e -> assertThat(e.errorCode()).contains("not_found"));
+        assertThatThrownBy(() -> client.beta().environments().retrieve("env_011CZkZAtmR3yMPDzynEDxu7"))
+                .isInstanceOfSatisfying(NotFoundException.class, e -> assertThat(e.errorCode()).contains("environment_not_found"));
+        BetaEnvironment env = environment("typed-" + System.nanoTime());
+        assertThatThrownBy(() -> client.beta().environments().update(env.id(), EnvironmentUpdateParams.builder()
+                .putAdditionalBodyProperty("config", JsonValue.from(Map.of("type", "self_hosted"))).build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.errorCode()).contains("invalid_config_type_change"));
+        assertThatThrownBy(() -> client.beta().environments().update(env.id(), EnvironmentUpdateParams.builder()
+                .putAdditionalBodyProperty("metadata", JsonValue.from(Map.of("k", "v".repeat(600)))).build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.errorCode()).contains("invalid_metadata"));
+        client.beta().environments().archive(env.id());
+        assertThatThrownBy(() -> client.beta().environments().update(env.id(), EnvironmentUpdateParams.builder().name("renamed").build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.errorCode()).contains("environment_archived"));
     }
 
     /** A field of an SDK object as it is on the wire. */
