@@ -38,10 +38,15 @@ public final class SessionEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SessionEngine.class);
     /** How long close() waits for running loops to record their interruption before the store goes away. */
     private static final Duration SETTLE_ON_CLOSE = Duration.ofSeconds(10);
+    /** The longest wait between two retries of a model request (without a retry-after). */
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /** How often a wait before a retry looks for an interrupt. */
+    private static final Duration PAUSE_SLICE = Duration.ofMillis(50);
 
     private final ResourceStore store;
     private final EventLog events;
     private final SessionSandboxes sandboxes;
+    private final SessionEnding ending;
     private final Supplier<ModelGateway> model;
     private final AgentsConfig config;
     private final Clock clock;
@@ -49,10 +54,12 @@ public final class SessionEngine implements AutoCloseable {
     private final Set<Thread> loops = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, Supplier<ModelGateway> model, AgentsConfig config, Clock clock) {
+    SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, SessionEnding ending, Supplier<ModelGateway> model,
+                  AgentsConfig config, Clock clock) {
         this.store = store;
         this.events = events;
         this.sandboxes = sandboxes;
+        this.ending = ending;
         this.model = model;
         this.config = config;
         this.clock = clock;
@@ -146,7 +153,7 @@ public final class SessionEngine implements AutoCloseable {
         SessionAgent agent = SessionAgent.of(SessionResource.of(session).agent());
         Environment env = store.find(Resource.ENVIRONMENT, run.tenantId, session.environmentId()).map(Environment::of).orElse(null);
         if (env == null) {
-            fail(run, "unknown_error", "the session's environment no longer exists");
+            end(run, session, "unknown_error", "the session's environment no longer exists");
             return;
         }
         HistoryProjection history = run.history;
@@ -206,25 +213,58 @@ public final class SessionEngine implements AutoCloseable {
                 fail(run, "unknown_error", "the agent took " + config.maxTurns() + " model turns without finishing; send a message to continue");
                 return;
             }
-            if (!callModel(run, agent, history.read(History::messages))) return;
+            if (!callModel(run, session, agent, history.read(History::messages))) return;
         }
     }
 
-    private boolean callModel(Run run, SessionAgent agent, List<ModelGateway.Message> messages) {
+    /**
+     * Asks the model for the next turn and records it; false when the turn ended here (the model refused, had nothing
+     * to add, or failed for good). A failure that may pass is retried with exponential backoff, or after the wait the
+     * model's server asked for, while the retry budget lasts; each retry is a {@code session.error} that says so.
+     */
+    private boolean callModel(Run run, Session session, SessionAgent agent, List<ModelGateway.Message> messages) {
         ModelGateway gateway = model.get();
         if (gateway == null) {
             fail(run, "model_request_failed_error", "no model is configured on this server (set model_base_url)");
             return false;
         }
-        SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
-        ModelGateway.Turn t;
-        try {
-            t = gateway.call(new ModelGateway.Request(agent.modelId(), agent.system(), agent.tools(), messages, config.maxTokens()));
-        } catch (RuntimeException e) {
+        ModelGateway.Request request = new ModelGateway.Request(agent.modelId(), agent.system(), agent.tools(), messages, config.maxTokens());
+        long started = System.nanoTime();
+        Duration backoff = config.modelRetryBackoff();
+        while (true) {
+            SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
+            ModelGateway.Failure failure;
+            try {
+                return record(run, agent, start, gateway.call(request));
+            } catch (ModelGateway.Failure f) {
+                failure = f;
+            } catch (RuntimeException e) {
+                failure = new ModelGateway.Failure(ModelGateway.Failure.Kind.REQUEST_FAILED, false, null, "the model request failed: " + e.getMessage(), e);
+            }
             append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
-            fail(run, "model_request_failed_error", "the model request failed: " + Text.clip(e.getMessage(), 300));
-            return false;
+            String type = failure.kind().errorType();
+            String message = Text.clip(failure.getMessage(), 300);
+            if (!failure.retryable()) {
+                end(run, session, type, message);
+                return false;
+            }
+            Duration wait = failure.retryAfter() != null ? failure.retryAfter() : backoff;
+            Duration spent = Duration.ofNanos(System.nanoTime() - started);
+            if (spent.plus(wait).compareTo(config.modelRetryBudget()) > 0) {
+                fail(run, type, message + "; retried for " + spent.toMillis() + " ms, the next try (in " + wait.toMillis()
+                        + " ms) would pass the retry budget of " + config.modelRetryBudget().toMillis() + " ms");
+                return false;
+            }
+            append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message + "; retrying in " + wait.toMillis() + " ms",
+                    AgentEvents.RETRYING));
+            pause(run, wait);
+            if (run.interrupted.get()) return true; // the turn loop answers the interrupt
+            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
         }
+    }
+
+    /** Records the model's turn as events; false when the turn ends with it. */
+    private boolean record(Run run, SessionAgent agent, SessionEvent start, ModelGateway.Turn t) {
         ModelUsage usage = new ModelUsage(t.inputTokens(), t.outputTokens(), t.cacheReadInputTokens(), t.cacheCreationInputTokens());
         append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), false, usage));
         for (Block block : t.blocks()) {
@@ -236,7 +276,30 @@ public final class SessionEngine implements AutoCloseable {
                 case Block.ToolResult ignored -> { }
             }
         }
+        if (t.refused()) {
+            idle(run, StopReason.refusal(t.refusal()));
+            return false;
+        }
+        if (t.blocks().isEmpty()) {
+            // nothing said and nothing to run: asking again would get the same answer
+            idle(run, StopReason.END_TURN);
+            return false;
+        }
         return true;
+    }
+
+    /** Waits before a retry; an interrupt or shutdown cuts the wait short. */
+    private void pause(Run run, Duration wait) {
+        long until = System.nanoTime() + wait.toNanos();
+        try {
+            while (!run.interrupted.get() && !closed) {
+                long left = until - System.nanoTime();
+                if (left <= 0) return;
+                Thread.sleep(Duration.ofNanos(Math.min(left, PAUSE_SLICE.toNanos())));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Waits for a self-hosted worker to answer the tool call (a user.tool_result event). */
@@ -267,9 +330,17 @@ public final class SessionEngine implements AutoCloseable {
         append(run, SessionEventType.SESSION_STATUS_IDLE, AgentEvents.idle(reason));
     }
 
+    /** The turn is dead; the session goes idle and takes new input. */
     private void fail(Run run, String type, String message) {
-        append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message));
+        append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.EXHAUSTED));
         idle(run, StopReason.RETRIES_EXHAUSTED);
+    }
+
+    /** An error no retry and no new input can mend: the session is terminated. */
+    private void end(Run run, Session session, String type, String message) {
+        append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.TERMINAL));
+        forget(run.sessionId);
+        ending.end(session);
     }
 
     private SessionEvent append(Run run, SessionEventType type, Map<String, Object> body) {

@@ -35,12 +35,12 @@ public final class SessionService {
     private final EventLog events;
     private final SessionEngine engine;
     private final WorkQueue work;
-    private final SessionSandboxes sandboxes;
+    private final SessionEnding ending;
     private final AgentsConfig config;
     private final Clock clock;
 
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
-                   EventLog events, SessionEngine engine, WorkQueue work, SessionSandboxes sandboxes, AgentsConfig config, Clock clock) {
+                   EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
@@ -49,7 +49,7 @@ public final class SessionService {
         this.events = events;
         this.engine = engine;
         this.work = work;
-        this.sandboxes = sandboxes;
+        this.ending = ending;
         this.config = config;
         this.clock = clock;
     }
@@ -152,23 +152,7 @@ public final class SessionService {
 
     private Resource terminate(Session r) {
         engine.forget(r.id());
-        work.stopForSession(r.id());
-        sandboxes.release(current(r).orElse(r));
-        if (r.terminated()) return r.row();
-        for (int attempt = 0; ; attempt++) {
-            Session cur = current(r).orElseThrow(() -> PaddockException.notFound("session", r.id()));
-            try {
-                Resource out = store.update(cur.withStatus(Session.TERMINATED, clock.instant()).row());
-                events.append(r.id(), r.tenantId(), SessionEventType.SESSION_STATUS_TERMINATED, Map.of());
-                return out;
-            } catch (PaddockException e) {
-                if (!"concurrent_update".equals(e.code()) || attempt > 10) throw e;
-            }
-        }
-    }
-
-    private Optional<Session> current(Session s) {
-        return store.find(Resource.SESSION, s.tenantId(), s.id()).map(Session::new);
+        return ending.end(r);
     }
 
     /** Finds a session; an environment key sees the sessions of its environment only. */

@@ -17,7 +17,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. */
+/**
+ * Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. The client does not
+ * retry: the agent loop does, within its retry budget, and shows each retry as a session event.
+ */
 public final class AnthropicModelGateway implements ModelGateway, AutoCloseable {
     private final AnthropicClient client;
 
@@ -25,7 +28,7 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         this.client = AnthropicOkHttpClient.builder()
                 .baseUrl(baseUrl)
                 .apiKey(apiKey == null || apiKey.isBlank() ? "none" : apiKey)
-                .maxRetries(2)
+                .maxRetries(0)
                 .timeout(Duration.ofMinutes(10))
                 .build();
     }
@@ -36,7 +39,13 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         if (r.system() != null && !r.system().isBlank()) b.system(r.system());
         for (ToolSpec t : r.tools()) b.addTool(tool(t));
         for (ModelGateway.Message m : r.messages()) b.addMessage(message(m));
-        com.anthropic.models.messages.Message reply = client.messages().create(b.build());
+        // the SDK's Message, not ModelGateway's inherited one
+        com.anthropic.models.messages.Message reply;
+        try {
+            reply = client.messages().create(b.build());
+        } catch (RuntimeException e) {
+            throw ModelFailures.of(e);
+        }
         List<Block> blocks = new ArrayList<>();
         for (ContentBlock c : reply.content()) {
             if (c.isText()) {
@@ -47,7 +56,9 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
             }
         }
         var usage = reply.usage();
-        return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), usage.inputTokens(), usage.outputTokens(),
+        Refusal refusal = reply.stopDetails().map(d -> new Refusal(d.category().map(Object::toString).orElse(null), d.explanation().orElse(null)))
+                .orElse(null);
+        return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), refusal, usage.inputTokens(), usage.outputTokens(),
                 usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L));
     }
 
