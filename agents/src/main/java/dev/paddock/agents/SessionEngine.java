@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -73,6 +74,8 @@ public final class SessionEngine implements AutoCloseable {
         final AtomicBoolean pending = new AtomicBoolean();
         final AtomicBoolean interrupted = new AtomicBoolean();
         boolean running;
+        /** {@link System#nanoTime()} when the running time was last counted into the session's usage; 0 while not running. */
+        long activeSince;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -267,6 +270,7 @@ public final class SessionEngine implements AutoCloseable {
     private boolean record(Run run, SessionAgent agent, SessionEvent start, ModelGateway.Turn t) {
         ModelUsage usage = new ModelUsage(t.inputTokens(), t.outputTokens(), t.cacheReadInputTokens(), t.cacheCreationInputTokens());
         append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), false, usage));
+        save(run, null, usage, t.cacheCreation1hInputTokens());
         for (Block block : t.blocks()) {
             switch (block) {
                 case Block.Text text -> append(run, SessionEventType.AGENT_MESSAGE, AgentEvents.message(text.text()));
@@ -339,6 +343,7 @@ public final class SessionEngine implements AutoCloseable {
     /** An error no retry and no new input can mend: the session is terminated. */
     private void end(Run run, Session session, String type, String message) {
         append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.TERMINAL));
+        save(run, null, ModelUsage.NONE, 0);
         forget(run.sessionId);
         ending.end(session);
     }
@@ -348,11 +353,28 @@ public final class SessionEngine implements AutoCloseable {
     }
 
     private void setStatus(Run run, String status) {
+        save(run, status, ModelUsage.NONE, 0);
+    }
+
+    /**
+     * Writes the session's status (null: as it is) and adds to its usage a model request's tokens and the time it ran
+     * since the last write.
+     */
+    private void save(Run run, String status, ModelUsage tokens, long cache1hTokens) {
+        long now = System.nanoTime();
+        Duration active = run.activeSince == 0 ? Duration.ZERO : Duration.ofNanos(now - run.activeSince);
+        boolean runs = status == null ? run.activeSince != 0 : Session.RUNNING.equals(status);
+        run.activeSince = runs ? now : 0;
         for (int attempt = 0; attempt < 10; attempt++) {
             Session s = session(run);
             if (s == null || s.terminated()) return;
+            Session next = status == null ? s : s.withStatus(status, clock.instant());
+            Map<String, Object> body = new LinkedHashMap<>(next.body());
+            SessionUsage usage = SessionUsage.fromStored(body.get("usage")).plus(tokens, cache1hTokens, active);
+            body.put("usage", usage.usageToWire());
+            body.put("stats", usage.statsToWire(null, null));
             try {
-                store.update(s.withStatus(status, clock.instant()).row());
+                store.update(next.row().withBody(body, clock.instant()));
                 return;
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;

@@ -116,7 +116,8 @@ class WireShapesTest {
                 .replaceAll("\"(agent|env|sesn|ekey|sevt|evt)_[0-9a-z]{26}", "\"$1_ID")
                 .replaceAll("\"pek_[A-Za-z0-9_-]+\"", "\"pek_SECRET\"")
                 .replaceAll("\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\"", "\"TIME\"")
-                .replaceAll("\"(next_page|prev_page)\":\"[^\"]+\"", "\"$1\":\"CURSOR\"");
+                .replaceAll("\"(next_page|prev_page)\":\"[^\"]+\"", "\"$1\":\"CURSOR\"")
+                .replaceAll("\"duration_seconds\":[0-9.]+", "\"duration_seconds\":SECONDS");
         lines.add(label + " " + json);
     }
 

@@ -59,7 +59,8 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         Refusal refusal = reply.stopDetails().map(d -> new Refusal(d.category().map(Object::toString).orElse(null), d.explanation().orElse(null)))
                 .orElse(null);
         return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), refusal, usage.inputTokens(), usage.outputTokens(),
-                usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L));
+                usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L),
+                usage.cacheCreation().map(c -> c.ephemeral1hInputTokens()).orElse(0L));
     }
 
     private static Tool tool(ToolSpec t) {

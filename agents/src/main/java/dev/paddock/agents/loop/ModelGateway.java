@@ -17,9 +17,12 @@ public interface ModelGateway {
     /** Why the model refused to answer; both parts may be null (no named category, no explanation). */
     record Refusal(String category, String explanation) {}
 
-    /** Blocks are text or tool calls; {@code refusal} is set when the stop reason is {@code refusal}. */
+    /**
+     * Blocks are text or tool calls; {@code refusal} is set when the stop reason is {@code refusal}.
+     * {@code cacheCreation1hInputTokens} is the part of {@code cacheCreationInputTokens} written to 1-hour cache entries.
+     */
     record Turn(List<Block> blocks, String stopReason, Refusal refusal, long inputTokens, long outputTokens,
-                long cacheReadInputTokens, long cacheCreationInputTokens) {
+                long cacheReadInputTokens, long cacheCreationInputTokens, long cacheCreation1hInputTokens) {
         public boolean refused() {
             return "refusal".equals(stopReason);
         }
