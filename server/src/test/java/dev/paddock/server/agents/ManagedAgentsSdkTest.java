@@ -116,7 +116,13 @@ class ManagedAgentsSdkTest {
         var ws = stack.host.workspace(new Principal("default", "agents", false), stored.sandboxId());
         assertThat(read(ws.read("/workspace/hello.txt"))).isEqualTo("hello paddock\n");
         assertThat(read(ws.read("/workspace/out.txt"))).isEqualTo("hello paddock\n");
-        assertThat(client.beta().sessions().retrieve(session.id()).status()).hasToString("idle");
+        BetaManagedAgentsSession done = client.beta().sessions().retrieve(session.id());
+        assertThat(done.status()).hasToString("idle");
+        // five model requests of 10 input and 5 output tokens each, read through the SDK's own types
+        assertThat(done.usage().inputTokens()).contains(50L);
+        assertThat(done.usage().outputTokens()).contains(25L);
+        assertThat(done.stats().activeSeconds()).hasValueSatisfying(active -> assertThat(active).isPositive()
+                .isLessThanOrEqualTo(done.stats().durationSeconds().orElseThrow()));
 
         // events list with pagination: pages of 3 cover every event exactly once, in order
         List<String> listed = new ArrayList<>();
