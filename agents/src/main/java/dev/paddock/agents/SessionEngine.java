@@ -22,7 +22,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -41,6 +46,8 @@ public final class SessionEngine implements AutoCloseable {
     private static final Duration SETTLE_ON_CLOSE = Duration.ofSeconds(10);
     /** The longest wait between two retries of a model request (without a retry-after). */
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /** How long a cancelled model request or tool call may take to end before the loop goes on without it. */
+    private static final Duration STEP_SETTLE = Duration.ofSeconds(2);
     /** How often a wait before a retry looks for an interrupt. */
     private static final Duration PAUSE_SLICE = Duration.ofMillis(50);
 
@@ -76,6 +83,8 @@ public final class SessionEngine implements AutoCloseable {
         boolean running;
         /** {@link System#nanoTime()} when the running time was last counted into the session's usage; 0 while not running. */
         long activeSince;
+        /** The model request or tool call under way, which an interrupt cancels; null between steps. */
+        volatile Future<?> step;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -97,15 +106,28 @@ public final class SessionEngine implements AutoCloseable {
         loop.start();
     }
 
-    /** Stops the current turn at the next step; outstanding tool calls are answered as interrupted. */
+    /**
+     * Stops the current turn now: the model request under way is cancelled (its answer is never recorded), the tool
+     * call under way is killed with everything it started, and outstanding tool calls are answered as interrupted.
+     */
     public void interrupt(String tenantId, String sessionId) {
-        run(tenantId, sessionId).interrupted.set(true);
+        Run run = run(tenantId, sessionId);
+        run.interrupted.set(true);
+        cancelStep(run);
         wake(tenantId, sessionId);
+    }
+
+    private static void cancelStep(Run run) {
+        Future<?> step = run.step;
+        if (step != null) step.cancel(true);
     }
 
     public void forget(String sessionId) {
         Run run = runs.remove(sessionId);
-        if (run != null) run.interrupted.set(true);
+        if (run != null) {
+            run.interrupted.set(true);
+            cancelStep(run);
+        }
     }
 
     /** How many sessions have loop state here (for tests: it must not outlive the sessions). */
@@ -198,7 +220,8 @@ public final class SessionEngine implements AutoCloseable {
                 if (env.selfHosted()) {
                     awaitWorker(run, use.eventId());
                 } else {
-                    ToolResult r = sandboxes.run(session, env, use.name(), use.input());
+                    ToolResult r = interruptibly(run, "tool", () -> sandboxes.run(session, env, use.name(), use.input()));
+                    if (r == null) break; // interrupted: the turn loop answers the call
                     toolResult(run, use.eventId(), r.content(), r.isError());
                 }
             }
@@ -238,7 +261,13 @@ public final class SessionEngine implements AutoCloseable {
             SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
             ModelGateway.Failure failure;
             try {
-                return record(run, agent, start, gateway.call(request));
+                ModelGateway.Turn t = interruptibly(run, "model", () -> gateway.call(request));
+                if (t == null) {
+                    // cancelled by an interrupt: the request ends without an answer, the turn loop answers the interrupt
+                    append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
+                    return true;
+                }
+                return record(run, agent, start, t);
             } catch (ModelGateway.Failure f) {
                 failure = f;
             } catch (RuntimeException e) {
@@ -290,6 +319,47 @@ public final class SessionEngine implements AutoCloseable {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Runs a step (a model request, a tool call) on a thread of its own, so that an interrupt can cancel it at once:
+     * cancelling interrupts that thread, which closes the model request's connection or kills the tool's process
+     * group. Null when the step was cancelled; what it would have returned is dropped.
+     */
+    private <T> T interruptibly(Run run, String what, Callable<T> step) {
+        FutureTask<T> task = new FutureTask<>(step);
+        run.step = task;
+        Thread thread = null;
+        try {
+            if (run.interrupted.get()) return null;
+            thread = Thread.ofVirtual().name("paddock-session-" + run.sessionId + "-" + what).start(task);
+            return task.get();
+        } catch (CancellationException e) {
+            settle(thread, what);
+            return null;
+        } catch (InterruptedException e) {
+            task.cancel(true);
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            run.step = null;
+        }
+    }
+
+    /**
+     * Gives a cancelled step a moment to clean up (its killed processes reaped, its broken connection dropped) before
+     * the loop goes on, so the next step does not meet what it leaves behind.
+     */
+    private static void settle(Thread step, String what) {
+        try {
+            if (!step.join(STEP_SETTLE)) log.warn("a cancelled {} step still runs after {} ms", what, STEP_SETTLE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Waits before a retry; an interrupt or shutdown cuts the wait short. */
@@ -389,7 +459,10 @@ public final class SessionEngine implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        runs.values().forEach(r -> r.interrupted.set(true));
+        runs.values().forEach(r -> {
+            r.interrupted.set(true);
+            cancelStep(r);
+        });
         // the loops answer their open tool calls as interrupted; let them finish while the store is still open
         long deadline = System.nanoTime() + SETTLE_ON_CLOSE.toNanos();
         try {

@@ -9,7 +9,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,6 +27,7 @@ public final class ScriptedModel implements AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final HttpServer server;
+    private final CountDownLatch closed = new CountDownLatch(1);
     public final List<JsonNode> requests = new CopyOnWriteArrayList<>();
 
     /** {@code script} maps the count of tool_result blocks in the request to the reply's content blocks. */
@@ -43,6 +48,13 @@ public final class ScriptedModel implements AutoCloseable {
                 }
             }
             Reply r = script.reply(results, requests.size());
+            if (r.delay().isPositive()) {
+                try {
+                    closed.await(r.delay().toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             Map<String, Object> reply;
             if (r.status() == 200) {
                 reply = new LinkedHashMap<>();
@@ -65,6 +77,8 @@ public final class ScriptedModel implements AutoCloseable {
                 out.write(body);
             }
         });
+        // one thread per request, so a slow answer holds up no other
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.start();
     }
 
@@ -76,18 +90,18 @@ public final class ScriptedModel implements AutoCloseable {
 
     /** One answer: a message (status 200) or an HTTP error of the Messages API. */
     public record Reply(int status, Map<String, String> headers, List<Map<String, Object>> content, String stopReason,
-                        Map<String, Object> stopDetails, Map<String, Object> usage, String errorType) {
+                        Map<String, Object> stopDetails, Map<String, Object> usage, String errorType, Duration delay) {
         private static final Map<String, Object> USAGE = Map.of("input_tokens", 10, "output_tokens", 5);
 
         /** A message of these blocks; it stops for tool use when it calls a tool, else at the turn's end. */
         public static Reply message(List<Map<String, Object>> content) {
             boolean toolUse = content.stream().anyMatch(b -> "tool_use".equals(b.get("type")));
-            return new Reply(200, Map.of(), content, toolUse ? "tool_use" : "end_turn", null, USAGE, null);
+            return new Reply(200, Map.of(), content, toolUse ? "tool_use" : "end_turn", null, USAGE, null, Duration.ZERO);
         }
 
         /** A message with no content at all. */
         public static Reply empty(String stopReason) {
-            return new Reply(200, Map.of(), List.of(), stopReason, null, USAGE, null);
+            return new Reply(200, Map.of(), List.of(), stopReason, null, USAGE, null, Duration.ZERO);
         }
 
         /** A refused answer: no content, stop reason {@code refusal} and its details. */
@@ -96,16 +110,21 @@ public final class ScriptedModel implements AutoCloseable {
             details.put("type", "refusal");
             details.put("category", category);
             details.put("explanation", explanation);
-            return new Reply(200, Map.of(), List.of(), "refusal", details, USAGE, null);
+            return new Reply(200, Map.of(), List.of(), "refusal", details, USAGE, null, Duration.ZERO);
         }
 
         /** An HTTP error such as 429 {@code rate_limit_error} or 529 {@code overloaded_error}; {@code retryAfter} may be null. */
         public static Reply error(int status, String errorType, String retryAfter) {
-            return new Reply(status, retryAfter == null ? Map.of() : Map.of("retry-after", retryAfter), List.of(), null, null, null, errorType);
+            return new Reply(status, retryAfter == null ? Map.of() : Map.of("retry-after", retryAfter), List.of(), null, null, null, errorType, Duration.ZERO);
         }
 
         public Reply withUsage(Map<String, Object> tokens) {
-            return new Reply(status, headers, content, stopReason, stopDetails, tokens, errorType);
+            return new Reply(status, headers, content, stopReason, stopDetails, tokens, errorType, delay);
+        }
+
+        /** This answer, sent only after {@code wait} (or when the model is closed, whichever comes first). */
+        public Reply after(Duration wait) {
+            return new Reply(status, headers, content, stopReason, stopDetails, usage, errorType, wait);
         }
     }
 
@@ -143,6 +162,7 @@ public final class ScriptedModel implements AutoCloseable {
 
     @Override
     public void close() {
+        closed.countDown();
         server.stop(0);
     }
 }
