@@ -259,19 +259,25 @@ public final class SessionEngine implements AutoCloseable {
         Duration backoff = config.modelRetryBackoff();
         while (true) {
             SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
+            ModelGateway.Turn t;
             ModelGateway.Failure failure;
             try {
-                ModelGateway.Turn t = interruptibly(run, "model", () -> gateway.call(request));
-                if (t == null) {
-                    // cancelled by an interrupt: the request ends without an answer, the turn loop answers the interrupt
-                    append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
-                    return true;
-                }
-                return record(run, agent, start, t);
+                t = interruptibly(run, "model", () -> gateway.call(request));
+                failure = null;
             } catch (ModelGateway.Failure f) {
+                t = null;
                 failure = f;
             } catch (RuntimeException e) {
-                failure = new ModelGateway.Failure(ModelGateway.Failure.Kind.REQUEST_FAILED, false, null, "the model request failed: " + e.getMessage(), e);
+                // not a failure of the model but of Paddock: the turn ends, the session stays
+                append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
+                fail(run, ModelGateway.Failure.Kind.REQUEST_FAILED.errorType(), "the model request failed: " + Text.clip(e.getMessage(), 300));
+                return false;
+            }
+            if (failure == null) {
+                if (t != null) return record(run, agent, start, t);
+                // cancelled by an interrupt: the request ends without an answer, the turn loop answers the interrupt
+                append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
+                return true;
             }
             append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
             String type = failure.kind().errorType();
