@@ -1,5 +1,6 @@
 package dev.paddock.agents;
 
+import dev.paddock.agents.loop.ModelGateway;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,13 +9,35 @@ import java.util.Map;
 final class AgentEvents {
     private AgentEvents() {}
 
-    /** Why a session went idle: the turn ended, it waits for the user's action on tool calls, or it gave up. */
-    record StopReason(String type, List<String> eventIds) {
-        static final StopReason END_TURN = new StopReason("end_turn", null);
-        static final StopReason RETRIES_EXHAUSTED = new StopReason("retries_exhausted", null);
+    /** {@code retry_status} of a {@code session.error}: the loop retries; the turn is dead; the session is terminated. */
+    static final Map<String, Object> RETRYING = Map.of("type", "retrying");
+    static final Map<String, Object> EXHAUSTED = Map.of("type", "exhausted");
+    static final Map<String, Object> TERMINAL = Map.of("type", "terminal");
+
+    /**
+     * Why a session went idle: the turn ended, it waits for the user's action on tool calls, it gave up, or the model
+     * refused ({@code refusal} then holds the details).
+     */
+    record StopReason(String type, List<String> eventIds, ModelGateway.Refusal refusal) {
+        static final StopReason END_TURN = new StopReason("end_turn", null, null);
+        static final StopReason RETRIES_EXHAUSTED = new StopReason("retries_exhausted", null, null);
 
         static StopReason requiresAction(List<String> eventIds) {
-            return new StopReason("requires_action", List.copyOf(eventIds));
+            return new StopReason("requires_action", List.copyOf(eventIds), null);
+        }
+
+        static StopReason refusal(ModelGateway.Refusal details) {
+            return new StopReason("refusal", null, details == null ? new ModelGateway.Refusal(null, null) : details);
+        }
+
+        /** {@code stop_details}: the refusal's category and explanation, null for other reasons. */
+        Map<String, Object> detailsToWire() {
+            if (refusal == null) return null;
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", "refusal");
+            m.put("category", refusal.category());
+            m.put("explanation", refusal.explanation());
+            return m;
         }
 
         Map<String, Object> toWire() {
@@ -43,7 +66,7 @@ final class AgentEvents {
     static Map<String, Object> idle(StopReason reason) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("stop_reason", reason.toWire());
-        body.put("stop_details", null);
+        body.put("stop_details", reason.detailsToWire());
         return body;
     }
 
@@ -55,12 +78,12 @@ final class AgentEvents {
         return warning;
     }
 
-    /** {@code session.error}: a terminal error of the loop. */
-    static Map<String, Object> error(String type, String message) {
+    /** {@code session.error} with its {@code retry_status} ({@link #RETRYING}, {@link #EXHAUSTED}, {@link #TERMINAL}). */
+    static Map<String, Object> error(String type, String message, Map<String, Object> retryStatus) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("type", type);
         error.put("message", message);
-        error.put("retry_status", Map.of("type", "terminal"));
+        error.put("retry_status", retryStatus);
         return Map.of("error", error);
     }
 

@@ -113,7 +113,7 @@ public final class AgentService {
     }
 
     Resource find(Principal p, String id) {
-        Ids.require(PREFIX, id, "agent_id");
+        ResourceIds.require(PREFIX, id, "agent_id");
         return store.find(Resource.AGENT, p.tenantId(), id).orElseThrow(() -> PaddockException.notFound("agent", id));
     }
 

@@ -7,7 +7,10 @@ import java.time.Duration;
  * API (null base URL: no model, so sessions that need one cannot be created). {@code allowSandboxFree} permits
  * environments of type {@code none}, whose tools run on the host through {@code sandboxFreeDriver} without
  * isolation. {@code toolResultTimeout} bounds how long the loop waits for a self-hosted worker's tool result.
- * {@code packageMirrors} are where environment packages come from besides the public registries.
+ * {@code packageMirrors} are where environment packages come from besides the public registries. A model request
+ * that failed for a reason that may pass (429, 529, 5xx, no connection) is retried with exponential backoff from
+ * {@code modelRetryBackoff} (or the wait the model's server asks for in {@code retry-after}) for at most
+ * {@code modelRetryBudget} per request.
  */
 public record AgentsConfig(
         String modelBaseUrl,
@@ -19,7 +22,9 @@ public record AgentsConfig(
         Duration toolResultTimeout,
         Duration defaultLeaseTtl,
         Duration maxLeaseTtl,
-        PackageMirrors packageMirrors) {
+        PackageMirrors packageMirrors,
+        Duration modelRetryBudget,
+        Duration modelRetryBackoff) {
 
     public static final long MAX_BLOCK_MS = 999;
 
@@ -31,6 +36,15 @@ public record AgentsConfig(
         if (defaultLeaseTtl == null) defaultLeaseTtl = Duration.ofSeconds(60);
         if (maxLeaseTtl == null) maxLeaseTtl = Duration.ofMinutes(10);
         if (packageMirrors == null) packageMirrors = PackageMirrors.NONE;
+        if (modelRetryBudget == null) modelRetryBudget = Duration.ofMinutes(2);
+        if (modelRetryBackoff == null) modelRetryBackoff = Duration.ofSeconds(1);
+    }
+
+    /** The settings with the default model retry budget. */
+    public AgentsConfig(String modelBaseUrl, String modelApiKey, boolean allowSandboxFree, String sandboxFreeDriver, int maxTurns,
+                        long maxTokens, Duration toolResultTimeout, Duration defaultLeaseTtl, Duration maxLeaseTtl, PackageMirrors packageMirrors) {
+        this(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl,
+                packageMirrors, null, null);
     }
 
     public static AgentsConfig defaults() {
@@ -38,19 +52,28 @@ public record AgentsConfig(
     }
 
     public AgentsConfig withModel(String baseUrl, String apiKey) {
-        return new AgentsConfig(baseUrl, apiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, packageMirrors);
+        return new AgentsConfig(baseUrl, apiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, packageMirrors,
+                modelRetryBudget, modelRetryBackoff);
     }
 
     public AgentsConfig withSandboxFree(boolean allow, String driver) {
-        return new AgentsConfig(modelBaseUrl, modelApiKey, allow, driver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, packageMirrors);
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allow, driver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, packageMirrors,
+                modelRetryBudget, modelRetryBackoff);
     }
 
     public AgentsConfig withLeaseTtl(Duration ttl) {
-        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, ttl, maxLeaseTtl, packageMirrors);
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, ttl, maxLeaseTtl, packageMirrors,
+                modelRetryBudget, modelRetryBackoff);
     }
 
     public AgentsConfig withPackageMirrors(PackageMirrors mirrors) {
-        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, mirrors);
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl, maxLeaseTtl, mirrors,
+                modelRetryBudget, modelRetryBackoff);
+    }
+
+    public AgentsConfig withModelRetry(Duration budget, Duration firstBackoff) {
+        return new AgentsConfig(modelBaseUrl, modelApiKey, allowSandboxFree, sandboxFreeDriver, maxTurns, maxTokens, toolResultTimeout, defaultLeaseTtl,
+                maxLeaseTtl, packageMirrors, budget, firstBackoff);
     }
 
     public boolean hasModel() {

@@ -169,11 +169,15 @@ public final class EnvironmentService {
 
     /** Finds an environment; an environment key sees its own environment only. */
     Resource find(Principal p, String id) {
-        Ids.require(PREFIX, id, "environment_id");
+        ResourceIds.require(PREFIX, id, "environment_id");
         if (Callers.isEnvironmentKey(p) && !boundEnvironment(p).equals(id)) {
-            throw PaddockException.notFound("environment", id);
+            throw notFound(id);
         }
-        return store.find(Resource.ENVIRONMENT, p.tenantId(), id).orElseThrow(() -> PaddockException.notFound("environment", id));
+        return store.find(Resource.ENVIRONMENT, p.tenantId(), id).orElseThrow(() -> notFound(id));
+    }
+
+    private static PaddockException notFound(String id) {
+        return new PaddockException(ErrorCode.ENVIRONMENT_NOT_FOUND, "environment '" + id + "' does not exist");
     }
 
     private static String scope(Map<String, Object> body) {

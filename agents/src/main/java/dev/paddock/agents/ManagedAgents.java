@@ -39,10 +39,11 @@ public final class ManagedAgents implements AutoCloseable {
         this.events = new EventLog(store.events());
         this.work = new WorkQueue(store.work(), config, clock);
         SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config);
-        this.engine = new SessionEngine(store.resources(), events, sandboxes, supplier, config, clock);
+        SessionEnding ending = new SessionEnding(store.resources(), events, work, sandboxes, clock);
+        this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);
-        this.sessions = new SessionService(store.resources(), agents, environments, finder, intake, events, engine, work, sandboxes, config, clock);
+        this.sessions = new SessionService(store.resources(), agents, environments, finder, intake, events, engine, work, ending, config, clock);
     }
 
     public AgentService agents() { return agents; }

@@ -18,10 +18,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -38,10 +44,17 @@ public final class SessionEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SessionEngine.class);
     /** How long close() waits for running loops to record their interruption before the store goes away. */
     private static final Duration SETTLE_ON_CLOSE = Duration.ofSeconds(10);
+    /** The longest wait between two retries of a model request (without a retry-after). */
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /** How long a cancelled model request or tool call may take to end before the loop goes on without it. */
+    private static final Duration STEP_SETTLE = Duration.ofSeconds(2);
+    /** How often a wait before a retry looks for an interrupt. */
+    private static final Duration PAUSE_SLICE = Duration.ofMillis(50);
 
     private final ResourceStore store;
     private final EventLog events;
     private final SessionSandboxes sandboxes;
+    private final SessionEnding ending;
     private final Supplier<ModelGateway> model;
     private final AgentsConfig config;
     private final Clock clock;
@@ -49,10 +62,12 @@ public final class SessionEngine implements AutoCloseable {
     private final Set<Thread> loops = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    public SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, Supplier<ModelGateway> model, AgentsConfig config, Clock clock) {
+    SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, SessionEnding ending, Supplier<ModelGateway> model,
+                  AgentsConfig config, Clock clock) {
         this.store = store;
         this.events = events;
         this.sandboxes = sandboxes;
+        this.ending = ending;
         this.model = model;
         this.config = config;
         this.clock = clock;
@@ -66,6 +81,10 @@ public final class SessionEngine implements AutoCloseable {
         final AtomicBoolean pending = new AtomicBoolean();
         final AtomicBoolean interrupted = new AtomicBoolean();
         boolean running;
+        /** {@link System#nanoTime()} when the running time was last counted into the session's usage; 0 while not running. */
+        long activeSince;
+        /** The model request or tool call under way, which an interrupt cancels; null between steps. */
+        volatile Future<?> step;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -87,15 +106,28 @@ public final class SessionEngine implements AutoCloseable {
         loop.start();
     }
 
-    /** Stops the current turn at the next step; outstanding tool calls are answered as interrupted. */
+    /**
+     * Stops the current turn now: the model request under way is cancelled (its answer is never recorded), the tool
+     * call under way is killed with everything it started, and outstanding tool calls are answered as interrupted.
+     */
     public void interrupt(String tenantId, String sessionId) {
-        run(tenantId, sessionId).interrupted.set(true);
+        Run run = run(tenantId, sessionId);
+        run.interrupted.set(true);
+        cancelStep(run);
         wake(tenantId, sessionId);
+    }
+
+    private static void cancelStep(Run run) {
+        Future<?> step = run.step;
+        if (step != null) step.cancel(true);
     }
 
     public void forget(String sessionId) {
         Run run = runs.remove(sessionId);
-        if (run != null) run.interrupted.set(true);
+        if (run != null) {
+            run.interrupted.set(true);
+            cancelStep(run);
+        }
     }
 
     /** How many sessions have loop state here (for tests: it must not outlive the sessions). */
@@ -146,7 +178,7 @@ public final class SessionEngine implements AutoCloseable {
         SessionAgent agent = SessionAgent.of(SessionResource.of(session).agent());
         Environment env = store.find(Resource.ENVIRONMENT, run.tenantId, session.environmentId()).map(Environment::of).orElse(null);
         if (env == null) {
-            fail(run, "unknown_error", "the session's environment no longer exists");
+            end(run, session, "unknown_error", "the session's environment no longer exists");
             return;
         }
         HistoryProjection history = run.history;
@@ -188,7 +220,8 @@ public final class SessionEngine implements AutoCloseable {
                 if (env.selfHosted()) {
                     awaitWorker(run, use.eventId());
                 } else {
-                    ToolResult r = sandboxes.run(session, env, use.name(), use.input());
+                    ToolResult r = interruptibly(run, "tool", () -> sandboxes.run(session, env, use.name(), use.input()));
+                    if (r == null) break; // interrupted: the turn loop answers the call
                     toolResult(run, use.eventId(), r.content(), r.isError());
                 }
             }
@@ -206,27 +239,73 @@ public final class SessionEngine implements AutoCloseable {
                 fail(run, "unknown_error", "the agent took " + config.maxTurns() + " model turns without finishing; send a message to continue");
                 return;
             }
-            if (!callModel(run, agent, history.read(History::messages))) return;
+            if (!callModel(run, session, agent, history.read(History::messages))) return;
         }
     }
 
-    private boolean callModel(Run run, SessionAgent agent, List<ModelGateway.Message> messages) {
+    /**
+     * Asks the model for the next turn and records it; false when the turn ended here (the model refused, had nothing
+     * to add, or failed for good). A failure that may pass is retried with exponential backoff, or after the wait the
+     * model's server asked for, while the retry budget lasts; each retry is a {@code session.error} that says so.
+     */
+    private boolean callModel(Run run, Session session, SessionAgent agent, List<ModelGateway.Message> messages) {
         ModelGateway gateway = model.get();
         if (gateway == null) {
             fail(run, "model_request_failed_error", "no model is configured on this server (set model_base_url)");
             return false;
         }
-        SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
-        ModelGateway.Turn t;
-        try {
-            t = gateway.call(new ModelGateway.Request(agent.modelId(), agent.system(), agent.tools(), messages, config.maxTokens()));
-        } catch (RuntimeException e) {
+        ModelGateway.Request request = new ModelGateway.Request(agent.modelId(), agent.system(), agent.tools(), messages, config.maxTokens());
+        long started = System.nanoTime();
+        Duration backoff = config.modelRetryBackoff();
+        while (true) {
+            SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
+            ModelGateway.Turn t;
+            ModelGateway.Failure failure;
+            try {
+                t = interruptibly(run, "model", () -> gateway.call(request));
+                failure = null;
+            } catch (ModelGateway.Failure f) {
+                t = null;
+                failure = f;
+            } catch (RuntimeException e) {
+                // not a failure of the model but of Paddock: the turn ends, the session stays
+                append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
+                fail(run, ModelGateway.Failure.Kind.REQUEST_FAILED.errorType(), "the model request failed: " + Text.clip(e.getMessage(), 300));
+                return false;
+            }
+            if (failure == null) {
+                if (t != null) return record(run, agent, start, t);
+                // cancelled by an interrupt: the request ends without an answer, the turn loop answers the interrupt
+                append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
+                return true;
+            }
             append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
-            fail(run, "model_request_failed_error", "the model request failed: " + Text.clip(e.getMessage(), 300));
-            return false;
+            String type = failure.kind().errorType();
+            String message = Text.clip(failure.getMessage(), 300);
+            if (!failure.retryable()) {
+                end(run, session, type, message);
+                return false;
+            }
+            Duration wait = failure.retryAfter() != null ? failure.retryAfter() : backoff;
+            Duration spent = Duration.ofNanos(System.nanoTime() - started);
+            if (spent.plus(wait).compareTo(config.modelRetryBudget()) > 0) {
+                fail(run, type, message + "; retried for " + spent.toMillis() + " ms, the next try (in " + wait.toMillis()
+                        + " ms) would pass the retry budget of " + config.modelRetryBudget().toMillis() + " ms");
+                return false;
+            }
+            append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message + "; retrying in " + wait.toMillis() + " ms",
+                    AgentEvents.RETRYING));
+            pause(run, wait);
+            if (run.interrupted.get()) return true; // the turn loop answers the interrupt
+            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
         }
+    }
+
+    /** Records the model's turn as events; false when the turn ends with it. */
+    private boolean record(Run run, SessionAgent agent, SessionEvent start, ModelGateway.Turn t) {
         ModelUsage usage = new ModelUsage(t.inputTokens(), t.outputTokens(), t.cacheReadInputTokens(), t.cacheCreationInputTokens());
         append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), false, usage));
+        save(run, null, usage, t.cacheCreation1hInputTokens());
         for (Block block : t.blocks()) {
             switch (block) {
                 case Block.Text text -> append(run, SessionEventType.AGENT_MESSAGE, AgentEvents.message(text.text()));
@@ -236,7 +315,71 @@ public final class SessionEngine implements AutoCloseable {
                 case Block.ToolResult ignored -> { }
             }
         }
+        if (t.refused()) {
+            idle(run, StopReason.refusal(t.refusal()));
+            return false;
+        }
+        if (t.blocks().isEmpty()) {
+            // nothing said and nothing to run: asking again would get the same answer
+            idle(run, StopReason.END_TURN);
+            return false;
+        }
         return true;
+    }
+
+    /**
+     * Runs a step (a model request, a tool call) on a thread of its own, so that an interrupt can cancel it at once:
+     * cancelling interrupts that thread, which closes the model request's connection or kills the tool's process
+     * group. Null when the step was cancelled; what it would have returned is dropped.
+     */
+    private <T> T interruptibly(Run run, String what, Callable<T> step) {
+        FutureTask<T> task = new FutureTask<>(step);
+        run.step = task;
+        Thread thread = null;
+        try {
+            if (run.interrupted.get()) return null;
+            thread = Thread.ofVirtual().name("paddock-session-" + run.sessionId + "-" + what).start(task);
+            return task.get();
+        } catch (CancellationException e) {
+            settle(thread, what);
+            return null;
+        } catch (InterruptedException e) {
+            task.cancel(true);
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new IllegalStateException(e.getCause());
+        } finally {
+            run.step = null;
+        }
+    }
+
+    /**
+     * Gives a cancelled step a moment to clean up (its killed processes reaped, its broken connection dropped) before
+     * the loop goes on, so the next step does not meet what it leaves behind.
+     */
+    private static void settle(Thread step, String what) {
+        try {
+            if (!step.join(STEP_SETTLE)) log.warn("a cancelled {} step still runs after {} ms", what, STEP_SETTLE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits before a retry; an interrupt or shutdown cuts the wait short. */
+    private void pause(Run run, Duration wait) {
+        long until = System.nanoTime() + wait.toNanos();
+        try {
+            while (!run.interrupted.get() && !closed) {
+                long left = until - System.nanoTime();
+                if (left <= 0) return;
+                Thread.sleep(Duration.ofNanos(Math.min(left, PAUSE_SLICE.toNanos())));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Waits for a self-hosted worker to answer the tool call (a user.tool_result event). */
@@ -267,9 +410,18 @@ public final class SessionEngine implements AutoCloseable {
         append(run, SessionEventType.SESSION_STATUS_IDLE, AgentEvents.idle(reason));
     }
 
+    /** The turn is dead; the session goes idle and takes new input. */
     private void fail(Run run, String type, String message) {
-        append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message));
+        append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.EXHAUSTED));
         idle(run, StopReason.RETRIES_EXHAUSTED);
+    }
+
+    /** An error no retry and no new input can mend: the session is terminated. */
+    private void end(Run run, Session session, String type, String message) {
+        append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.TERMINAL));
+        save(run, null, ModelUsage.NONE, 0);
+        forget(run.sessionId);
+        ending.end(session);
     }
 
     private SessionEvent append(Run run, SessionEventType type, Map<String, Object> body) {
@@ -277,11 +429,28 @@ public final class SessionEngine implements AutoCloseable {
     }
 
     private void setStatus(Run run, String status) {
+        save(run, status, ModelUsage.NONE, 0);
+    }
+
+    /**
+     * Writes the session's status (null: as it is) and adds to its usage a model request's tokens and the time it ran
+     * since the last write.
+     */
+    private void save(Run run, String status, ModelUsage tokens, long cache1hTokens) {
+        long now = System.nanoTime();
+        Duration active = run.activeSince == 0 ? Duration.ZERO : Duration.ofNanos(now - run.activeSince);
+        boolean runs = status == null ? run.activeSince != 0 : Session.RUNNING.equals(status);
+        run.activeSince = runs ? now : 0;
         for (int attempt = 0; attempt < 10; attempt++) {
             Session s = session(run);
             if (s == null || s.terminated()) return;
+            Session next = status == null ? s : s.withStatus(status, clock.instant());
+            Map<String, Object> body = new LinkedHashMap<>(next.body());
+            SessionUsage usage = SessionUsage.fromStored(body.get("usage")).plus(tokens, cache1hTokens, active);
+            body.put("usage", usage.usageToWire());
+            body.put("stats", usage.statsToWire(null, null));
             try {
-                store.update(s.withStatus(status, clock.instant()).row());
+                store.update(next.row().withBody(body, clock.instant()));
                 return;
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;
@@ -296,7 +465,10 @@ public final class SessionEngine implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        runs.values().forEach(r -> r.interrupted.set(true));
+        runs.values().forEach(r -> {
+            r.interrupted.set(true);
+            cancelStep(r);
+        });
         // the loops answer their open tool calls as interrupted; let them finish while the store is still open
         long deadline = System.nanoTime() + SETTLE_ON_CLOSE.toNanos();
         try {

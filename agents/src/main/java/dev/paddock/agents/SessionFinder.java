@@ -1,7 +1,6 @@
 package dev.paddock.agents;
 
 import dev.paddock.access.Principal;
-import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceStore;
@@ -19,7 +18,7 @@ final class SessionFinder {
 
     /** Finds a session; an environment key sees the sessions of its environment only. */
     Session find(Principal p, String id) {
-        Ids.require(SessionService.PREFIX, id, "session_id");
+        ResourceIds.require(SessionService.PREFIX, id, "session_id");
         Session s = store.find(Resource.SESSION, p.tenantId(), id).map(Session::new).orElseThrow(() -> PaddockException.notFound("session", id));
         if (Callers.isEnvironmentKey(p) && !environments.boundEnvironment(p).equals(s.environmentId())) {
             throw PaddockException.notFound("session", id);

@@ -1,6 +1,7 @@
 package dev.paddock.agents;
 
 import dev.paddock.core.agents.Session;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,13 +12,15 @@ import java.util.Map;
  * {@link #toStored()} is its stored shape and {@link #toWire()} the answer, which adds one Paddock extension:
  * {@code paddock_sandbox_id}, the sandbox its tools run in (null until the first tool call; kept in the row, not
  * the body). Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
- * {@code /outputs}, also after the session ended. Paddock does not fill resources, vaults, budget, stats, usage or
- * outcome evaluations yet, so those are written empty.
+ * {@code /outputs}, also after the session ended. {@code usage} and {@code stats} are kept by the agent loop (see
+ * {@link SessionUsage}); Paddock does not fill resources, vaults, budget or outcome evaluations yet, so those are
+ * written empty.
  *
  * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
+ * @param readAt when the session was read, for {@code stats.duration_seconds}; null: not answered
  */
 public record SessionResource(String id, Agent agent, String environmentId, String status, String title, Map<String, String> metadata,
-                              String createdAt, String updatedAt, String archivedAt, String sandboxId) {
+                              String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt) {
     static final String TYPE = "session";
 
     static final String SANDBOX_FIELD = "paddock_sandbox_id";
@@ -32,20 +35,30 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         Map<String, String> metadata = Fields.storedMetadata(m.get("metadata"));
         return new SessionResource((String) m.get("id"), Agent.fromWire(AgentSpec.map(m.get("agent"))), (String) m.get("environment_id"),
                 (String) m.get("status"), (String) m.get("title"), metadata, (String) m.get("created_at"), (String) m.get("updated_at"),
-                (String) m.get("archived_at"), s.sandboxId());
+                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null);
     }
 
     SessionResource withTitleAndMetadata(String t, Map<String, String> md, String at) {
-        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId);
+        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt);
     }
 
     SessionResource archive(String at) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt);
+    }
+
+    /** The session as read at {@code now}: its answer carries the time since it was created. */
+    SessionResource readAt(Instant now) {
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now);
     }
 
     /** The session as answered. */
     public Map<String, Object> toWire() {
         Map<String, Object> m = toStored();
+        if (readAt != null) {
+            // a terminated session's duration stops at its last update
+            Instant until = Session.TERMINATED.equals(status) && updatedAt != null ? Instant.parse(updatedAt) : readAt;
+            m.put("stats", usage.statsToWire(createdAt, until));
+        }
         m.put(SANDBOX_FIELD, sandboxId);
         return m;
     }
@@ -63,8 +76,8 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("resources", new ArrayList<>());
         m.put("vault_ids", new ArrayList<>());
         m.put("budget", null);
-        m.put("stats", new LinkedHashMap<>());
-        m.put("usage", new LinkedHashMap<>());
+        m.put("stats", usage.statsToWire(null, null));
+        m.put("usage", usage.usageToWire());
         m.put("outcome_evaluations", new ArrayList<>());
         m.put("created_at", createdAt);
         m.put("updated_at", updatedAt);

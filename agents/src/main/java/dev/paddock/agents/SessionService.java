@@ -35,12 +35,12 @@ public final class SessionService {
     private final EventLog events;
     private final SessionEngine engine;
     private final WorkQueue work;
-    private final SessionSandboxes sandboxes;
+    private final SessionEnding ending;
     private final AgentsConfig config;
     private final Clock clock;
 
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
-                   EventLog events, SessionEngine engine, WorkQueue work, SessionSandboxes sandboxes, AgentsConfig config, Clock clock) {
+                   EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
@@ -49,7 +49,7 @@ public final class SessionService {
         this.events = events;
         this.engine = engine;
         this.work = work;
-        this.sandboxes = sandboxes;
+        this.ending = ending;
         this.config = config;
         this.clock = clock;
     }
@@ -77,7 +77,7 @@ public final class SessionService {
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
         SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
-                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null);
+                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null, SessionUsage.NONE, null);
         Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
@@ -93,7 +93,7 @@ public final class SessionService {
     }
 
     public SessionResource get(Principal p, String id) {
-        return SessionResource.of(finder.find(p, id));
+        return view(finder.find(p, id));
     }
 
     /** Which sessions a list shows: of one agent (or any), in some statuses (or any), oldest or newest first. */
@@ -110,7 +110,7 @@ public final class SessionService {
         }
         Page<Resource> rows = store.list(Resource.SESSION, p.tenantId(),
                 new ResourceFilter(q.includeArchived(), null, q.agentId(), q.statuses(), q.newestFirst()), page);
-        return ListResult.of(rows.map(r -> SessionResource.of(new Session(r)).toWire()), page);
+        return ListResult.of(rows.map(r -> view(new Session(r)).toWire()), page);
     }
 
     public SessionResource update(Principal p, String id, Map<String, Object> body) {
@@ -125,7 +125,7 @@ public final class SessionService {
         Map<String, String> metadata = body.containsKey("metadata") ? Fields.patchMetadata(s.metadata(), body.get("metadata"), "metadata") : s.metadata();
         Instant now = clock.instant();
         SessionResource updated = s.withTitleAndMetadata(title, metadata, Times.iso(now));
-        SessionResource out = SessionResource.of(new Session(store.update(r.row().withBody(updated.toStored(), now))));
+        SessionResource out = view(new Session(store.update(r.row().withBody(updated.toStored(), now))));
         events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, updated.updatedEvent());
         return out;
     }
@@ -134,11 +134,11 @@ public final class SessionService {
     public SessionResource archive(Principal p, String id) {
         Callers.requireApiKey(p, "archive sessions");
         Session r = finder.find(p, id);
-        if (r.row().archivedAt() != null) return SessionResource.of(r);
+        if (r.row().archivedAt() != null) return view(r);
         Resource ended = terminate(r);
         Instant now = clock.instant();
         SessionResource s = SessionResource.of(new Session(ended)).archive(Times.iso(now));
-        return SessionResource.of(new Session(store.update(ended.archived(now).withBody(s.toStored(), now))));
+        return view(new Session(store.update(ended.archived(now).withBody(s.toStored(), now))));
     }
 
     public Map<String, Object> delete(Principal p, String id) {
@@ -150,25 +150,14 @@ public final class SessionService {
         return new Deleted(id, "session_deleted").toWire();
     }
 
-    private Resource terminate(Session r) {
-        engine.forget(r.id());
-        work.stopForSession(r.id());
-        sandboxes.release(current(r).orElse(r));
-        if (r.terminated()) return r.row();
-        for (int attempt = 0; ; attempt++) {
-            Session cur = current(r).orElseThrow(() -> PaddockException.notFound("session", r.id()));
-            try {
-                Resource out = store.update(cur.withStatus(Session.TERMINATED, clock.instant()).row());
-                events.append(r.id(), r.tenantId(), SessionEventType.SESSION_STATUS_TERMINATED, Map.of());
-                return out;
-            } catch (PaddockException e) {
-                if (!"concurrent_update".equals(e.code()) || attempt > 10) throw e;
-            }
-        }
+    /** The session as answered now. */
+    private SessionResource view(Session s) {
+        return SessionResource.of(s).readAt(clock.instant());
     }
 
-    private Optional<Session> current(Session s) {
-        return store.find(Resource.SESSION, s.tenantId(), s.id()).map(Session::new);
+    private Resource terminate(Session r) {
+        engine.forget(r.id());
+        return ending.end(r);
     }
 
     /** Finds a session; an environment key sees the sessions of its environment only. */

@@ -267,7 +267,7 @@ public final class WorkQueue {
     }
 
     private WorkItem find(String environmentId, String workId) {
-        Ids.require(PREFIX, workId, "work_id");
+        ResourceIds.require(PREFIX, workId, "work_id");
         return store.find(environmentId, workId).orElseThrow(() -> PaddockException.notFound("work", workId));
     }
 

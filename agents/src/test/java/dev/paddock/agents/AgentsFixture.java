@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /** The Managed Agents layer without HTTP: SQLite, the subprocess driver, the host, and the scripted model. */
@@ -31,12 +32,17 @@ final class AgentsFixture implements AutoCloseable {
     final ManagedAgents agents;
 
     AgentsFixture(ScriptedModel model) throws IOException {
+        this(model, UnaryOperator.identity());
+    }
+
+    /** As above, with settings changed by {@code tune} (a small retry budget, say). */
+    AgentsFixture(ScriptedModel model, UnaryOperator<AgentsConfig> tune) throws IOException {
         dataDir = Files.createTempDirectory("paddock-agents-test");
         store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
                 List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
         host.start();
-        agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel(model.baseUrl(), "k"), Clock.systemUTC());
+        agents = new ManagedAgents(host, store.agents(), tune.apply(AgentsConfig.defaults().withModel(model.baseUrl(), "k")), Clock.systemUTC());
     }
 
     /** A session of a new agent with the toolset ({@code toolConfigs}: per-tool configs) in a new environment of {@code envType}. */
@@ -60,6 +66,12 @@ final class AgentsFixture implements AutoCloseable {
 
     List<String> types(String session) {
         return events(session).stream().map(SessionEvent::type).toList();
+    }
+
+    /** Waits until the session has an event of this type; returns the first. */
+    SessionEvent awaitEvent(String session, SessionEventType type) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> events(session).stream().anyMatch(e -> e.is(type)));
+        return events(session).stream().filter(e -> e.is(type)).findFirst().orElseThrow();
     }
 
     /** Waits until the session has gone idle {@code times} times; returns the last idle event. */

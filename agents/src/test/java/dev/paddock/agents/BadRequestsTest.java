@@ -41,6 +41,7 @@ class BadRequestsTest {
             agents(f, m);
             environments(f, m);
             sessions(f, m);
+            ids(f, m);
         }
         String actual = String.join("\n", lines) + "\n";
         Files.writeString(Path.of("target", "bad-requests.actual.txt"), actual);
@@ -200,6 +201,41 @@ class BadRequestsTest {
                 "tool_use_id", "sevt_nope")))));
         refuse("events.confirmation.result", () -> m.intake().send(f.caller, session, Map.of("events", List.of(Map.of("type", "user.tool_confirmation",
                 "result", "maybe")))));
+    }
+
+    /** Ids in the SDKs' format that name nothing are 404s for every resource; only what cannot be an id is a 400. */
+    private void ids(AgentsFixture f, ManagedAgents m) {
+        String agent = agentId(f);
+        String env = env(f);
+        String sdkAgent = "agent_011CZkZAtmR3yMPDzynEDxu7";
+        String sdkEnv = "env_011CZkZAtmR3yMPDzynEDxu7";
+        String sdkSession = "sesn_011CZkZAtmR3yMPDzynEDxu7";
+        refuse("id.agent.get", () -> m.agents().get(f.caller, sdkAgent, null));
+        refuse("id.agent.get.version", () -> m.agents().get(f.caller, sdkAgent, 1));
+        refuse("id.agent.update", () -> m.agents().update(f.caller, sdkAgent, Map.of("name", "b")));
+        refuse("id.agent.archive", () -> m.agents().archive(f.caller, sdkAgent));
+        refuse("id.agent.versions", () -> m.agents().versions(f.caller, sdkAgent, PageRequest.first(5)));
+        refuse("id.agent.prefix", () -> m.agents().get(f.caller, sdkSession, null));
+        refuse("id.agent.characters", () -> m.agents().get(f.caller, "agent_01/../x", null));
+        refuse("id.agent.length", () -> m.agents().get(f.caller, "agent_" + "A".repeat(65), null));
+        refuse("id.agent.empty_body", () -> m.agents().get(f.caller, "agent_", null));
+        refuse("id.env.get", () -> m.environments().get(f.caller, sdkEnv));
+        refuse("id.env.update", () -> m.environments().update(f.caller, sdkEnv, Map.of("name", "b")));
+        refuse("id.env.archive", () -> m.environments().archive(f.caller, sdkEnv));
+        refuse("id.env.delete", () -> m.environments().delete(f.caller, sdkEnv));
+        refuse("id.env.keys", () -> m.environments().listKeys(f.caller, sdkEnv, PageRequest.first(5)));
+        refuse("id.env.prefix", () -> m.environments().get(f.caller, sdkAgent));
+        refuse("id.session.get", () -> m.sessions().get(f.caller, sdkSession));
+        refuse("id.session.update", () -> m.sessions().update(f.caller, sdkSession, Map.of("title", "t")));
+        refuse("id.session.archive", () -> m.sessions().archive(f.caller, sdkSession));
+        refuse("id.session.delete", () -> m.sessions().delete(f.caller, sdkSession));
+        refuse("id.session.events", () -> m.intake().send(f.caller, sdkSession, Map.of("events", List.of(Map.of("type", "user.message",
+                "content", List.of(Map.of("type", "text", "text", "hi")))))));
+        refuse("id.session.prefix", () -> m.sessions().get(f.caller, "session_011CZkZAtmR3yMPDzynEDxu7"));
+        refuse("id.session.create.env", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", sdkEnv)));
+        refuse("id.session.create.agent", () -> m.sessions().create(f.caller, Map.of("agent", sdkAgent, "environment_id", env)));
+        refuse("id.work.get", () -> m.work().get(env, "work_011CZkZAtmR3yMPDzynEDxu7"));
+        refuse("id.work.prefix", () -> m.work().get(env, "wrk_011CZkZAtmR3yMPDzynEDxu7"));
     }
 
     private void refuse(String label, Runnable call) {

@@ -57,8 +57,12 @@ class StoredRowsTest {
             assertThat(JSON.writeValueAsString(f.agents.agents().get(f.caller, agentId, null).toWire()))
                     .isEqualTo(agent.replace("{\"url\":\"https://mcp.example/sse\",\"type\":\"url\",\"name\":\"docs\"}", server));
             assertThat(JSON.writeValueAsString(f.agents.environments().get(f.caller, envId).toWire())).isEqualTo(env);
-            assertThat(JSON.writeValueAsString(f.agents.sessions().get(f.caller, sessionId).toWire()))
+            // a row written before the loop kept usage reads as none used; its duration runs from its creation
+            String noUsage = "\"stats\":{\"active_seconds\":0.0,\"duration_seconds\":SECONDS},\"usage\":{\"input_tokens\":0,\"output_tokens\":0,"
+                    + "\"cache_read_input_tokens\":0,\"cache_creation\":{\"ephemeral_5m_input_tokens\":0,\"ephemeral_1h_input_tokens\":0},\"active_seconds\":0.0}";
+            assertThat(JSON.writeValueAsString(f.agents.sessions().get(f.caller, sessionId).toWire()).replaceAll("\"duration_seconds\":[0-9.]+", "\"duration_seconds\":SECONDS"))
                     .isEqualTo(session.replace("{\"url\":\"https://mcp.example/sse\",\"type\":\"url\",\"name\":\"docs\"}", server)
+                            .replace("\"stats\":{},\"usage\":{}", noUsage)
                             .replaceFirst("}$", ",\"paddock_sandbox_id\":\"sbx_1\"}"));
 
             Environment read = f.agents.environments().get(f.caller, envId);

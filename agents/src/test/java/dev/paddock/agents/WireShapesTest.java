@@ -3,6 +3,7 @@ package dev.paddock.agents;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.agents.testing.ScriptedModel;
+import dev.paddock.agents.testing.ScriptedModel.Reply;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.agents.SessionEvent;
@@ -32,7 +33,9 @@ class WireShapesTest {
 
     @Test
     void agentsEnvironmentsAndSessionsKeepTheirWireShapes() throws IOException {
-        try (ScriptedModel model = new ScriptedModel(n -> List.of(Map.of("type", "text", "text", "ok")));
+        // the model is asked only by the cloud session at the end: a rate limit, then a refusal
+        try (ScriptedModel model = new ScriptedModel((results, call) -> call == 1 ? Reply.error(429, "rate_limit_error", "0")
+                : Reply.refusal("cyber", "could enable harm"));
              AgentsFixture f = new AgentsFixture(model)) {
             ManagedAgents m = f.agents;
             ResourceStore rows = f.store.agents().resources();
@@ -105,6 +108,12 @@ class WireShapesTest {
             record("environment.delete", m.environments().delete(f.caller, (String) selfHosted.get("id")));
             record("agent.archive", m.agents().archive(f.caller, agentId).toWire());
             record("agent.list", m.agents().list(f.caller, PageRequest.first(5), true).toWire());
+
+            String cloudSession = f.session("cloud", List.of(), List.of());
+            f.say(cloudSession, "hi");
+            f.awaitIdle(cloudSession, 1);
+            for (SessionEvent e : f.events(cloudSession)) record("turn." + e.type(), e.body());
+            record("session.after_turn", m.sessions().get(f.caller, cloudSession).toWire().get("usage"));
         }
         String actual = String.join("\n", lines) + "\n";
         Files.writeString(Path.of("target", "wire-shapes.actual.txt"), actual);
@@ -116,7 +125,8 @@ class WireShapesTest {
                 .replaceAll("\"(agent|env|sesn|ekey|sevt|evt)_[0-9a-z]{26}", "\"$1_ID")
                 .replaceAll("\"pek_[A-Za-z0-9_-]+\"", "\"pek_SECRET\"")
                 .replaceAll("\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z\"", "\"TIME\"")
-                .replaceAll("\"(next_page|prev_page)\":\"[^\"]+\"", "\"$1\":\"CURSOR\"");
+                .replaceAll("\"(next_page|prev_page)\":\"[^\"]+\"", "\"$1\":\"CURSOR\"")
+                .replaceAll("\"(duration_seconds|active_seconds)\":[0-9.]+", "\"$1\":SECONDS");
         lines.add(label + " " + json);
     }
 

@@ -62,6 +62,7 @@ public enum ErrorCode {
     ENVIRONMENT_ARCHIVED(ErrorType.INVALID_REQUEST, "the environment is archived"),
     ENVIRONMENT_IN_USE(ErrorType.CONFLICT, "the environment is used by sessions"),
     ENVIRONMENT_KEY_NOT_ALLOWED(ErrorType.PERMISSION, "an environment key cannot do this"),
+    ENVIRONMENT_NOT_FOUND(ErrorType.NOT_FOUND, "no such environment for this tenant"),
     EVALUATE_NOT_ALLOWED(ErrorType.PERMISSION, "the browser sandbox was created without allow_evaluate"),
     EXEC_FAILED(ErrorType.INVALID_REQUEST, "the command could not be started"),
     EXEC_REQUEST_TOO_LARGE(ErrorType.INVALID_REQUEST, "argv, env and cwd together are over 1 MiB"),

@@ -3,6 +3,7 @@ package dev.paddock.agents.loop;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.JsonValue;
+import com.anthropic.errors.AnthropicIoException;
 import com.anthropic.models.messages.ContentBlock;
 import com.anthropic.models.messages.ContentBlockParam;
 import com.anthropic.models.messages.MessageCreateParams;
@@ -16,18 +17,37 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. */
+/**
+ * Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. The client does not
+ * retry: the agent loop does, within its retry budget, and shows each retry as a session event.
+ */
 public final class AnthropicModelGateway implements ModelGateway, AutoCloseable {
-    private final AnthropicClient client;
+    private final String baseUrl;
+    private final String apiKey;
+    private final AtomicReference<AnthropicClient> client;
 
     public AnthropicModelGateway(String baseUrl, String apiKey) {
-        this.client = AnthropicOkHttpClient.builder()
-                .baseUrl(baseUrl)
-                .apiKey(apiKey == null || apiKey.isBlank() ? "none" : apiKey)
-                .maxRetries(2)
-                .timeout(Duration.ofMinutes(10))
-                .build();
+        this.baseUrl = baseUrl;
+        this.apiKey = apiKey == null || apiKey.isBlank() ? "none" : apiKey;
+        this.client = new AtomicReference<>(newClient());
+    }
+
+    private AnthropicClient newClient() {
+        return AnthropicOkHttpClient.builder().baseUrl(baseUrl).apiKey(apiKey).maxRetries(0).timeout(Duration.ofMinutes(10)).build();
+    }
+
+    /**
+     * A request cut short on the wire (an interrupt cancels one by interrupting its thread) can leave its pooled
+     * connection with an answer still to come, which the next request would read. Later requests therefore use a
+     * new client, and the old one's idle connections are closed.
+     */
+    private void renew(AnthropicClient broken) {
+        if (client.compareAndSet(broken, newClient())) broken.close();
     }
 
     @Override
@@ -36,7 +56,23 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         if (r.system() != null && !r.system().isBlank()) b.system(r.system());
         for (ToolSpec t : r.tools()) b.addTool(tool(t));
         for (ModelGateway.Message m : r.messages()) b.addMessage(message(m));
-        com.anthropic.models.messages.Message reply = client.messages().create(b.build());
+        // the SDK's Message, not ModelGateway's inherited one
+        com.anthropic.models.messages.Message reply;
+        AnthropicClient current = client.get();
+        // asynchronously, so that an interrupt of this thread cancels the HTTP call itself
+        CompletableFuture<com.anthropic.models.messages.Message> pending = current.async().messages().create(b.build());
+        try {
+            reply = pending.get();
+        } catch (InterruptedException e) {
+            pending.cancel(true);
+            renew(current);
+            Thread.currentThread().interrupt();
+            throw new CancellationException("the model request was cancelled");
+        } catch (ExecutionException e) {
+            RuntimeException cause = e.getCause() instanceof RuntimeException failure ? failure : new IllegalStateException(e.getCause());
+            if (cause instanceof AnthropicIoException) renew(current);
+            throw ModelFailures.of(cause);
+        }
         List<Block> blocks = new ArrayList<>();
         for (ContentBlock c : reply.content()) {
             if (c.isText()) {
@@ -47,8 +83,11 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
             }
         }
         var usage = reply.usage();
-        return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), usage.inputTokens(), usage.outputTokens(),
-                usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L));
+        Refusal refusal = reply.stopDetails().map(d -> new Refusal(d.category().map(Object::toString).orElse(null), d.explanation().orElse(null)))
+                .orElse(null);
+        return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), refusal, usage.inputTokens(), usage.outputTokens(),
+                usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L),
+                usage.cacheCreation().map(c -> c.ephemeral1hInputTokens()).orElse(0L));
     }
 
     private static Tool tool(ToolSpec t) {
@@ -103,6 +142,6 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
 
     @Override
     public void close() {
-        client.close();
+        client.get().close();
     }
 }

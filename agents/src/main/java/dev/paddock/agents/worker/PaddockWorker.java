@@ -14,12 +14,15 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -56,6 +59,8 @@ public final class PaddockWorker implements AutoCloseable {
     /** Held while an item is served; {@link #close()} takes it to wait for that item's clean-up. */
     private final ReentrantLock serving = new ReentrantLock();
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+    /** How long a cancelled tool call may take to end (its processes killed) before the worker goes on. */
+    private static final Duration TOOL_SETTLE = Duration.ofSeconds(2);
 
     public PaddockWorker(Settings settings, RuntimeHost host) {
         this.settings = settings;
@@ -137,45 +142,62 @@ public final class PaddockWorker implements AutoCloseable {
         }
     }
 
+    /** What the worker knows of its session from the events it has read. */
+    private static final class SessionView {
+        final Map<String, JsonNode> unanswered = new LinkedHashMap<>();
+        SessionEventType lastStatus;
+        boolean endsTurn;
+        boolean ended;
+        long interrupts;
+
+        void absorb(List<JsonNode> events) {
+            for (JsonNode e : events) {
+                SessionEventType type = SessionEventType.fromWire(e.get("type").asString()).orElse(null);
+                if (type == null) continue;
+                if (type.endsSession()) ended = true;
+                switch (type) {
+                    case AGENT_TOOL_USE -> unanswered.put(e.get("id").asString(), e);
+                    case USER_TOOL_RESULT, AGENT_TOOL_RESULT -> unanswered.remove(e.get("tool_use_id").asString());
+                    // the loop answers every outstanding call of an interrupted turn itself
+                    case USER_INTERRUPT -> {
+                        interrupts++;
+                        unanswered.clear();
+                    }
+                    case SESSION_STATUS_IDLE -> {
+                        lastStatus = type;
+                        endsTurn = !"requires_action".equals(e.path("stop_reason").path("type").asString());
+                    }
+                    case SESSION_STATUS_RUNNING -> lastStatus = type;
+                    default -> { }
+                }
+            }
+        }
+    }
+
     /** Answers tool calls until the session idles out, ends, or the lease is gone. */
     private void follow(String sessionId, AgentToolset tools, AtomicBoolean leaseLost, AtomicBoolean done) {
         LinkedBlockingQueue<String> wakeups = new LinkedBlockingQueue<>();
         AtomicBoolean streaming = new AtomicBoolean(true);
         Thread reader = Thread.ofVirtual().name("worker-events-" + sessionId).start(() -> readStream(sessionId, wakeups, streaming));
         EventCursor cursor = new EventCursor(page -> queue.eventPage(sessionId, page));
-        Map<String, JsonNode> unanswered = new LinkedHashMap<>();
-        SessionEventType lastStatus = null;
-        boolean endsTurn = false;
+        SessionView view = new SessionView();
         long idleSince = -1;
         try {
             while (!stopping.get() && !leaseLost.get() && !done.get()) {
-                for (JsonNode e : cursor.next()) {
-                    SessionEventType type = SessionEventType.fromWire(e.get("type").asString()).orElse(null);
-                    if (type == null) continue;
-                    if (type.endsSession()) return;
-                    switch (type) {
-                        case AGENT_TOOL_USE -> unanswered.put(e.get("id").asString(), e);
-                        case USER_TOOL_RESULT, AGENT_TOOL_RESULT -> unanswered.remove(e.get("tool_use_id").asString());
-                        case SESSION_STATUS_IDLE -> {
-                            lastStatus = type;
-                            endsTurn = !"requires_action".equals(e.path("stop_reason").path("type").asString());
-                        }
-                        case SESSION_STATUS_RUNNING -> lastStatus = type;
-                        default -> { }
-                    }
-                }
+                view.absorb(cursor.next());
+                if (view.ended) return;
                 boolean ran = false;
-                for (Iterator<JsonNode> it = unanswered.values().iterator(); it.hasNext() && !leaseLost.get(); ) {
-                    JsonNode e = it.next();
-                    @SuppressWarnings("unchecked")
-                    Map<String, Object> input = QueueClient.JSON.convertValue(e.get("input"), Map.class);
-                    ToolResult r = tools.execute(e.get("name").asString(), input);
+                for (JsonNode e : List.copyOf(view.unanswered.values())) {
                     String useId = e.get("id").asString();
-                    queue.send(sessionId, new ToolResultEvent(SessionEventType.USER_TOOL_RESULT, useId, r.content(), r.isError()).toSend());
-                    it.remove();
+                    if (leaseLost.get() || view.ended || !view.unanswered.containsKey(useId)) continue;
+                    ToolResult r = runTool(tools, e, view, cursor, wakeups, leaseLost);
+                    view.unanswered.remove(useId);
                     ran = true;
+                    // null: cancelled by an interrupt (the loop answers the call) or by the session's end
+                    if (r != null) queue.send(sessionId, new ToolResultEvent(SessionEventType.USER_TOOL_RESULT, useId, r.content(), r.isError()).toSend());
                 }
-                if (ran || lastStatus != SessionEventType.SESSION_STATUS_IDLE || !endsTurn) {
+                if (view.ended) return;
+                if (ran || view.lastStatus != SessionEventType.SESSION_STATUS_IDLE || !view.endsTurn) {
                     idleSince = -1;
                 } else if (idleSince < 0) {
                     idleSince = System.nanoTime();
@@ -193,6 +215,44 @@ public final class PaddockWorker implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             reader.interrupt();
+        }
+    }
+
+    /**
+     * Runs one tool call on a thread of its own while reading the session's new events: an interrupt, the call being
+     * answered elsewhere, the session's end or a lost lease cancel it, which kills its process group. Null when it
+     * was cancelled.
+     */
+    private ToolResult runTool(AgentToolset tools, JsonNode use, SessionView view, EventCursor cursor, LinkedBlockingQueue<String> wakeups,
+                               AtomicBoolean leaseLost) throws InterruptedException {
+        String useId = use.get("id").asString();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> input = QueueClient.JSON.convertValue(use.get("input"), Map.class);
+        FutureTask<ToolResult> task = new FutureTask<>(() -> tools.execute(use.get("name").asString(), input));
+        Thread thread = Thread.ofVirtual().name("worker-tool-" + useId).start(task);
+        long interrupts = view.interrupts;
+        int ticks = 0;
+        try {
+            while (true) {
+                try {
+                    return task.get(250, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException stillRunning) {
+                    // new events ring the stream; without it, look every second
+                    if (wakeups.poll() != null || ++ticks % 4 == 0) {
+                        wakeups.clear();
+                        view.absorb(cursor.next());
+                    }
+                    if (view.interrupts > interrupts || view.ended || !view.unanswered.containsKey(useId) || leaseLost.get() || stopping.get()) {
+                        task.cancel(true);
+                        thread.join(TOOL_SETTLE);
+                        return null;
+                    }
+                } catch (ExecutionException failed) {
+                    throw failed.getCause() instanceof RuntimeException r ? r : new IllegalStateException(failed.getCause());
+                }
+            }
+        } finally {
+            task.cancel(true);
         }
     }
 

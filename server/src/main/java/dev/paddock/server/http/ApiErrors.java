@@ -8,6 +8,7 @@ import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.io.IOException;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,17 @@ public final class ApiErrors {
     private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
     /** Set on a context once an error body was written, so the status-code error pages leave it alone. */
     public static final String WRITTEN = "paddock.error.written";
+    /**
+     * Set on a context (as an {@link ErrorDetails}) by routes whose clients read {@code error.details}, e.g. the
+     * Managed Agents SDKs' {@code error_code}.
+     */
+    public static final String DETAILS = "paddock.error.details";
+
+    /** The {@code error.details} object of an error answer, or null for none. */
+    @FunctionalInterface
+    public interface ErrorDetails {
+        Map<String, Object> of(PaddockException e);
+    }
 
     private final ApiJson json;
 
@@ -94,7 +106,8 @@ public final class ApiErrors {
         ctx.attribute(WRITTEN, Boolean.TRUE);
         ctx.status(e.errorCode().httpStatus());
         ctx.contentType("application/json");
-        ctx.result(json.write(ErrorBody.of(e)));
+        ErrorDetails details = ctx.attribute(DETAILS);
+        ctx.result(json.write(ErrorBody.of(e.errorCode(), e.getMessage(), details == null ? null : details.of(e))));
     }
 
     /** Writes the error body for a status Javalin produced itself (no route, wrong method). */

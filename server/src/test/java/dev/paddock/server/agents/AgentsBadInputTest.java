@@ -39,10 +39,41 @@ class AgentsBadInputTest {
     }
 
     static void assertError(Rest.Answer a, int status, String code) {
+        assertError(a, status, code, code);
+    }
+
+    /** The error shape, with the reason where the SDKs read it ({@code error.details.error_code}) besides {@code error.code}. */
+    static void assertError(Rest.Answer a, int status, String code, String sdkErrorCode) {
         assertThat(a.status()).as(String.valueOf(a.body())).isEqualTo(status);
         assertThat(a.body().get("type").asString()).isEqualTo("error");
         assertThat(a.body().get("error").get("code").asString()).isEqualTo(code);
         assertThat(a.body().get("error").get("message").asString()).isNotBlank();
+        assertThat(a.body().get("error").path("details").path("error_code").asString()).as(String.valueOf(a.body())).isEqualTo(sdkErrorCode);
+    }
+
+    @Test
+    void idsInTheSdksFormatThatNameNothingAre404sAndOnlyNonIdsAre400s() {
+        SelfHostedSession s = selfHosted();
+        String session = "sesn_011CZkZAtmR3yMPDzynEDxu7";
+        Map<String, Object> message = Map.of("events", List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "hi")))));
+        assertError(api.get("/v1/sessions/" + session, Map.of()), 404, "not_found");
+        assertError(api.post("/v1/sessions/" + session, Map.of("title", "t")), 404, "not_found");
+        assertError(api.post("/v1/sessions/" + session + "/archive", Map.of()), 404, "not_found");
+        assertError(api.get("/v1/sessions/" + session + "/events", Map.of()), 404, "not_found");
+        assertError(api.post("/v1/sessions/" + session + "/events", message), 404, "not_found");
+        assertError(api.get("/v1/sessions/" + session + "/events/stream", Map.of()), 404, "not_found");
+        assertError(api.get("/v1/agents/agent_011CZkZAtmR3yMPDzynEDxu7", Map.of()), 404, "not_found");
+        assertError(api.get("/v1/agents/agent_011CZkZAtmR3yMPDzynEDxu7/versions", Map.of()), 404, "not_found");
+        assertError(api.get("/v1/environments/env_011CZkZAtmR3yMPDzynEDxu7", Map.of()), 404, "environment_not_found");
+        assertError(api.get("/v1/environments/env_011CZkZAtmR3yMPDzynEDxu7/work/poll", Map.of()), 404, "environment_not_found");
+        assertError(api.get("/v1/environments/" + s.env() + "/work/work_011CZkZAtmR3yMPDzynEDxu7", Map.of()), 404, "not_found");
+        assertError(api.post("/v1/sessions", Map.of("agent", "agent_011CZkZAtmR3yMPDzynEDxu7", "environment_id", s.env())), 404, "not_found");
+
+        assertError(api.get("/v1/sessions/nope", Map.of()), 400, "invalid_id");
+        assertError(api.get("/v1/sessions/env_011CZkZAtmR3yMPDzynEDxu7", Map.of()), 400, "invalid_id");
+        assertError(api.get("/v1/sessions/sesn_" + "A".repeat(65), Map.of()), 400, "invalid_id");
+        assertError(api.get("/v1/sessions/" + session + "/nothing-here", Map.of()), 404, "route_not_found");
+        assertError(new Rest(stack.baseUrl, "pdk_not-a-real-key-at-all").get("/v1/agents", Map.of()), 401, "invalid_api_key");
     }
 
     @Test

@@ -18,6 +18,7 @@ import com.anthropic.models.beta.agents.BetaManagedAgentsAgent;
 import com.anthropic.models.beta.agents.BetaManagedAgentsAgentToolset20260401Params;
 import com.anthropic.models.beta.environments.BetaEnvironment;
 import com.anthropic.models.beta.environments.EnvironmentCreateParams;
+import com.anthropic.models.beta.environments.EnvironmentUpdateParams;
 import com.anthropic.models.beta.sessions.BetaManagedAgentsSession;
 import com.anthropic.models.beta.sessions.SessionCreateParams;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsSessionEvent;
@@ -115,7 +116,13 @@ class ManagedAgentsSdkTest {
         var ws = stack.host.workspace(new Principal("default", "agents", false), stored.sandboxId());
         assertThat(read(ws.read("/workspace/hello.txt"))).isEqualTo("hello paddock\n");
         assertThat(read(ws.read("/workspace/out.txt"))).isEqualTo("hello paddock\n");
-        assertThat(client.beta().sessions().retrieve(session.id()).status()).hasToString("idle");
+        BetaManagedAgentsSession done = client.beta().sessions().retrieve(session.id());
+        assertThat(done.status()).hasToString("idle");
+        // five model requests of 10 input and 5 output tokens each, read through the SDK's own types
+        assertThat(done.usage().inputTokens()).contains(50L);
+        assertThat(done.usage().outputTokens()).contains(25L);
+        assertThat(done.stats().activeSeconds()).hasValueSatisfying(active -> assertThat(active).isPositive()
+                .isLessThanOrEqualTo(done.stats().durationSeconds().orElseThrow()));
 
         // events list with pagination: pages of 3 cover every event exactly once, in order
         List<String> listed = new ArrayList<>();
@@ -159,6 +166,24 @@ class ManagedAgentsSdkTest {
         } finally {
             stranger.close();
         }
+    }
+
+    @Test
+    void staleIdsInTheSdksFormatAreNotFoundAndReasonsArriveAsTheSdksErrorCodes() {
+        assertThatThrownBy(() -> client.beta().sessions().retrieve("sesn_011CZkZAtmR3yMPDzynEDxu7"))
+                .isInstanceOfSatisfying(NotFoundException.class, e -> assertThat(e.errorCode()).contains("not_found"));
+        assertThatThrownBy(() -> client.beta().environments().retrieve("env_011CZkZAtmR3yMPDzynEDxu7"))
+                .isInstanceOfSatisfying(NotFoundException.class, e -> assertThat(e.errorCode()).contains("environment_not_found"));
+        BetaEnvironment env = environment("typed-" + System.nanoTime());
+        assertThatThrownBy(() -> client.beta().environments().update(env.id(), EnvironmentUpdateParams.builder()
+                .putAdditionalBodyProperty("config", JsonValue.from(Map.of("type", "self_hosted"))).build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.errorCode()).contains("invalid_config_type_change"));
+        assertThatThrownBy(() -> client.beta().environments().update(env.id(), EnvironmentUpdateParams.builder()
+                .putAdditionalBodyProperty("metadata", JsonValue.from(Map.of("k", "v".repeat(600)))).build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.errorCode()).contains("invalid_metadata"));
+        client.beta().environments().archive(env.id());
+        assertThatThrownBy(() -> client.beta().environments().update(env.id(), EnvironmentUpdateParams.builder().name("renamed").build()))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.errorCode()).contains("environment_archived"));
     }
 
     /** A field of an SDK object as it is on the wire. */

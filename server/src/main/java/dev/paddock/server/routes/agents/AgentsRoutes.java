@@ -1,11 +1,14 @@
 package dev.paddock.server.routes.agents;
 
 import dev.paddock.agents.ManagedAgents;
+import dev.paddock.agents.SdkErrorCodes;
 import dev.paddock.access.Principal;
 import dev.paddock.server.RouteContext;
 import dev.paddock.server.RouteModule;
+import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import io.javalin.config.RoutesConfig;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -13,6 +16,10 @@ import java.util.Optional;
  * their events, in the shapes of the official SDKs. The {@code anthropic-beta} header is accepted and ignored.
  */
 public final class AgentsRoutes implements RouteModule {
+    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions");
+    /** The SDKs read an error's reason from {@code error.details.error_code}. */
+    private static final ApiErrors.ErrorDetails SDK_DETAILS = e -> SdkErrorCodes.details(e.errorCode());
+
     private final ManagedAgents agents;
 
     public AgentsRoutes(ManagedAgents agents) {
@@ -35,6 +42,9 @@ public final class AgentsRoutes implements RouteModule {
         RoutesConfig r = context.routes();
         ApiJson json = context.json();
         AgentBodies b = new AgentBodies(context.bodies());
+        r.before(ctx -> {
+            if (isManagedAgentsPath(ctx.path())) ctx.attribute(ApiErrors.DETAILS, SDK_DETAILS);
+        });
         new AgentRoutes(agents.agents(), b).register(r);
         new EnvironmentRoutes(agents.environments(), b).register(r);
         new SessionRoutes(agents.sessions(), b).register(r);
@@ -45,5 +55,9 @@ public final class AgentsRoutes implements RouteModule {
             int status = ctx.statusCode();
             if (status == 409 || status == 412) ctx.header("x-should-retry", "false");
         });
+    }
+
+    static boolean isManagedAgentsPath(String path) {
+        return PATHS.stream().anyMatch(p -> path.equals(p) || path.startsWith(p + "/"));
     }
 }

@@ -3,6 +3,7 @@ package dev.paddock.server.routes.agents;
 import dev.paddock.agents.Callers;
 import dev.paddock.agents.EnvironmentService;
 import dev.paddock.agents.Fields;
+import dev.paddock.agents.SdkErrorCodes;
 import dev.paddock.agents.WorkQueue;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -77,9 +78,8 @@ final class WorkRoutes {
             ctx.json(h.response().toWire());
             return;
         }
-        Map<String, Object> details = new LinkedHashMap<>();
         ErrorCode code = ErrorCode.HEARTBEAT_PRECONDITION_FAILED;
-        details.put("error_code", code.wire());
+        Map<String, Object> details = SdkErrorCodes.details(code);
         details.put("current_state", h.failedLease().toCurrentState());
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("type", code.type().wireName());
