@@ -29,7 +29,7 @@ final class DockerConformance {
         if (DockerConfig.GVISOR.equals(runtime)) facts.add(Conformance.CHROMIUM_SANDBOX);
         return new Conformance(
                 DockerDriver.ID,
-                "Docker containers (OCI runtime runc, or runsc for gVisor) through the Engine API on its unix socket; no network but the egress proxy, one unprivileged uid, init agent per sandbox",
+                "Docker containers (OCI runtime runc, or runsc for gVisor, which adds chromium_sandbox) through the Engine API on its unix socket; no network but the egress proxy, one unprivileged uid, init agent per sandbox",
                 Set.of(Lane.SUPERVISED, Lane.WORKER),
                 new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
                 new WorkspaceFacts(List.of(WorkspaceStrategy.DURABLE_MOUNT), Durability.DURABLE),
