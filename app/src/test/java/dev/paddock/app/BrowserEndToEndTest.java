@@ -79,7 +79,7 @@ class BrowserEndToEndTest {
             never.countDown();
             app.close();
             pages.stop(0);
-            new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+            BwrapServer.removeDataDir(dataDir);
         }
     }
 

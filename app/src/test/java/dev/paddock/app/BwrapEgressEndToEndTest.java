@@ -61,7 +61,7 @@ class BwrapEgressEndToEndTest {
         } finally {
             app.close();
             up.close();
-            new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+            BwrapServer.removeDataDir(dataDir);
         }
     }
 

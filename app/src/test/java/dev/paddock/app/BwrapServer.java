@@ -63,8 +63,15 @@ final class BwrapServer implements AutoCloseable {
     }
 
     private void removeDataDir() {
+        removeDataDir(dataDir);
+    }
+
+    /**
+     * Removes a test's data dir: first unmounts what an ended sandbox's disk left mounted there (mounted again when its
+     * files were read after the end), which rm must not cross and would otherwise outlive the test.
+     */
+    static void removeDataDir(Path dataDir) {
         try {
-            // an ended sandbox's disk, mounted again when its files were read after the end, is not for rm to cross
             new ProcessBuilder("sh", "-c", "for d in \"$1\"/sandboxes/*; do mountpoint -q \"$d\" && umount -l \"$d\"; done; true", "sh",
                     dataDir.toString()).start().waitFor();
             new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();

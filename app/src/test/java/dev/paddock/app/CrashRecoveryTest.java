@@ -59,7 +59,8 @@ class CrashRecoveryTest {
         } finally {
             server.stop();
             destroyLeftovers();
-            new ProcessBuilder("rm", "-rf", dataDir.toString(), server.log.toString()).start().waitFor();
+            BwrapServer.removeDataDir(dataDir);
+            Files.deleteIfExists(server.log);
         }
     }
 

@@ -69,7 +69,7 @@ class SessionNetworkEndToEndTest {
             model.close();
             var bwrap = new dev.paddock.driver.bwrap.BwrapDriver(dev.paddock.driver.bwrap.BwrapConfig.defaults(dataDir));
             bwrap.list().forEach(bwrap::destroy); // sandboxes outlive a server by design; a test leaves none behind
-            new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
+            BwrapServer.removeDataDir(dataDir);
         }
     }
 
