@@ -74,7 +74,7 @@ public record ServeSettings(
         k.put("data_dir", new String[] {"~/.paddock", "paddock.db, sandboxes/, admin.key, … (/var/lib/paddock when ~ is closed to others, like /root)"});
         k.put("bind", new String[] {"127.0.0.1", "address to listen on"});
         k.put("port", new String[] {"7070", "port to listen on (0: any free port)"});
-        k.put("driver", new String[] {"bwrap", "bwrap (subprocess: test mode only)"});
+        k.put("driver", new String[] {"bwrap", "default driver: bwrap, gvisor or docker (subprocess: test mode only)"});
         k.put("api_key", new String[] {"", "admin key to register (16+ chars)"});
         k.put("default_timeout", new String[] {"1h", "sandbox lifetime if none is asked"});
         k.put("max_timeout", new String[] {"7d", "longest lifetime one may ask for"});
