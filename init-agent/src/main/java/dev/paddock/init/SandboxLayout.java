@@ -16,6 +16,12 @@ import java.util.Map;
 public final class SandboxLayout {
     /** Where the init agent appears inside every sandbox (on the sandbox's private /dev, so images need no mount point). */
     public static final String INIT_PATH = "/dev/.paddock/init";
+    /**
+     * Where a container driver binds the sandbox's control directory (see {@link SandboxDirs#controlDir()}); init
+     * binds {@link #CONTROL_SOCKET} in it ({@code serve --listen}).
+     */
+    public static final String CONTROL_DIR = "/dev/.paddock/control";
+    public static final String CONTROL_SOCKET = "init.sock";
     public static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     /** Where the socket directory and the CA bundle appear (on the sandbox's private /dev, like init: images need nothing). */
     public static final String EGRESS_DIR = "/dev/.paddock/egress";

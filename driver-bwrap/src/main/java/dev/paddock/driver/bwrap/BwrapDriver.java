@@ -20,12 +20,12 @@ import dev.paddock.driver.bwrap.disk.DiskQuota;
 import dev.paddock.driver.bwrap.disk.LoopImageQuota;
 import dev.paddock.init.EgressFiles;
 import dev.paddock.init.InitBinary;
+import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
 import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -34,8 +34,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -328,16 +326,7 @@ public final class BwrapDriver implements SandboxDriver {
 
     @Override
     public List<SandboxRef> list() {
-        Path run = config.dataDir().resolve("run");
-        if (!Files.isDirectory(run)) return List.of();
-        List<SandboxRef> out = new ArrayList<>();
-        try (Stream<Path> dirs = Files.list(run)) {
-            dirs.map(d -> d.getFileName().toString()).filter(SandboxPaths::isSafeId).sorted()
-                    .forEach(id -> out.add(new SandboxRef(id, ID, id)));
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot list " + run + ": " + e.getMessage(), e);
-        }
-        return out;
+        return SandboxDirs.list(ID, config.dataDir());
     }
 
     @Override
@@ -372,7 +361,7 @@ public final class BwrapDriver implements SandboxDriver {
         if (disk != null) disk.delete(ref.sandboxId(), paths.sandboxDir());
         // without an image the files are emptied through the race-safe workspace code first, then the tree goes
         SandboxDriver.super.purge(ref);
-        deleteTree(paths.sandboxDir());
+        SandboxDirs.deleteTree(paths.sandboxDir());
     }
 
     @Override
@@ -523,18 +512,9 @@ public final class BwrapDriver implements SandboxDriver {
     }
 
     private static void deleteRunDir(SandboxPaths paths) {
-        deleteTree(paths.runDir());
+        SandboxDirs.deleteTree(paths.runDir());
     }
 
-    /** Deletes a directory tree without following symlinks (they are removed, not their targets). */
-    private static void deleteTree(Path dir) {
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(dir)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException | UncheckedIOException e) {
-            throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
-        }
-    }
 
     private String bwrapHelp() {
         try {

@@ -3,18 +3,14 @@ package dev.paddock.driver.bwrap;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
-import dev.paddock.core.spi.ExecOutput;
-import dev.paddock.core.spi.ExecRequest;
-import dev.paddock.core.spi.ProcessInfo;
-import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
 import dev.paddock.init.InitClient;
+import dev.paddock.init.InitSandbox;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * A live bwrap sandbox: commands go to its init agent, lifecycle goes through its cgroup.
@@ -24,22 +20,21 @@ import java.util.List;
  * The handle's {@link ExecHandle#stdin()} is closed once that input is sent (at once for a null stdin): writing
  * to it then fails with "stdin is closed". So input is given up front; this driver has no interactive stdin.
  */
-final class BwrapSandbox implements Sandbox {
+final class BwrapSandbox extends InitSandbox {
     private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
     private final BwrapDriver driver;
     private final SandboxPaths paths;
     private final SandboxMeta meta;
     private final SandboxCgroup cgroup;
-    private final InitClient init;
     private volatile boolean terminated;
 
     BwrapSandbox(BwrapDriver driver, SandboxPaths paths, SandboxMeta meta, SandboxCgroup cgroup) {
+        super(new InitClient(paths.socket()), cgroup::oomKills);
         this.driver = driver;
         this.paths = paths;
         this.meta = meta;
         this.cgroup = cgroup;
-        this.init = new InitClient(paths.socket());
     }
 
     @Override
@@ -49,45 +44,6 @@ final class BwrapSandbox implements Sandbox {
 
     int uid() {
         return meta.uid();
-    }
-
-    InitClient init() {
-        return init;
-    }
-
-    /** Runs one command; stdin is the request's bytes then end-of-file, or end-of-file at once (see the class doc). */
-    @Override
-    public ExecHandle exec(ExecRequest request, ExecOutput output) {
-        requireRunning();
-        return init.exec(request, output, cgroup::oomKills);
-    }
-
-    @Override
-    public ProcessInfo startProcess(ExecRequest request) {
-        requireRunning();
-        long pid = init.startBackground(request);
-        return processes().stream().filter(p -> p.pid() == pid).findFirst()
-                .orElseThrow(() -> PaddockException.internal("background process " + pid + " vanished from the sandbox's list", null));
-    }
-
-    @Override
-    public List<ProcessInfo> processes() {
-        requireRunning();
-        return init.processes();
-    }
-
-    @Override
-    public byte[] processLogs(long pid, long offset, int maxBytes) {
-        requireRunning();
-        if (offset < 0 || maxBytes < 0) throw new PaddockException(ErrorCode.INVALID_RANGE, "offset and max bytes must not be negative");
-        return init.logs(pid, offset, maxBytes);
-    }
-
-    @Override
-    public void signalProcess(long pid, int signal) {
-        requireRunning();
-        if (signal < 1 || signal > 64) throw new PaddockException(ErrorCode.INVALID_SIGNAL, "signal must be between 1 and 64, got " + signal);
-        init.signal(pid, signal);
     }
 
     @Override
@@ -141,7 +97,8 @@ final class BwrapSandbox implements Sandbox {
         }
     }
 
-    private void requireRunning() {
+    @Override
+    protected void requireRunning() {
         requireAlive();
         if (cgroup.frozen()) {
             throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " is suspended; resume it first");

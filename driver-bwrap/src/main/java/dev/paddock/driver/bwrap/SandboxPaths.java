@@ -3,17 +3,16 @@ package dev.paddock.driver.bwrap;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.init.SandboxDirs;
 import java.nio.file.Path;
-import java.util.regex.Pattern;
 
 /** Where one sandbox's files live under the data directory. The id is checked before it becomes a path. */
 record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
-    private static final Pattern SAFE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
     /** sun_path holds 108 bytes including the terminating NUL. */
     private static final int MAX_SOCKET_PATH = 107;
 
     static SandboxPaths of(Path dataDir, String sandboxId) {
-        if (sandboxId == null || !SAFE_ID.matcher(sandboxId).matches()) {
+        if (!isSafeId(sandboxId)) {
             throw new PaddockException(ErrorCode.INVALID_SANDBOX_ID, "sandbox ids for the bwrap driver are 1-64 letters, digits, '_' or '-', got '" + Text.clip(sandboxId, 70) + "'");
         }
         SandboxPaths p = new SandboxPaths(sandboxId, dataDir.resolve("run").resolve(sandboxId), dataDir.resolve("sandboxes").resolve(sandboxId));
@@ -24,7 +23,7 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
     }
 
     static boolean isSafeId(String id) {
-        return id != null && SAFE_ID.matcher(id).matches();
+        return SandboxDirs.isSafeId(id);
     }
 
     Path socket() { return runDir.resolve("init.sock"); }

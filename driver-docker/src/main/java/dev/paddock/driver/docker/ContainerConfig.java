@@ -3,6 +3,7 @@ package dev.paddock.driver.docker;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.EgressFiles;
+import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ final class ContainerConfig {
 
     private ContainerConfig() {}
 
-    static ObjectNode build(RootImages.Root root, boolean writableRootfs, HostEtc etc, DockerConfig config, DockerPaths paths, Path initBinary,
+    static ObjectNode build(RootImages.Root root, boolean writableRootfs, HostEtc etc, DockerConfig config, SandboxDirs paths, Path initBinary,
                             String hostname, Limits limits, Map<String, String> env, EgressFiles egress, Map<String, String> labels) {
         ObjectNode c = DockerEngine.JSON.createObjectNode();
         c.put("Image", root.imageRef());
@@ -34,7 +35,7 @@ final class ContainerConfig {
         c.put("WorkingDir", Workspace.ROOT);
         c.put("NetworkDisabled", true);
         ArrayNode entry = c.putArray("Entrypoint").add(SandboxLayout.INIT_PATH).add("serve")
-                .add("--listen").add(DockerPaths.CONTROL_DIR + "/" + DockerPaths.SOCKET_NAME);
+                .add("--listen").add(SandboxLayout.CONTROL_DIR + "/" + SandboxLayout.CONTROL_SOCKET);
         if (egress != null) entry.add("--egress").add(SandboxLayout.EGRESS_DIR + "/" + egress.socketName());
         c.putArray("Cmd");
         ArrayNode envList = c.putArray("Env");
@@ -70,7 +71,7 @@ final class ContainerConfig {
         bind(mounts, paths.workspace(), Workspace.ROOT, false);
         bind(mounts, paths.outputs(), Workspace.OUTPUTS, false);
         bind(mounts, initBinary, SandboxLayout.INIT_PATH, true);
-        bind(mounts, paths.controlDir(), DockerPaths.CONTROL_DIR, false);
+        bind(mounts, paths.controlDir(), SandboxLayout.CONTROL_DIR, false);
         if (root instanceof RootImages.Root.Host) {
             bind(mounts, Path.of("/usr"), "/usr", true);
             bind(mounts, etc.base(), "/etc", true);

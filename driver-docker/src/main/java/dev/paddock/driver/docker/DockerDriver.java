@@ -15,6 +15,7 @@ import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.EgressFiles;
 import dev.paddock.init.InitBinary;
 import dev.paddock.init.InitClient;
+import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
@@ -30,7 +31,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -133,7 +133,7 @@ public final class DockerDriver implements SandboxDriver {
     @Override
     public Sandbox create(SandboxSpec spec, Fence fence) {
         if (fence == null) throw new PaddockException(ErrorCode.FENCE_REQUIRED, "creating a sandbox needs the fence of its owner");
-        DockerPaths paths = DockerPaths.of(config.stateDir(), spec.sandboxId());
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), spec.sandboxId());
         boolean egress = spec.network().mode() != NetworkPolicy.Mode.NONE;
         if (egress && spec.egress() == null) {
             // fail closed: without the proxy's socket there is no enforced way out, so no network at all
@@ -190,7 +190,7 @@ public final class DockerDriver implements SandboxDriver {
     }
 
     /** Returns once init answers on its socket; fails with the container's own output when it stopped or never answered. */
-    private void awaitInit(String containerId, DockerPaths paths) {
+    private void awaitInit(String containerId, SandboxDirs paths) {
         InitClient init = new InitClient(paths.socket());
         long deadline = System.nanoTime() + config.startTimeout().toNanos();
         long nextStateCheck = System.nanoTime() + Duration.ofMillis(200).toNanos();
@@ -231,14 +231,14 @@ public final class DockerDriver implements SandboxDriver {
         }
     }
 
-    private static PaddockException startFailed(DockerPaths paths, String why) {
+    private static PaddockException startFailed(SandboxDirs paths, String why) {
         return new PaddockException(ErrorCode.SANDBOX_START_FAILED, "sandbox " + paths.sandboxId() + " did not start: " + why);
     }
 
     @Override
     public Optional<Sandbox> attach(SandboxRef ref) {
-        if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         Optional<DockerEngine.Container> found = engine.inspect(containerName(ref.sandboxId()));
         if (found.isEmpty() || !ours(found.get()) || !found.get().running()) return Optional.empty();
         DockerEngine.Container c = found.get();
@@ -258,27 +258,20 @@ public final class DockerDriver implements SandboxDriver {
         TreeSet<String> ids = new TreeSet<>();
         for (DockerEngine.Container c : engine.list(LABEL_DATA_DIR, config.dataDir().toString())) {
             String id = c.labels().get(LABEL_SANDBOX);
-            if (DockerPaths.isSafeId(id) && ID.equals(c.labels().get(LABEL_DRIVER))) ids.add(id);
+            if (SandboxDirs.isSafeId(id) && ID.equals(c.labels().get(LABEL_DRIVER))) ids.add(id);
         }
-        Path run = config.stateDir().resolve("run");
-        if (Files.isDirectory(run)) {
-            try (Stream<Path> dirs = Files.list(run)) {
-                dirs.map(d -> d.getFileName().toString()).filter(DockerPaths::isSafeId).forEach(ids::add);
-            } catch (IOException e) {
-                throw PaddockException.internal("cannot list " + run + ": " + e.getMessage(), e);
-            }
-        }
+        SandboxDirs.list(ID, config.stateDir()).forEach(ref -> ids.add(ref.sandboxId()));
         return ids.stream().map(id -> new SandboxRef(id, ID, id)).toList();
     }
 
     @Override
     public void destroy(SandboxRef ref) {
-        if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return;
-        release(DockerPaths.of(config.stateDir(), ref.sandboxId()));
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return;
+        release(SandboxDirs.of(ID, config.stateDir(), ref.sandboxId()));
     }
 
     /** Removes the container (killing what runs in it) and the files only a live sandbox needs; keeps the workspace. */
-    void release(DockerPaths paths) {
+    void release(SandboxDirs paths) {
         Optional<DockerEngine.Container> c = engine.inspect(containerName(paths.sandboxId()));
         if (c.isPresent() && ours(c.get())) {
             // a paused container cannot take the kill under every runtime (runsc): thaw it first, then it dies at once
@@ -294,27 +287,27 @@ public final class DockerDriver implements SandboxDriver {
         releaseFiles(paths);
     }
 
-    private static void releaseFiles(DockerPaths paths) {
+    private static void releaseFiles(SandboxDirs paths) {
         SandboxEtc.delete(paths.etc());
         EgressFiles.delete(paths.egressFiles());
-        deleteTree(paths.runDir());
+        SandboxDirs.deleteTree(paths.runDir());
     }
 
     @Override
     public void purge(SandboxRef ref) {
-        if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return;
-        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return;
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS) || engine.inspect(containerName(ref.sandboxId())).filter(this::ours).isPresent()) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
         SandboxDriver.super.purge(ref);
-        deleteTree(paths.sandboxDir());
+        SandboxDirs.deleteTree(paths.sandboxDir());
     }
 
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
-        if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         HostDirWorkspace ws = openWorkspace(paths);
         if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) ws.recover(); // ended: nothing runs in it
@@ -323,17 +316,17 @@ public final class DockerDriver implements SandboxDriver {
 
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
-        if (ref == null || !DockerPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        DockerPaths paths = DockerPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.outputs(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         return Optional.of(openOutputs(paths));
     }
 
-    HostDirWorkspace openWorkspace(DockerPaths paths) {
+    HostDirWorkspace openWorkspace(SandboxDirs paths) {
         return new HostDirWorkspace(paths.workspace(), Workspace.ROOT, config.uid(), config.uid(), TarLimits.DEFAULT, paths.staging());
     }
 
-    Workspace openOutputs(DockerPaths paths) {
+    Workspace openOutputs(SandboxDirs paths) {
         return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, config.uid(), config.uid(), TarLimits.DEFAULT, paths.staging());
     }
 
@@ -341,7 +334,7 @@ public final class DockerDriver implements SandboxDriver {
         return engine;
     }
 
-    private void recoverWorkspace(DockerPaths paths) {
+    private void recoverWorkspace(SandboxDirs paths) {
         if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return;
         try {
             openWorkspace(paths).recover();
@@ -414,7 +407,7 @@ public final class DockerDriver implements SandboxDriver {
     }
 
     /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
-    private void claimRunDir(DockerPaths paths) {
+    private void claimRunDir(SandboxDirs paths) {
         try {
             Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (FileAlreadyExistsException e) {
@@ -425,7 +418,7 @@ public final class DockerDriver implements SandboxDriver {
     }
 
     /** The workspace, outputs and control directory, owned by the sandbox uid; a kept workspace is handed over whole. */
-    private void makeSandboxDirs(DockerPaths paths) {
+    private void makeSandboxDirs(SandboxDirs paths) {
         try {
             Files.createDirectories(paths.sandboxDir());
             Files.setPosixFilePermissions(paths.sandboxDir(), PosixFilePermissions.fromString("rwx--x--x"));
@@ -453,16 +446,6 @@ public final class DockerDriver implements SandboxDriver {
     private void chown(Path p) throws IOException {
         Files.setAttribute(p, "unix:uid", config.uid(), LinkOption.NOFOLLOW_LINKS);
         Files.setAttribute(p, "unix:gid", config.uid(), LinkOption.NOFOLLOW_LINKS);
-    }
-
-    /** Deletes a directory tree without following symlinks (they are removed, not their targets). */
-    private static void deleteTree(Path dir) {
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(dir)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException | UncheckedIOException e) {
-            throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
-        }
     }
 
     private static String sha256(String s) {

@@ -2,18 +2,14 @@ package dev.paddock.driver.docker;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.spi.ExecHandle;
-import dev.paddock.core.spi.ExecOutput;
-import dev.paddock.core.spi.ExecRequest;
-import dev.paddock.core.spi.ProcessInfo;
-import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.InitClient;
+import dev.paddock.init.InitSandbox;
+import dev.paddock.init.SandboxDirs;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
@@ -22,24 +18,24 @@ import tools.jackson.databind.JsonNode;
  * (pause, unpause, forced removal). Stdin of {@link #exec} is the request's bytes then end-of-file, as with every
  * init-based driver: there is no interactive stdin.
  */
-final class DockerSandbox implements Sandbox {
+final class DockerSandbox extends InitSandbox {
     private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
     private final DockerDriver driver;
-    private final DockerPaths paths;
+    private final SandboxDirs paths;
     private final String containerId;
-    private final InitClient init;
-    private final OomCounter oomKills;
     private volatile boolean paused;
+    private final OomCounter oomKills;
     private volatile boolean terminated;
 
-    DockerSandbox(DockerDriver driver, DockerPaths paths, DockerEngine.Container container) {
+    DockerSandbox(DockerDriver driver, SandboxDirs paths, DockerEngine.Container container) {
+        OomCounter oomKills = OomCounter.ofProcess(container.pid());
+        super(new InitClient(paths.socket()), oomKills);
+        this.oomKills = oomKills;
         this.driver = driver;
         this.paths = paths;
         this.containerId = container.id();
-        this.init = new InitClient(paths.socket());
         this.paused = container.paused();
-        this.oomKills = OomCounter.ofProcess(container.pid());
     }
 
     @Override
@@ -49,44 +45,6 @@ final class DockerSandbox implements Sandbox {
 
     String containerId() {
         return containerId;
-    }
-
-    InitClient init() {
-        return init;
-    }
-
-    @Override
-    public ExecHandle exec(ExecRequest request, ExecOutput output) {
-        requireRunning();
-        return init.exec(request, output, oomKills);
-    }
-
-    @Override
-    public ProcessInfo startProcess(ExecRequest request) {
-        requireRunning();
-        long pid = init.startBackground(request);
-        return processes().stream().filter(p -> p.pid() == pid).findFirst()
-                .orElseThrow(() -> PaddockException.internal("background process " + pid + " vanished from the sandbox's list", null));
-    }
-
-    @Override
-    public List<ProcessInfo> processes() {
-        requireRunning();
-        return init.processes();
-    }
-
-    @Override
-    public byte[] processLogs(long pid, long offset, int maxBytes) {
-        requireRunning();
-        if (offset < 0 || maxBytes < 0) throw new PaddockException(ErrorCode.INVALID_RANGE, "offset and max bytes must not be negative");
-        return init.logs(pid, offset, maxBytes);
-    }
-
-    @Override
-    public void signalProcess(long pid, int signal) {
-        requireRunning();
-        if (signal < 1 || signal > 64) throw new PaddockException(ErrorCode.INVALID_SIGNAL, "signal must be between 1 and 64, got " + signal);
-        init.signal(pid, signal);
     }
 
     @Override
@@ -158,7 +116,8 @@ final class DockerSandbox implements Sandbox {
         if (terminated) throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " has been terminated");
     }
 
-    private void requireRunning() {
+    @Override
+    protected void requireRunning() {
         requireAlive();
         if (paused) throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " is suspended; resume it first");
     }

@@ -17,6 +17,7 @@ import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.EgressFiles;
 import dev.paddock.init.InitBinary;
 import dev.paddock.init.InitClient;
+import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
 import dev.paddock.workspace.HostDirWorkspace;
@@ -30,8 +31,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -128,7 +127,7 @@ public final class GvisorDriver implements SandboxDriver {
 
     /** Creates the sandbox's runtime: a fresh container, or one restored from {@code imageDir} when it is not null. */
     GvisorSandbox start(SandboxSpec spec, Fence fence, Path imageDir) {
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), spec.sandboxId());
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), spec.sandboxId());
         if (fence == null) throw new PaddockException(ErrorCode.FENCE_REQUIRED, "creating a sandbox needs the fence of its owner");
         limits(spec.limits());
         boolean egress = spec.network().mode() != NetworkPolicy.Mode.NONE;
@@ -154,9 +153,9 @@ public final class GvisorDriver implements SandboxDriver {
             // before runsc starts: a host that dies meanwhile leaves a run dir that destroy() handles
             meta.write(paths.meta());
             if (imageDir == null) {
-                runsc.run(spec.sandboxId(), paths.bundle(), paths.log(), overlay, config.startTimeout());
+                runsc.run(spec.sandboxId(), paths.runDir(), paths.log(), overlay, config.startTimeout());
             } else {
-                runsc.restore(spec.sandboxId(), paths.bundle(), imageDir, paths.log(), overlay, config.startTimeout());
+                runsc.restore(spec.sandboxId(), paths.runDir(), imageDir, paths.log(), overlay, config.startTimeout());
                 // init was quiesced when saved: it binds its socket again (see paddock-init.c)
                 runsc.signalInit(spec.sandboxId(), "USR1", overlay);
             }
@@ -169,7 +168,7 @@ public final class GvisorDriver implements SandboxDriver {
     }
 
     /** Returns once init answers on its socket; a failure carries the end of the container's log. */
-    void awaitInit(GvisorPaths paths, Duration timeout) {
+    void awaitInit(SandboxDirs paths, Duration timeout) {
         InitClient init = new InitClient(paths.socket());
         long deadline = System.nanoTime() + timeout.toNanos();
         PaddockException last = null;
@@ -192,10 +191,10 @@ public final class GvisorDriver implements SandboxDriver {
      * Has init close every host socket (runsc cannot save a sandbox holding one) and waits for its report. A sandbox
      * whose init does not report in time is told to serve again and the checkpoint is refused.
      */
-    void quiesce(GvisorPaths paths, boolean overlay) {
+    void quiesce(SandboxDirs paths, boolean overlay) {
         runsc.signalInit(paths.sandboxId(), "USR2", overlay);
         long deadline = System.nanoTime() + QUIESCE_TIMEOUT.toNanos();
-        while (!Files.exists(paths.quiescedMark(), LinkOption.NOFOLLOW_LINKS)) {
+        while (!Files.exists(paths.socket().resolveSibling(SandboxLayout.CONTROL_SOCKET + ".quiesced"), LinkOption.NOFOLLOW_LINKS)) {
             if (System.nanoTime() > deadline) {
                 serveAgain(paths, overlay);
                 throw PaddockException.internal("the init agent of sandbox " + paths.sandboxId() + " did not close its host sockets within "
@@ -206,14 +205,14 @@ public final class GvisorDriver implements SandboxDriver {
     }
 
     /** Starts a live sandbox's stopped container again from {@code imageDir}, with its bundle; returns once init serves. */
-    void restoreInPlace(GvisorPaths paths, GvisorMeta meta, Path imageDir) {
+    void restoreInPlace(SandboxDirs paths, GvisorMeta meta, Path imageDir) {
         runsc.delete(paths.sandboxId(), meta.overlay());
-        runsc.restore(paths.sandboxId(), paths.bundle(), imageDir, paths.log(), meta.overlay(), config.startTimeout());
+        runsc.restore(paths.sandboxId(), paths.runDir(), imageDir, paths.log(), meta.overlay(), config.startTimeout());
         serveAgain(paths, meta.overlay());
     }
 
     /** Undoes {@link #quiesce}: init binds its socket again; returns once it answers. */
-    void serveAgain(GvisorPaths paths, boolean overlay) {
+    void serveAgain(SandboxDirs paths, boolean overlay) {
         runsc.signalInit(paths.sandboxId(), "USR1", overlay);
         awaitInit(paths, config.startTimeout());
     }
@@ -227,7 +226,7 @@ public final class GvisorDriver implements SandboxDriver {
         }
     }
 
-    private static OciBundle.Egress egressWay(SandboxSpec spec, GvisorPaths paths, OciBundle.Root root) {
+    private static OciBundle.Egress egressWay(SandboxSpec spec, SandboxDirs paths, OciBundle.Root root) {
         EgressFiles files = EgressFiles.prepare(spec.egress(), paths.egressFiles(), OciBundle.SANDBOX_UID);
         return new OciBundle.Egress(files.socketDir(), files.socketName(), files.caBundle(), hasSystemBundle(root), files.env());
     }
@@ -240,7 +239,7 @@ public final class GvisorDriver implements SandboxDriver {
         };
     }
 
-    private OciBundle.Root resolveRoot(SandboxSpec spec, GvisorPaths paths) {
+    private OciBundle.Root resolveRoot(SandboxSpec spec, SandboxDirs paths) {
         if (spec.image() == null) {
             if (spec.writableRootfs()) throw new UnsupportedCapabilityException(ID, "a writable root without an image (name an image)");
             return new OciBundle.Root.Host(emptyRoot, etcBase(), paths.etc());
@@ -277,8 +276,8 @@ public final class GvisorDriver implements SandboxDriver {
 
     @Override
     public Optional<Sandbox> attach(SandboxRef ref) {
-        if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         Optional<GvisorMeta> meta = GvisorMeta.read(paths.meta());
         if (meta.isEmpty()) return Optional.empty();
         Optional<Runsc.State> state = runsc.state(ref.sandboxId(), meta.get().overlay());
@@ -295,42 +294,33 @@ public final class GvisorDriver implements SandboxDriver {
 
     @Override
     public List<SandboxRef> list() {
-        Path run = config.stateDir().resolve("run");
-        if (!Files.isDirectory(run)) return List.of();
-        List<SandboxRef> out = new ArrayList<>();
-        try (Stream<Path> dirs = Files.list(run)) {
-            dirs.map(d -> d.getFileName().toString()).filter(GvisorPaths::isSafeId).sorted()
-                    .forEach(id -> out.add(new SandboxRef(id, ID, id)));
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot list " + run + ": " + e.getMessage(), e);
-        }
-        return out;
+        return SandboxDirs.list(ID, config.stateDir());
     }
 
     @Override
     public void destroy(SandboxRef ref) {
-        if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return;
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return;
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         cleanUp(paths, GvisorMeta.read(paths.meta()).map(GvisorMeta::overlay).orElse(false));
     }
 
     /** Removes an ended sandbox's workspace, outputs and directory from the host for good. */
     @Override
     public void purge(SandboxRef ref) {
-        if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return;
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return;
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
         // the files are emptied through the race-safe workspace code first, then the tree goes
         SandboxDriver.super.purge(ref);
-        deleteTree(paths.sandboxDir());
+        SandboxDirs.deleteTree(paths.sandboxDir());
     }
 
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
-        if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         HostDirWorkspace workspace = openWorkspace(paths);
         if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) workspace.recover(); // ended: nothing runs in it
@@ -339,23 +329,23 @@ public final class GvisorDriver implements SandboxDriver {
 
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
-        if (ref == null || !GvisorPaths.isSafeId(ref.sandboxId())) return Optional.empty();
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), ref.sandboxId());
+        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
         if (!Files.isDirectory(paths.outputs(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
         return Optional.of(openOutputs(paths));
     }
 
-    HostDirWorkspace openWorkspace(GvisorPaths paths) {
+    HostDirWorkspace openWorkspace(SandboxDirs paths) {
         return new HostDirWorkspace(paths.workspace(), Workspace.ROOT, OciBundle.SANDBOX_UID, OciBundle.SANDBOX_UID, TarLimits.DEFAULT, paths.staging());
     }
 
-    Workspace openOutputs(GvisorPaths paths) {
+    Workspace openOutputs(SandboxDirs paths) {
         return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, OciBundle.SANDBOX_UID, OciBundle.SANDBOX_UID, TarLimits.DEFAULT, paths.staging());
     }
 
     /** The empty workspace of a sandbox about to be restored under a new id (see GvisorMemoryCheckpoints#forkWorkspace). */
     Workspace newWorkspace(String sandboxId) {
-        GvisorPaths paths = GvisorPaths.of(config.stateDir(), sandboxId);
+        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), sandboxId);
         if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
             throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a gvisor sandbox with id " + sandboxId + " already runs; fork into another id");
         }
@@ -364,20 +354,20 @@ public final class GvisorDriver implements SandboxDriver {
         return openWorkspace(paths);
     }
 
-    GvisorPaths paths(String sandboxId) {
-        return GvisorPaths.of(config.stateDir(), sandboxId);
+    SandboxDirs paths(String sandboxId) {
+        return SandboxDirs.of(ID, config.stateDir(), sandboxId);
     }
 
     /** Ends a sandbox's container and removes its run directory; keeps its workspace and outputs. */
-    void release(GvisorPaths paths, GvisorMeta meta) {
+    void release(SandboxDirs paths, GvisorMeta meta) {
         cleanUp(paths, meta.overlay());
     }
 
-    private void cleanUp(GvisorPaths paths, boolean overlay) {
+    private void cleanUp(SandboxDirs paths, boolean overlay) {
         runsc.deleteForce(paths.sandboxId(), overlay);
         SandboxEtc.delete(paths.etc());
         EgressFiles.delete(paths.egressFiles());
-        deleteTree(paths.runDir());
+        SandboxDirs.deleteTree(paths.runDir());
     }
 
     private void prepareDataDir() {
@@ -399,7 +389,7 @@ public final class GvisorDriver implements SandboxDriver {
     }
 
     /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
-    private static void claimRunDir(GvisorPaths paths) {
+    private static void claimRunDir(SandboxDirs paths) {
         try {
             Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (FileAlreadyExistsException e) {
@@ -409,7 +399,7 @@ public final class GvisorDriver implements SandboxDriver {
         }
     }
 
-    private static void makeSandboxDir(GvisorPaths paths) {
+    private static void makeSandboxDir(SandboxDirs paths) {
         try {
             Files.createDirectories(paths.sandboxDir());
             Files.setPosixFilePermissions(paths.sandboxDir(), PosixFilePermissions.fromString("rwx------"));
@@ -419,7 +409,7 @@ public final class GvisorDriver implements SandboxDriver {
     }
 
     /** A directory of the sandbox uid; a kept one (an earlier run, a restore) is handed to it whole, links not followed. */
-    private static void makeOwnedDir(GvisorPaths paths, Path dir) {
+    private static void makeOwnedDir(SandboxDirs paths, Path dir) {
         try {
             if (Files.isSymbolicLink(dir)) throw PaddockException.internal(dir + " is a symlink; refusing to use it", null);
             if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -441,13 +431,4 @@ public final class GvisorDriver implements SandboxDriver {
         Files.setAttribute(p, "unix:gid", OciBundle.SANDBOX_UID, LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** Deletes a directory tree without following symlinks (they are removed, not their targets). */
-    static void deleteTree(Path dir) {
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(dir)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException | UncheckedIOException e) {
-            throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
-        }
-    }
 }

@@ -7,6 +7,7 @@ import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.Workspace;
+import dev.paddock.init.SandboxDirs;
 import java.nio.file.Path;
 
 /**
@@ -29,7 +30,7 @@ final class GvisorMemoryCheckpoints implements MemoryCheckpoints {
         if (!(sandbox instanceof GvisorSandbox s)) {
             throw new IllegalArgumentException("not a sandbox of the gvisor driver: " + sandbox.ref());
         }
-        GvisorPaths paths = s.paths();
+        SandboxDirs paths = s.paths();
         boolean overlay = s.meta().overlay();
         boolean wasPaused = s.paused();
         if (wasPaused) s.resume();

@@ -2,18 +2,14 @@ package dev.paddock.driver.gvisor;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.spi.ExecHandle;
-import dev.paddock.core.spi.ExecOutput;
-import dev.paddock.core.spi.ExecRequest;
-import dev.paddock.core.spi.ProcessInfo;
-import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.InitClient;
+import dev.paddock.init.InitSandbox;
+import dev.paddock.init.SandboxDirs;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
@@ -22,22 +18,21 @@ import tools.jackson.databind.JsonNode;
  * request's bytes then end-of-file, as on the bwrap driver. Processes killed by gVisor's own kernel for memory are
  * not seen by the host cgroup, so results do not report them as out-of-memory kills.
  */
-final class GvisorSandbox implements Sandbox {
+final class GvisorSandbox extends InitSandbox {
     private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
     private final GvisorDriver driver;
-    private final GvisorPaths paths;
+    private final SandboxDirs paths;
     private final GvisorMeta meta;
-    private final InitClient init;
     private volatile boolean paused;
     private volatile boolean ended;
 
-    GvisorSandbox(GvisorDriver driver, GvisorPaths paths, GvisorMeta meta, boolean paused) {
+    GvisorSandbox(GvisorDriver driver, SandboxDirs paths, GvisorMeta meta, boolean paused) {
+        super(new InitClient(paths.socket()), () -> 0);
         this.driver = driver;
         this.paths = paths;
         this.meta = meta;
         this.paused = paused;
-        this.init = new InitClient(paths.socket());
     }
 
     @Override
@@ -45,46 +40,12 @@ final class GvisorSandbox implements Sandbox {
         return new SandboxRef(paths.sandboxId(), GvisorDriver.ID, paths.sandboxId());
     }
 
-    GvisorPaths paths() {
+    SandboxDirs paths() {
         return paths;
     }
 
     GvisorMeta meta() {
         return meta;
-    }
-
-    @Override
-    public ExecHandle exec(ExecRequest request, ExecOutput output) {
-        requireRunning();
-        return init.exec(request, output, () -> 0);
-    }
-
-    @Override
-    public ProcessInfo startProcess(ExecRequest request) {
-        requireRunning();
-        long pid = init.startBackground(request);
-        return processes().stream().filter(p -> p.pid() == pid).findFirst()
-                .orElseThrow(() -> PaddockException.internal("background process " + pid + " vanished from the sandbox's list", null));
-    }
-
-    @Override
-    public List<ProcessInfo> processes() {
-        requireRunning();
-        return init.processes();
-    }
-
-    @Override
-    public byte[] processLogs(long pid, long offset, int maxBytes) {
-        requireRunning();
-        if (offset < 0 || maxBytes < 0) throw new PaddockException(ErrorCode.INVALID_RANGE, "offset and max bytes must not be negative");
-        return init.logs(pid, offset, maxBytes);
-    }
-
-    @Override
-    public void signalProcess(long pid, int signal) {
-        requireRunning();
-        if (signal < 1 || signal > 64) throw new PaddockException(ErrorCode.INVALID_SIGNAL, "signal must be between 1 and 64, got " + signal);
-        init.signal(pid, signal);
     }
 
     @Override
@@ -155,7 +116,8 @@ final class GvisorSandbox implements Sandbox {
         if (ended) throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " has ended");
     }
 
-    private void requireRunning() {
+    @Override
+    protected void requireRunning() {
         requireAlive();
         if (paused) throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + paths.sandboxId() + " is suspended; resume it first");
     }

@@ -3,6 +3,7 @@ package dev.paddock.driver.gvisor;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.Workspace;
+import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
 import java.io.IOException;
@@ -47,17 +48,17 @@ final class OciBundle {
 
     private OciBundle() {}
 
-    static void write(GvisorPaths paths, Path initBinary, String hostname, Root root, Map<String, String> env, Limits limits, Egress egress) {
+    static void write(SandboxDirs paths, Path initBinary, String hostname, Root root, Map<String, String> env, Limits limits, Egress egress) {
         Map<String, Object> spec = spec(paths, initBinary, hostname, root, env, limits, egress);
         try {
-            Files.writeString(paths.bundle().resolve("config.json"), JSON.writeValueAsString(spec));
+            Files.writeString(paths.runDir().resolve("config.json"), JSON.writeValueAsString(spec));
         } catch (IOException e) {
             throw PaddockException.internal("cannot write the OCI bundle of sandbox " + paths.sandboxId() + ": " + e.getMessage(), e);
         }
     }
 
-    static Map<String, Object> spec(GvisorPaths paths, Path initBinary, String hostname, Root root, Map<String, String> env, Limits limits, Egress egress) {
-        List<String> args = new ArrayList<>(List.of(SandboxLayout.INIT_PATH, "serve", "--listen", GvisorPaths.CONTROL_DIR + "/" + GvisorPaths.SOCKET_NAME));
+    static Map<String, Object> spec(SandboxDirs paths, Path initBinary, String hostname, Root root, Map<String, String> env, Limits limits, Egress egress) {
+        List<String> args = new ArrayList<>(List.of(SandboxLayout.INIT_PATH, "serve", "--listen", SandboxLayout.CONTROL_DIR + "/" + SandboxLayout.CONTROL_SOCKET));
         if (egress != null) args.addAll(List.of("--egress", SandboxLayout.EGRESS_DIR + "/" + egress.socketName()));
         Map<String, Object> process = new LinkedHashMap<>();
         process.put("user", Map.of("uid", SANDBOX_UID, "gid", SANDBOX_UID));
@@ -117,7 +118,7 @@ final class OciBundle {
         return all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
-    private static List<Map<String, Object>> mounts(GvisorPaths paths, Path initBinary, Root root, Egress egress) {
+    private static List<Map<String, Object>> mounts(SandboxDirs paths, Path initBinary, Root root, Egress egress) {
         List<Map<String, Object>> m = new ArrayList<>();
         m.add(special("/proc", "proc"));
         m.add(special("/dev", "tmpfs"));
@@ -130,7 +131,7 @@ final class OciBundle {
         m.add(bind("/workspace", paths.workspace(), true));
         m.addAll(outputsMount(root, paths.outputs()));
         m.add(bind(SandboxLayout.INIT_PATH, initBinary, false));
-        m.add(bind(GvisorPaths.CONTROL_DIR, paths.controlDir(), true));
+        m.add(bind(SandboxLayout.CONTROL_DIR, paths.controlDir(), true));
         if (egress != null) {
             m.add(bind(SandboxLayout.EGRESS_DIR, egress.socketDir(), false));
             m.add(bind(SandboxLayout.CA_BUNDLE, egress.caBundle(), false));

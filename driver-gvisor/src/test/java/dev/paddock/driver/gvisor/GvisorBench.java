@@ -7,6 +7,7 @@ import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.init.SandboxDirs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,7 +70,7 @@ public final class GvisorBench {
 
             Thread.sleep(2000);
             for (Sandbox idle : live) {
-                GvisorPaths p = ((GvisorSandbox) idle).paths();
+                SandboxDirs p = ((GvisorSandbox) idle).paths();
                 long pid = driver.runsc().state(p.sandboxId(), false).orElseThrow().pid();
                 System.out.printf("idle %s: cgroup memory %.1f MiB, sandbox process RSS %.1f MiB%n", p.sandboxId(),
                         idle.inspect().memoryBytes() / 1048576.0, rssKb(pid) / 1024.0);

@@ -1,0 +1,89 @@
+package dev.paddock.init;
+
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
+import dev.paddock.core.spi.SandboxRef;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Where one sandbox of a container driver (gvisor, docker) keeps its files under the driver's state directory:
+ * {@code run/<id>/} while it runs (its meta file, log, and the control directory that is bound into the sandbox at
+ * {@link SandboxLayout#CONTROL_DIR}, where init binds its socket) and {@code sandboxes/<id>/} for what outlives it
+ * (workspace, outputs, the staging area, the generated /etc and egress files). The id is checked before it becomes
+ * a path.
+ */
+public record SandboxDirs(String sandboxId, Path runDir, Path sandboxDir) {
+    private static final Pattern SAFE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
+    /** sun_path holds 108 bytes including the terminating NUL. */
+    private static final int MAX_SOCKET_PATH = 107;
+
+    public static SandboxDirs of(String driver, Path stateDir, String sandboxId) {
+        if (!isSafeId(sandboxId)) {
+            throw new PaddockException(ErrorCode.INVALID_SANDBOX_ID, "sandbox ids for the " + driver
+                    + " driver are 1-64 letters, digits, '_' or '-', got '" + Text.clip(sandboxId, 70) + "'");
+        }
+        SandboxDirs d = new SandboxDirs(sandboxId, stateDir.resolve("run").resolve(sandboxId), stateDir.resolve("sandboxes").resolve(sandboxId));
+        if (d.socket().toString().length() > MAX_SOCKET_PATH) {
+            throw new PaddockException(ErrorCode.DATA_DIR_TOO_LONG, "the " + driver + " driver's data directory path is too long for a unix"
+                    + " socket path (" + d.socket() + "); use a shorter dataDir");
+        }
+        return d;
+    }
+
+    public static boolean isSafeId(String id) {
+        return id != null && SAFE_ID.matcher(id).matches();
+    }
+
+    /** The sandboxes that have a run directory under {@code stateDir}, as refs of {@code driver}. */
+    public static List<SandboxRef> list(String driver, Path stateDir) {
+        Path run = stateDir.resolve("run");
+        if (!Files.isDirectory(run)) return List.of();
+        List<SandboxRef> out = new ArrayList<>();
+        try (Stream<Path> dirs = Files.list(run)) {
+            dirs.map(d -> d.getFileName().toString()).filter(SandboxDirs::isSafeId).sorted()
+                    .forEach(id -> out.add(new SandboxRef(id, driver, id)));
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot list " + run + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** Deletes a directory tree without following symlinks (they are removed, not their targets). */
+    public static void deleteTree(Path dir) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> tree = Files.walk(dir)) {
+            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException | UncheckedIOException e) {
+            throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether the sandbox runs, or was left half made, on this host: its run directory exists. */
+    public boolean running() {
+        return Files.exists(runDir, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    public Path meta() { return runDir.resolve("sandbox.properties"); }
+    /** The container's stdout and stderr (init's notes). */
+    public Path log() { return runDir.resolve("init.log"); }
+    /** Bound read-write at {@link SandboxLayout#CONTROL_DIR}: init binds its control socket there, reachable from the host. */
+    public Path controlDir() { return runDir.resolve("control"); }
+    public Path socket() { return controlDir().resolve(SandboxLayout.CONTROL_SOCKET); }
+    public Path workspace() { return sandboxDir.resolve("workspace"); }
+    public Path outputs() { return sandboxDir.resolve("outputs"); }
+    /** Upload temporaries and restores being unpacked: on the workspace's filesystem, never bound into the sandbox. */
+    public Path staging() { return sandboxDir.resolve(".staging"); }
+    /** The generated part of the sandbox's /etc; outside the workspace so the sandbox cannot change it. */
+    public Path etc() { return sandboxDir.resolve("etc"); }
+    public Path egressFiles() { return sandboxDir.resolve("egress"); }
+}
