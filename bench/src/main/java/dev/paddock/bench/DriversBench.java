@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class DriversBench {
     private static final String COLD = "{}";
-    private static final AtomicInteger RAW_IDS = new AtomicInteger();
 
     /** One driver configuration under test and the raw runtime it is compared with. */
     private record Target(String name, String driver, Map<String, String> settings, String rawName, RawRun raw) {}
@@ -42,7 +41,13 @@ public final class DriversBench {
         BenchReport.runAndExit(() -> {
             Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
             DriversBench bench = new DriversBench(repo, Files.createTempDirectory(Path.of("/tmp"), "pdbench"));
-            for (Target t : targets()) bench.measure(t);
+            for (Target t : targets()) {
+                try {
+                    bench.measure(t);
+                } catch (Exception e) {
+                    bench.notes.add("- `" + t.name() + "`: the run failed here: " + e.getMessage());
+                }
+            }
             String report = bench.report();
             BenchReport.writeSection(repo, "drivers", report);
             System.out.println(report);
@@ -170,8 +175,9 @@ public final class DriversBench {
                      "linux": {"namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}]}}
                     """);
         }
-        return List.of("sh", "-c", "runsc --root \"$1/runsc-state\" --network=none run --bundle \"$1/runsc-bundle\" raw-$2",
-                "sh", bundle.getParent().toString(), Integer.toString(RAW_IDS.incrementAndGet()) + "-" + ProcessHandle.current().pid() + "-$$");
+        // a new container id per run: the shell's pid
+        return List.of("sh", "-c", "runsc --root \"$1/runsc-state\" --network=none run --bundle \"$1/runsc-bundle\" raw-$2-$$",
+                "sh", bundle.getParent().toString(), Long.toString(ProcessHandle.current().pid()));
     }
 
     /** The driver's own host-root image (imported by the server's first create), with the host's /usr bound. */
