@@ -7,6 +7,7 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -19,6 +20,8 @@ import java.util.function.LongSupplier;
  * {@code stdin} is end-of-file at once, so a command that reads stdin (cat, a REPL) sees EOF instead of hanging.
  */
 public abstract class InitSandbox implements Sandbox {
+    private static final Duration STATUS_PING = Duration.ofSeconds(1);
+
     protected final InitClient init;
     private final LongSupplier oomKills;
 
@@ -30,6 +33,16 @@ public abstract class InitSandbox implements Sandbox {
 
     public InitClient init() {
         return init;
+    }
+
+    /** Whether init answers a ping within a second: the sandbox is alive as far as its commands go. */
+    protected final boolean answers() {
+        try {
+            init.ping(STATUS_PING);
+            return true;
+        } catch (PaddockException e) {
+            return false;
+        }
     }
 
     /** Throws {@code sandbox_not_running} when the sandbox has ended or is suspended. */

@@ -4,6 +4,9 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.Workspace;
+import dev.paddock.workspace.HostDirWorkspace;
+import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -12,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -38,6 +42,11 @@ public record SandboxDirs(String sandboxId, Path runDir, Path sandboxDir) {
                     + " socket path (" + d.socket() + "); use a shorter dataDir");
         }
         return d;
+    }
+
+    /** The directories of {@code ref}; empty for a ref that cannot be one of this driver's (null, an unsafe id). */
+    public static Optional<SandboxDirs> of(String driver, Path stateDir, SandboxRef ref) {
+        return ref == null || !isSafeId(ref.sandboxId()) ? Optional.empty() : Optional.of(of(driver, stateDir, ref.sandboxId()));
     }
 
     public static boolean isSafeId(String id) {
@@ -71,6 +80,31 @@ public record SandboxDirs(String sandboxId, Path runDir, Path sandboxDir) {
     /** Whether the sandbox runs, or was left half made, on this host: its run directory exists. */
     public boolean running() {
         return Files.exists(runDir, LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The workspace, as the sandbox's processes ({@code uid}) own it. */
+    public HostDirWorkspace openWorkspace(int uid) {
+        return new HostDirWorkspace(workspace(), Workspace.ROOT, uid, uid, TarLimits.DEFAULT, staging());
+    }
+
+    public HostDirWorkspace openOutputs(int uid) {
+        return new HostDirWorkspace(outputs(), Workspace.OUTPUTS, uid, uid, TarLimits.DEFAULT, staging());
+    }
+
+    /**
+     * The workspace kept on the host, also after the sandbox ended; a restore the host died in is finished first
+     * when nothing runs in it. Empty when there is none.
+     */
+    public Optional<Workspace> keptWorkspace(int uid) {
+        if (!Files.isDirectory(workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
+        HostDirWorkspace ws = openWorkspace(uid);
+        if (!running()) ws.recover();
+        return Optional.of(ws);
+    }
+
+    /** The outputs kept on the host, also after the sandbox ended; empty when there are none. */
+    public Optional<Workspace> keptOutputs(int uid) {
+        return Files.isDirectory(outputs(), LinkOption.NOFOLLOW_LINKS) ? Optional.of(openOutputs(uid)) : Optional.empty();
     }
 
     public Path meta() { return runDir.resolve("sandbox.properties"); }

@@ -1,17 +1,12 @@
 package dev.paddock.driver.bwrap;
 
-import dev.paddock.core.ErrorCode;
-import dev.paddock.core.PaddockException;
-import dev.paddock.core.Text;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**

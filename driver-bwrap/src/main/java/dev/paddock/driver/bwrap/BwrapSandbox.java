@@ -10,7 +10,6 @@ import dev.paddock.core.spi.Workspace;
 import dev.paddock.driver.bwrap.cgroup.SandboxCgroup;
 import dev.paddock.init.InitClient;
 import dev.paddock.init.InitSandbox;
-import java.time.Duration;
 
 /**
  * A live bwrap sandbox: commands go to its init agent, lifecycle goes through its cgroup.
@@ -21,7 +20,6 @@ import java.time.Duration;
  * to it then fails with "stdin is closed". So input is given up front; this driver has no interactive stdin.
  */
 final class BwrapSandbox extends InitSandbox {
-    private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
     private final BwrapDriver driver;
     private final SandboxPaths paths;
@@ -80,15 +78,6 @@ final class BwrapSandbox extends InitSandbox {
         boolean alive = !terminated && (frozen ? cgroup.pids() > 0 : answers());
         if (!cgroup.exists()) return new SandboxStatus(alive, false, -1, -1, -1, -1, -1);
         return new SandboxStatus(alive, frozen, cgroup.memoryBytes(), cgroup.memoryLimitBytes(), cgroup.pids(), cgroup.oomKills(), cgroup.cpuNanos());
-    }
-
-    private boolean answers() {
-        try {
-            init.ping(STATUS_PING);
-            return true;
-        } catch (PaddockException e) {
-            return false;
-        }
     }
 
     private void requireAlive() {

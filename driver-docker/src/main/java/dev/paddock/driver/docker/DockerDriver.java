@@ -17,8 +17,6 @@ import dev.paddock.init.InitBinary;
 import dev.paddock.init.InitClient;
 import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
-import dev.paddock.workspace.HostDirWorkspace;
-import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -297,7 +295,7 @@ public final class DockerDriver implements SandboxDriver {
     public void purge(SandboxRef ref) {
         if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return;
         SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
-        if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS) || engine.inspect(containerName(ref.sandboxId())).filter(this::ours).isPresent()) {
+        if (paths.running() || engine.inspect(containerName(ref.sandboxId())).filter(this::ours).isPresent()) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
         SandboxDriver.super.purge(ref);
@@ -306,28 +304,12 @@ public final class DockerDriver implements SandboxDriver {
 
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
-        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
-        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
-        if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
-        HostDirWorkspace ws = openWorkspace(paths);
-        if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) ws.recover(); // ended: nothing runs in it
-        return Optional.of(ws);
+        return SandboxDirs.of(ID, config.stateDir(), ref).flatMap(d -> d.keptWorkspace(config.uid()));
     }
 
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
-        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
-        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
-        if (!Files.isDirectory(paths.outputs(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
-        return Optional.of(openOutputs(paths));
-    }
-
-    HostDirWorkspace openWorkspace(SandboxDirs paths) {
-        return new HostDirWorkspace(paths.workspace(), Workspace.ROOT, config.uid(), config.uid(), TarLimits.DEFAULT, paths.staging());
-    }
-
-    Workspace openOutputs(SandboxDirs paths) {
-        return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, config.uid(), config.uid(), TarLimits.DEFAULT, paths.staging());
+        return SandboxDirs.of(ID, config.stateDir(), ref).flatMap(d -> d.keptOutputs(config.uid()));
     }
 
     DockerEngine engine() {
@@ -337,7 +319,7 @@ public final class DockerDriver implements SandboxDriver {
     private void recoverWorkspace(SandboxDirs paths) {
         if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return;
         try {
-            openWorkspace(paths).recover();
+            paths.openWorkspace(config.uid()).recover();
         } catch (PaddockException e) {
             // the files stay as they are; the next restore recovers first
         }

@@ -9,7 +9,6 @@ import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.InitClient;
 import dev.paddock.init.InitSandbox;
 import dev.paddock.init.SandboxDirs;
-import java.time.Duration;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
@@ -19,7 +18,6 @@ import tools.jackson.databind.JsonNode;
  * init-based driver: there is no interactive stdin.
  */
 final class DockerSandbox extends InitSandbox {
-    private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
     private final DockerDriver driver;
     private final SandboxDirs paths;
@@ -49,12 +47,12 @@ final class DockerSandbox extends InitSandbox {
 
     @Override
     public Workspace workspace() {
-        return driver.openWorkspace(paths);
+        return paths.openWorkspace(driver.config().uid());
     }
 
     @Override
     public Workspace outputs() {
-        return driver.openOutputs(paths);
+        return paths.openOutputs(driver.config().uid());
     }
 
     @Override
@@ -101,15 +99,6 @@ final class DockerSandbox extends InitSandbox {
         JsonNode memory = s.path("memory_stats");
         return new SandboxStatus(alive, frozen, memory.path("usage").asLong(-1), memory.path("limit").asLong(-1),
                 s.path("pids_stats").path("current").asInt(-1), oomKills.getAsLong(), s.path("cpu_stats").path("cpu_usage").path("total_usage").asLong(-1));
-    }
-
-    private boolean answers() {
-        try {
-            init.ping(STATUS_PING);
-            return true;
-        } catch (PaddockException e) {
-            return false;
-        }
     }
 
     private void requireAlive() {

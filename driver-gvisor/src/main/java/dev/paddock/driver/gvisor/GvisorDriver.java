@@ -20,8 +20,6 @@ import dev.paddock.init.InitClient;
 import dev.paddock.init.SandboxDirs;
 import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
-import dev.paddock.workspace.HostDirWorkspace;
-import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -309,7 +307,7 @@ public final class GvisorDriver implements SandboxDriver {
     public void purge(SandboxRef ref) {
         if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return;
         SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
-        if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
+        if (paths.running()) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still runs on this host; delete it before purging its files");
         }
         // the files are emptied through the race-safe workspace code first, then the tree goes
@@ -319,39 +317,23 @@ public final class GvisorDriver implements SandboxDriver {
 
     @Override
     public Optional<Workspace> workspace(SandboxRef ref) {
-        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
-        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
-        if (!Files.isDirectory(paths.workspace(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
-        HostDirWorkspace workspace = openWorkspace(paths);
-        if (!Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) workspace.recover(); // ended: nothing runs in it
-        return Optional.of(workspace);
+        return SandboxDirs.of(ID, config.stateDir(), ref).flatMap(d -> d.keptWorkspace(OciBundle.SANDBOX_UID));
     }
 
     @Override
     public Optional<Workspace> outputs(SandboxRef ref) {
-        if (ref == null || !SandboxDirs.isSafeId(ref.sandboxId())) return Optional.empty();
-        SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), ref.sandboxId());
-        if (!Files.isDirectory(paths.outputs(), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
-        return Optional.of(openOutputs(paths));
-    }
-
-    HostDirWorkspace openWorkspace(SandboxDirs paths) {
-        return new HostDirWorkspace(paths.workspace(), Workspace.ROOT, OciBundle.SANDBOX_UID, OciBundle.SANDBOX_UID, TarLimits.DEFAULT, paths.staging());
-    }
-
-    Workspace openOutputs(SandboxDirs paths) {
-        return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, OciBundle.SANDBOX_UID, OciBundle.SANDBOX_UID, TarLimits.DEFAULT, paths.staging());
+        return SandboxDirs.of(ID, config.stateDir(), ref).flatMap(d -> d.keptOutputs(OciBundle.SANDBOX_UID));
     }
 
     /** The empty workspace of a sandbox about to be restored under a new id (see GvisorMemoryCheckpoints#forkWorkspace). */
     Workspace newWorkspace(String sandboxId) {
         SandboxDirs paths = SandboxDirs.of(ID, config.stateDir(), sandboxId);
-        if (Files.exists(paths.runDir(), LinkOption.NOFOLLOW_LINKS)) {
+        if (paths.running()) {
             throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a gvisor sandbox with id " + sandboxId + " already runs; fork into another id");
         }
         makeSandboxDir(paths);
         makeOwnedDir(paths, paths.workspace());
-        return openWorkspace(paths);
+        return paths.openWorkspace(OciBundle.SANDBOX_UID);
     }
 
     SandboxDirs paths(String sandboxId) {

@@ -9,7 +9,6 @@ import dev.paddock.core.spi.Workspace;
 import dev.paddock.init.InitClient;
 import dev.paddock.init.InitSandbox;
 import dev.paddock.init.SandboxDirs;
-import java.time.Duration;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
@@ -19,7 +18,6 @@ import tools.jackson.databind.JsonNode;
  * not seen by the host cgroup, so results do not report them as out-of-memory kills.
  */
 final class GvisorSandbox extends InitSandbox {
-    private static final Duration STATUS_PING = Duration.ofSeconds(1);
 
     private final GvisorDriver driver;
     private final SandboxDirs paths;
@@ -50,12 +48,12 @@ final class GvisorSandbox extends InitSandbox {
 
     @Override
     public Workspace workspace() {
-        return driver.openWorkspace(paths);
+        return paths.openWorkspace(OciBundle.SANDBOX_UID);
     }
 
     @Override
     public Workspace outputs() {
-        return driver.openOutputs(paths);
+        return paths.openOutputs(OciBundle.SANDBOX_UID);
     }
 
     @Override
@@ -101,15 +99,6 @@ final class GvisorSandbox extends InitSandbox {
         long limit = s.path("memory").path("usage").path("limit").asLong(0);
         return new SandboxStatus(alive, frozen, s.path("memory").path("usage").path("usage").asLong(-1), limit > 0 ? limit : -1,
                 s.path("pids").path("current").asInt(-1), -1, s.path("cpu").path("usage").path("total").asLong(-1));
-    }
-
-    private boolean answers() {
-        try {
-            init.ping(STATUS_PING);
-            return true;
-        } catch (PaddockException e) {
-            return false;
-        }
     }
 
     private void requireAlive() {
