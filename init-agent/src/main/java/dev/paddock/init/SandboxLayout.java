@@ -45,6 +45,28 @@ public final class SandboxLayout {
         return env;
     }
 
+    /**
+     * The environment a sandbox starts with: PATH, HOME and LANG, the proxy's variables when it has egress, the
+     * request's variables, and the credential placeholders last, so nothing in the request can shadow them. Every
+     * name and value is checked.
+     */
+    public static Map<String, String> environment(Map<String, String> requested, boolean egress, Map<String, String> placeholders) {
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("PATH", PATH);
+        all.put("HOME", "/workspace");
+        all.put("LANG", "C.UTF-8");
+        if (egress) all.putAll(proxyEnvironment());
+        requested.forEach((k, v) -> {
+            checkEnv(k, v);
+            all.put(k, v);
+        });
+        placeholders.forEach((k, v) -> {
+            checkEnv(k, v);
+            all.put(k, v);
+        });
+        return all;
+    }
+
     public static void checkEnv(String k, String v) {
         if (k == null || k.isEmpty() || k.indexOf('=') >= 0 || k.indexOf('\0') >= 0) {
             throw new PaddockException(ErrorCode.INVALID_ENV, "environment variable names must be non-empty without '=' or NUL, got '" + Text.clip(k, 60) + "'");

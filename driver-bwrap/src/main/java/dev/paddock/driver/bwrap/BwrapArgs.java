@@ -50,19 +50,9 @@ final class BwrapArgs {
                 "--unshare-all", "--unshare-user", "--disable-userns",
                 "--new-session", "--cap-drop", "ALL", "--seccomp", SECCOMP_FD, "--as-pid-1",
                 "--hostname", hostname,
-                "--clearenv", "--setenv", "PATH", SandboxLayout.PATH, "--setenv", "HOME", "/workspace", "--setenv", "LANG", "C.UTF-8"));
-        if (egress != null) SandboxLayout.proxyEnvironment().forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));
-        env.forEach((k, v) -> {
-            SandboxLayout.checkEnv(k, v);
-            a.addAll(List.of("--setenv", k, v));
-        });
-        if (egress != null) {
-            // placeholders last: nothing in the request's env can shadow them
-            egress.env().forEach((k, v) -> {
-                SandboxLayout.checkEnv(k, v);
-                a.addAll(List.of("--setenv", k, v));
-            });
-        }
+                "--clearenv"));
+        SandboxLayout.environment(env, egress != null, egress == null ? Map.of() : egress.env())
+                .forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));
         switch (root) {
             case Root.Host h -> a.addAll(List.of("--ro-bind", "/usr", "/usr",
                     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",

@@ -9,7 +9,6 @@ import dev.paddock.init.SandboxLayout;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -85,24 +84,9 @@ final class ContainerConfig {
         return c;
     }
 
-    /** PATH and HOME, the proxy's variables when there is egress, the request's, and the placeholders last. */
+    /** The sandbox's starting environment (see {@link SandboxLayout#environment}); checks every name and value. */
     static Map<String, String> environment(Map<String, String> env, EgressFiles egress) {
-        Map<String, String> all = new LinkedHashMap<>();
-        all.put("PATH", SandboxLayout.PATH);
-        all.put("HOME", Workspace.ROOT);
-        all.put("LANG", "C.UTF-8");
-        if (egress != null) all.putAll(SandboxLayout.proxyEnvironment());
-        env.forEach((k, v) -> {
-            SandboxLayout.checkEnv(k, v);
-            all.put(k, v);
-        });
-        if (egress != null) {
-            egress.env().forEach((k, v) -> {
-                SandboxLayout.checkEnv(k, v);
-                all.put(k, v);
-            });
-        }
-        return all;
+        return SandboxLayout.environment(env, egress != null, egress == null ? Map.of() : egress.env());
     }
 
     /**

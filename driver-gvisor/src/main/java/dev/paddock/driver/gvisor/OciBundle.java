@@ -99,23 +99,8 @@ final class OciBundle {
     }
 
     private static List<String> environment(Map<String, String> env, Egress egress) {
-        Map<String, String> all = new LinkedHashMap<>();
-        all.put("PATH", SandboxLayout.PATH);
-        all.put("HOME", "/workspace");
-        all.put("LANG", "C.UTF-8");
-        if (egress != null) all.putAll(SandboxLayout.proxyEnvironment());
-        env.forEach((k, v) -> {
-            SandboxLayout.checkEnv(k, v);
-            all.put(k, v);
-        });
-        if (egress != null) {
-            // placeholders last: nothing in the request's env can shadow them
-            egress.env().forEach((k, v) -> {
-                SandboxLayout.checkEnv(k, v);
-                all.put(k, v);
-            });
-        }
-        return all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        return SandboxLayout.environment(env, egress != null, egress == null ? Map.of() : egress.env()).entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
     private static List<Map<String, Object>> mounts(SandboxDirs paths, Path initBinary, Root root, Egress egress) {
