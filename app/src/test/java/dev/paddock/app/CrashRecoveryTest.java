@@ -3,6 +3,7 @@ package dev.paddock.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.store.testing.TestPostgres;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,6 +24,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -30,10 +34,16 @@ import tools.jackson.databind.node.ObjectNode;
  * The whole server process is SIGKILLed while clients write files and run commands that append to a log, and
  * while another client creates sandboxes. After a restart on the same data dir every sandbox is accounted for
  * (running and usable again, or terminated by the reaper; none left creating or terminating) and every write the
- * API acknowledged is there with its exact content. Real JVM, bwrap, SQLite and files.
+ * API acknowledged is there with its exact content. Real JVM, bwrap, files, and the store on each database: SQLite in
+ * the data directory, and PostgreSQL.
  */
 @Tag("bwrap")
+@ParameterizedClass
+@EnumSource(CrashRecoveryTest.Database.class)
 class CrashRecoveryTest {
+    enum Database { SQLITE, POSTGRESQL }
+
+    @Parameter Database database;
     static final String KEY = "pdk_crash_test_admin_key_0123456789abcdef";
     static final int SANDBOXES = 3;
     static final int ACKS_BEFORE_KILL = 60;
@@ -44,7 +54,7 @@ class CrashRecoveryTest {
     @BeforeEach
     void setUp() throws Exception {
         dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdc");
-        server = new ServerProcess(dataDir, KEY);
+        server = new ServerProcess(dataDir, KEY, database == Database.SQLITE ? null : TestPostgres.storeUrl(TestPostgres.freshDatabase()));
     }
 
     @AfterEach

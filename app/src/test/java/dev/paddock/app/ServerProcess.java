@@ -19,12 +19,19 @@ final class ServerProcess {
     final Path dataDir;
     final String apiKey;
     final Path log;
+    /** The {@code store_url} setting; null: SQLite in the data directory. */
+    final String storeUrl;
     private Process process;
     private String url;
 
     ServerProcess(Path dataDir, String apiKey) {
+        this(dataDir, apiKey, null);
+    }
+
+    ServerProcess(Path dataDir, String apiKey, String storeUrl) {
         this.dataDir = dataDir;
         this.apiKey = apiKey;
+        this.storeUrl = storeUrl;
         this.log = dataDir.resolveSibling(dataDir.getFileName() + ".log");
     }
 
@@ -36,6 +43,7 @@ final class ServerProcess {
         ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath(),
                 "dev.paddock.app.Main", "serve", "--data-dir", dataDir.toString(), "--port", "0", "--driver", "bwrap"));
         pb.environment().put("PADDOCK_API_KEY", apiKey);
+        if (storeUrl != null) pb.environment().put("PADDOCK_STORE_URL", storeUrl);
         pb.environment().put("PADDOCK_WARM_POOL_SIZE", "0"); // the crash checks count backend sandboxes: no pooled extras
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();

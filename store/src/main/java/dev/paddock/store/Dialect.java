@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -18,6 +19,13 @@ interface Dialect {
      * Empty where the database already serialises writers (SQLite's single writer).
      */
     String lockRowsSuffix();
+
+    /**
+     * Makes appends to one ordered stream (a sandbox's events, a session's events) commit in the order of their
+     * {@code seq}, so a reader that pages by seq never passes a row that commits later with a smaller one. Holds
+     * until the transaction ends. Nothing to do where writers are serialised anyway.
+     */
+    void orderAppends(Connection c, String stream) throws SQLException;
 
     /** True when the statement failed on a primary-key or unique constraint. */
     boolean isUniqueViolation(SQLException e);

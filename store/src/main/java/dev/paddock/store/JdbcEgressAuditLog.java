@@ -38,12 +38,15 @@ final class JdbcEgressAuditLog implements EgressAuditLog {
         Require.present(r, "egress audit record");
         Require.text(r.sandboxId(), "sandbox id", 64);
         Require.present(r.time(), "time");
-        db.write("egress_audit.append", c -> Sql.update(c, "INSERT INTO egress_audit (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                Ids.newId(PREFIX, r.time()), r.sandboxId(), Columns.micros(r.time().truncatedTo(ChronoUnit.MICROS)),
-                r.host() == null ? "" : r.host(), r.resolvedAddress(), r.port(), r.method(), r.url(),
-                r.mode() == null ? "unknown" : r.mode(), r.decision().wireName(), r.rule(), r.status(), r.bytesUp(), r.bytesDown(),
-                r.duration() == null ? 0L : r.duration().toMillis(),
-                Json.write(r.injectedSecrets(), "injected_secrets"), Json.write(r.leakedPlaceholderSecrets(), "leaked_placeholders")));
+        db.write("egress_audit.append", c -> {
+            db.dialect().orderAppends(c, "egress_audit:" + r.sandboxId());
+            return Sql.update(c, "INSERT INTO egress_audit (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    Ids.newId(PREFIX, r.time()), r.sandboxId(), Columns.micros(r.time().truncatedTo(ChronoUnit.MICROS)),
+                    r.host() == null ? "" : r.host(), r.resolvedAddress(), r.port(), r.method(), r.url(),
+                    r.mode() == null ? "unknown" : r.mode(), r.decision().wireName(), r.rule(), r.status(), r.bytesUp(), r.bytesDown(),
+                    r.duration() == null ? 0L : r.duration().toMillis(),
+                    Json.write(r.injectedSecrets(), "injected_secrets"), Json.write(r.leakedPlaceholderSecrets(), "leaked_placeholders"));
+        });
     }
 
     @Override

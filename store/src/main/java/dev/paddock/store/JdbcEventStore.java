@@ -43,6 +43,7 @@ final class JdbcEventStore implements EventStore {
         String json = Json.write(data == null ? Map.of() : data, "event_data", ErrorCode.INVALID_EVENT_DATA);
         return db.write("events.append", c -> {
             String tenantId = JdbcSandboxStore.requireHeld(c, db.dialect(), sandboxId, fence);
+            db.dialect().orderAppends(c, "sandbox_events:" + sandboxId);
             Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
             String id = Ids.newId(PREFIX, at);
             Sql.update(c, "INSERT INTO sandbox_events (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)",

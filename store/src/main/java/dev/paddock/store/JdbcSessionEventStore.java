@@ -37,6 +37,7 @@ final class JdbcSessionEventStore implements SessionEventStore {
         Require.text(type, "event type", 64);
         String json = Json.write(body == null ? Map.of() : body, "event_data", ErrorCode.INVALID_EVENT_DATA);
         return db.write("session_events.append", c -> {
+            db.dialect().orderAppends(c, "session_events:" + sessionId);
             Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
             String id = Ids.newId(PREFIX, at);
             Sql.update(c, "INSERT INTO ma_session_events (id, session_id, tenant_id, type, processed_at, body_json) VALUES (?, ?, ?, ?, ?, ?)",

@@ -14,8 +14,8 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * The {@link Store} on a relational database through JDBC. SQLite is the embedded default; the statements are
- * standard SQL and the few differences live in a {@link Dialect}, so a PostgreSQL {@link Database} can reuse them.
+ * The {@link Store} on a relational database through JDBC: SQLite, the embedded default, or PostgreSQL, for several
+ * servers sharing one store. The statements are standard SQL and the few differences live in a {@link Dialect}.
  * Safe to share across any number of (virtual) threads; close it once at shutdown.
  */
 public final class JdbcStore implements Store {
@@ -55,6 +55,21 @@ public final class JdbcStore implements Store {
         return new JdbcStore(SqliteDatabase.open(dbFile), clock);
     }
 
+    /** Opens the store {@code location} names: a SQLite file or a PostgreSQL database (see {@link StoreLocation}). */
+    public static JdbcStore open(StoreLocation location, Clock clock) {
+        Objects.requireNonNull(location, "location");
+        Objects.requireNonNull(clock, "clock");
+        return switch (location) {
+            case StoreLocation.Sqlite sqlite -> openSqlite(sqlite.file(), clock);
+            case StoreLocation.Postgres postgres -> new JdbcStore(PostgresDatabase.open(postgres), clock);
+        };
+    }
+
+    /** The database this store runs on: {@code sqlite} or {@code postgresql}. */
+    public String dialect() {
+        return db.dialect().name();
+    }
+
     @Override
     public SandboxStore sandboxes() { return sandboxes; }
 
@@ -75,6 +90,15 @@ public final class JdbcStore implements Store {
 
     /** The vault's encrypted secrets (ciphertext only). */
     public SecretRepository secrets() { return secrets; }
+
+    /**
+     * Makes this the only server on the database until it closes: another server that tries is refused with
+     * {@code store_in_use}. Servers sharing one database must coordinate who owns which sandbox, which they do not
+     * yet; a SQLite file is already held by its data directory's lock.
+     */
+    public void claimSoleServer() {
+        db.claimSoleServer();
+    }
 
     /** Refuses every later write (503 {@code store_writes_stopped}); reads keep working. */
     public void stopWrites(String reason) {

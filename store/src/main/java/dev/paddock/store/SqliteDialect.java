@@ -1,5 +1,6 @@
 package dev.paddock.store;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
@@ -17,6 +18,11 @@ final class SqliteDialect implements Dialect {
 
     @Override
     public String lockRowsSuffix() { return ""; }
+
+    @Override
+    public void orderAppends(Connection c, String stream) {
+        // one writer at a time: appends already commit in seq order
+    }
 
     @Override
     public boolean isUniqueViolation(SQLException e) {

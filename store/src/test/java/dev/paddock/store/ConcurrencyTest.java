@@ -17,8 +17,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass
+@EnumSource(StoreBackend.class)
 class ConcurrencyTest {
+    @Parameter StoreBackend backend;
     static final int WRITERS = 8;
     static final int WRITES_EACH = 200;
 
@@ -27,7 +33,7 @@ class ConcurrencyTest {
     @Test
     void manyVirtualThreadsWriteAndReadWithoutErrors() throws Exception {
         Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        try (JdbcStore store = JdbcStore.openSqlite(dir.resolve("paddock.db"))) {
+        try (JdbcStore store = backend.open(dir.resolve("paddock.db"))) {
             SandboxRecord shared = TestData.sandbox("tenant-1");
             store.sandboxes().insert(shared);
             CountDownLatch start = new CountDownLatch(1);
@@ -83,7 +89,7 @@ class ConcurrencyTest {
         // locking with busy_timeout and BEGIN IMMEDIATE must.
         Path file = dir.resolve("shared.db");
         Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
-        try (JdbcStore a = JdbcStore.openSqlite(file); JdbcStore b = JdbcStore.openSqlite(file)) {
+        try (JdbcStore a = backend.open(file); JdbcStore b = backend.open(file)) {
             SandboxRecord shared = TestData.sandbox("tenant-1");
             a.sandboxes().insert(shared);
             CountDownLatch start = new CountDownLatch(1);

@@ -16,15 +16,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass
+@EnumSource(StoreBackend.class)
 class FencingTest {
+    @Parameter StoreBackend backend;
     @TempDir Path dir;
     JdbcStore store;
     SandboxRecord sandbox;
 
     @BeforeEach
     void open() {
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
+        store = backend.open(dir.resolve("paddock.db"));
         sandbox = TestData.sandbox("tenant-1");
         store.sandboxes().insert(sandbox);
     }

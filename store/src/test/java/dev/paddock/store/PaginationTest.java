@@ -22,8 +22,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass
+@EnumSource(StoreBackend.class)
 class PaginationTest {
+    @Parameter StoreBackend backend;
     static final Instant BASE = Instant.parse("2030-01-01T00:00:00Z");
 
     @TempDir Path dir;
@@ -32,7 +38,7 @@ class PaginationTest {
     @BeforeEach
     void open() {
         // A fixed clock puts every event in the same millisecond: their order must still be the append order.
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"), Clock.fixed(BASE, ZoneOffset.UTC));
+        store = backend.open(dir.resolve("paddock.db"), Clock.fixed(BASE, ZoneOffset.UTC));
     }
 
     @AfterEach

@@ -24,14 +24,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass
+@EnumSource(StoreBackend.class)
 class RoundTripTest {
+    @Parameter StoreBackend backend;
     @TempDir Path dir;
     JdbcStore store;
 
     @BeforeEach
     void open() {
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
+        store = backend.open(dir.resolve("paddock.db"));
     }
 
     @AfterEach

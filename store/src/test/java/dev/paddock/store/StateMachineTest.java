@@ -15,8 +15,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass
+@EnumSource(StoreBackend.class)
 class StateMachineTest {
+    @Parameter StoreBackend backend;
     static final Instant NOW = Instant.parse("2030-01-02T03:04:05.123456Z");
 
     @TempDir Path dir;
@@ -25,7 +31,7 @@ class StateMachineTest {
 
     @BeforeEach
     void open() {
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"), Clock.fixed(NOW, ZoneOffset.UTC));
+        store = backend.open(dir.resolve("paddock.db"), Clock.fixed(NOW, ZoneOffset.UTC));
         sandbox = TestData.sandbox("tenant-1");
         store.sandboxes().insert(sandbox);
     }

@@ -23,6 +23,7 @@ import dev.paddock.server.routes.browser.BrowserRoutes;
 import dev.paddock.server.routes.egress.EgressRoutes;
 import dev.paddock.server.routes.egress.SecretRoutes;
 import dev.paddock.store.JdbcStore;
+import dev.paddock.store.StoreLocation;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -68,11 +69,18 @@ public final class PaddockApp implements AutoCloseable {
             SandboxDriver driver = loaded.getFirst();
             requireDiskLimits(s, driver);
             BrowserVmDriver browserVm = BrowserVmWiring.start(started);
-            JdbcStore store = JdbcStore.openSqlite(dir.privateDatabase());
+            Path db = dir.database();
+            StoreLocation location = StoreLocation.parse(s.storeUrl(), db);
+            if (location instanceof StoreLocation.Sqlite) dir.privateDatabase();
+            JdbcStore store = JdbcStore.open(location, Clock.systemUTC());
             started.add(store);
-            Path db = dir.privateDatabase();
-            started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE), db,
-                    db.resolveSibling(db.getFileName() + "-wal")).start());
+            if (location instanceof StoreLocation.Sqlite) {
+                started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE), db,
+                        db.resolveSibling(db.getFileName() + "-wal")).start());
+            } else {
+                store.claimSoleServer(); // one server per database until servers coordinate as nodes
+                started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE)).start());
+            }
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),

@@ -58,7 +58,8 @@ public record ServeSettings(
         long defaultDisk,
         long maxDisk,
         long maxCheckpointSize,
-        long tenantStorageQuota) {
+        long tenantStorageQuota,
+        String storeUrl) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -98,6 +99,7 @@ public record ServeSettings(
         k.put("docker_runtime", new String[] {"runc", "OCI runtime of docker sandboxes: runc, or runsc (gVisor)"});
         k.put("runsc_path", new String[] {"/usr/bin/runsc", "gVisor's runsc, for the gvisor driver"});
         k.put("gvisor_platform", new String[] {"", "ptrace or kvm (default: kvm where /dev/kvm is usable)"});
+        k.put("store_url", new String[] {"", "the store: postgresql://user:password@host:5432/db (secret; default: SQLite in the data dir)"});
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
@@ -171,7 +173,8 @@ public record ServeSettings(
                 disk("default_disk", v.get("default_disk")),
                 limit("max_disk", v.get("max_disk")),
                 limit("max_checkpoint_size", v.get("max_checkpoint_size")),
-                limit("tenant_storage_quota", v.get("tenant_storage_quota")));
+                limit("tenant_storage_quota", v.get("tenant_storage_quota")),
+                blankToNull(v.get("store_url")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {

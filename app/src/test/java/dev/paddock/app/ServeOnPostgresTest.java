@@ -1,0 +1,71 @@
+package dev.paddock.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.store.StoreLocation;
+import dev.paddock.store.testing.TestPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code paddock serve} with {@code store_url} naming a PostgreSQL database: its records live there (a restart on
+ * a fresh data directory's database still knows its API key and sandbox records), a second server on the same
+ * database is refused rather than let loose on sandboxes it does not own, and a database it cannot reach stops the
+ * start with a message that names the database but never its password. Real JVMs, bwrap and PostgreSQL.
+ */
+@Tag("bwrap")
+class ServeOnPostgresTest {
+    static final String KEY = "pdk_postgres_test_admin_key_0123456789abcd";
+
+    ServerProcess first;
+    ServerProcess second;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (ServerProcess s : new ServerProcess[] {first, second}) {
+            if (s == null) continue;
+            s.stop();
+            BwrapServer.removeDataDir(s.dataDir);
+            Files.deleteIfExists(s.log);
+        }
+    }
+
+    @Test
+    void recordsLiveInPostgresAndASecondServerOnTheSameDatabaseIsRefused() throws Exception {
+        StoreLocation.Postgres db = TestPostgres.freshDatabase();
+        first = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
+        PaddockClient api = first.start();
+        String id = api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString();
+        ObjectNode echo = PaddockClient.JSON.createObjectNode();
+        echo.putArray("argv").add("echo").add("on-postgres");
+        JsonNode ran = api.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), echo);
+        assertThat(ran.path("stdout").asString()).contains("on-postgres");
+        assertThat(Files.exists(first.dataDir.resolve("paddock.db"))).as("no SQLite file beside PostgreSQL").isFalse();
+
+        second = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
+        assertThatThrownBy(second::start).hasMessageContaining("another Paddock server already uses the database");
+
+        first.stop();
+        PaddockClient again = first.start();
+        assertThat(again.get("/v1/sandboxes/" + id).path("id").asString()).isEqualTo(id);
+        again.call("DELETE", "/v1/sandboxes/" + id, Map.of(), null);
+    }
+
+    @Test
+    void anUnreachableDatabaseStopsTheStartWithoutShowingThePassword() throws Exception {
+        String password = "never-print-this-7c1e";
+        first = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY,
+                "postgresql://paddock:" + password + "@127.0.0.1:1/paddock");
+        assertThatThrownBy(first::start).hasMessageContaining("cannot connect to PostgreSQL at jdbc:postgresql://127.0.0.1:1/paddock")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(password));
+        assertThat(Files.readString(first.log)).doesNotContain(password);
+    }
+}

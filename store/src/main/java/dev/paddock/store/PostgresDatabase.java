@@ -1,0 +1,237 @@
+package dev.paddock.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PostgreSQL through a HikariCP pool, shared by any number of Paddock servers. Writes run READ COMMITTED: every
+ * update the store makes is a compare-and-set in its WHERE clause (the fence's owner and generation, a resource's
+ * revision), which PostgreSQL re-checks on the newest row version, and the few writes that read before they write
+ * lock what they read ({@link Dialect#lockRowsSuffix()}), so concurrent writers on several servers get what SQLite's
+ * single writer gives one server without its serialisation. A transaction that loses a deadlock (or a serialization
+ * conflict) ran no side effect outside the database, so it runs again, a few times, after a short random pause.
+ * Reads run READ ONLY on one snapshot (REPEATABLE READ).
+ *
+ * <p>Durability is PostgreSQL's: a commit returns once its WAL record is flushed (with the default
+ * {@code synchronous_commit}), so nothing acknowledged is lost when Paddock or the database is killed.
+ */
+final class PostgresDatabase implements Database {
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresDatabase.class);
+    private static final int POOL_SIZE = 16;
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final int WRITE_ATTEMPTS = 8;
+
+    private final StoreLocation.Postgres location;
+    private final String display;
+    private final HikariDataSource pool;
+    private volatile boolean closed;
+    private volatile String stoppedBecause;
+    private volatile Supplier<String> guard = () -> null;
+
+    private PostgresDatabase(StoreLocation.Postgres location, HikariDataSource pool) {
+        this.location = location;
+        this.display = location.display();
+        this.pool = pool;
+    }
+
+    /** Connects, and brings the schema up to date (Flyway's lock keeps servers starting together from racing). */
+    static PostgresDatabase open(StoreLocation.Postgres location) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(location.jdbcUrl());
+        if (location.user() != null) config.setUsername(location.user());
+        if (location.password() != null) config.setPassword(location.password());
+        config.setMaximumPoolSize(POOL_SIZE);
+        config.setMinimumIdle(2);
+        config.setConnectionTimeout(CONNECT_TIMEOUT.toMillis());
+        config.setInitializationFailTimeout(CONNECT_TIMEOUT.toMillis());
+        config.setAutoCommit(false);
+        config.setPoolName("paddock-store");
+        config.addDataSourceProperty("ApplicationName", "paddock");
+        config.addDataSourceProperty("tcpKeepAlive", "true");
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(config);
+        } catch (HikariPool.PoolInitializationException e) {
+            Throwable cause = e.getCause();
+            String why = cause instanceof SQLException s ? PostgresDialect.INSTANCE.describe(s) + ": " + firstLine(s.getMessage())
+                    : firstLine(e.getMessage());
+            throw new PaddockException(ErrorCode.STORE_OPEN_FAILED, "cannot connect to PostgreSQL at " + location.display()
+                    + " (" + why + "); check store_url, that the server runs and that the user may log in", e);
+        }
+        try {
+            Migrations.run(pool, PostgresDialect.INSTANCE, location.display());
+        } catch (RuntimeException e) {
+            pool.close();
+            throw e;
+        }
+        return new PostgresDatabase(location, pool);
+    }
+
+    @Override
+    public Dialect dialect() {
+        return PostgresDialect.INSTANCE;
+    }
+
+    @Override
+    public <T> T write(String operation, SqlWork<T> work) {
+        checkOpen();
+        checkGuard();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                T result = inTransaction(operation, false, work);
+                checkGuard();
+                return result;
+            } catch (Retry retry) {
+                if (attempt >= WRITE_ATTEMPTS) {
+                    throw new PaddockException(ErrorCode.STORE_UNAVAILABLE, "store operation " + operation + " lost "
+                            + attempt + " conflicts with concurrent writers in a row; retry");
+                }
+                pause(attempt);
+            }
+        }
+    }
+
+    @Override
+    public <T> T read(String operation, SqlWork<T> work) {
+        checkOpen();
+        try {
+            return inTransaction(operation, true, work);
+        } catch (Retry retry) {
+            // a read-only snapshot cannot lose a serialization conflict; if it ever does, say so plainly
+            throw new PaddockException(ErrorCode.STORE_UNAVAILABLE, "store read " + operation + " conflicted with a writer; retry");
+        }
+    }
+
+    private <T> T inTransaction(String operation, boolean readOnly, SqlWork<T> work) {
+        try (Connection c = pool.getConnection()) {
+            c.setReadOnly(readOnly);
+            c.setTransactionIsolation(readOnly ? Connection.TRANSACTION_REPEATABLE_READ : Connection.TRANSACTION_READ_COMMITTED);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            }
+        } catch (SQLException e) {
+            if (PostgresDialect.INSTANCE.isRetryable(e)) throw new Retry();
+            if (PostgresDialect.INSTANCE.isUnreachable(e)) {
+                throw new PaddockException(ErrorCode.STORE_UNAVAILABLE, "the database at " + display + " did not answer "
+                        + operation + " (" + dialect().describe(e) + "); retry", e);
+            }
+            throw StoreErrors.internal(dialect(), operation, e);
+        }
+    }
+
+    /** A transaction lost a serialization conflict and may run again. */
+    private static final class Retry extends RuntimeException {
+        Retry() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static void pause(int attempt) {
+        long maxMillis = Math.min(200, 5L << attempt);
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, maxMillis + 1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PaddockException(ErrorCode.INTERRUPTED, "store write was interrupted");
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) throw StoreErrors.closed();
+    }
+
+    @Override
+    public void guardWrites(Supplier<String> problem) {
+        this.guard = problem;
+    }
+
+    private void checkGuard() {
+        String problem = guard.get();
+        if (problem != null) stopWrites(problem);
+        if (stoppedBecause != null) throw StoreErrors.stopped(stoppedBecause);
+    }
+
+    @Override
+    public void stopWrites(String reason) {
+        if (stoppedBecause == null) LOG.error("store writes stopped: {}", reason);
+        stoppedBecause = reason;
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection may be gone; the pool drops it, and the original failure is what matters
+        }
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) return "no message";
+        int nl = message.indexOf('\n');
+        return (nl < 0 ? message : message.substring(0, nl)).strip();
+    }
+
+    /** A key of the session-level advisory lock that marks the database's one server ("PADDOCK\0"). */
+    private static final long SOLE_SERVER_LOCK = 0x5041_4444_4f43_4b00L;
+    /** Holds the advisory lock for as long as it stays open. */
+    private Connection soleServer;
+
+    @Override
+    public synchronized void claimSoleServer() {
+        if (soleServer != null) return;
+        try {
+            // a connection of its own, outside the pool: the lock lives as long as the connection
+            Connection c = DriverManager.getConnection(location.jdbcUrl(), location.user(), location.password());
+            boolean got;
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+                ps.setLong(1, SOLE_SERVER_LOCK);
+                try (ResultSet rs = ps.executeQuery()) {
+                    got = rs.next() && rs.getBoolean(1);
+                }
+            }
+            if (!got) {
+                c.close();
+                throw new PaddockException(ErrorCode.STORE_IN_USE, "another Paddock server already uses the database at "
+                        + display + "; several servers on one database are not supported yet, so stop it or give this one its own database");
+            }
+            soleServer = c;
+        } catch (SQLException e) {
+            throw new PaddockException(ErrorCode.STORE_UNAVAILABLE, "cannot claim the database at " + display
+                    + " (" + dialect().describe(e) + ")", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (this) {
+            if (soleServer != null) {
+                try {
+                    soleServer.close(); // releases the advisory lock
+                } catch (SQLException ignored) {
+                    // the server drops the lock with the connection anyway
+                }
+            }
+        }
+        pool.close();
+        LOG.debug("closed database {}", display);
+    }
+}
