@@ -38,8 +38,7 @@ final class PostgresDatabase implements Database {
     private final String display;
     private final HikariDataSource pool;
     private volatile boolean closed;
-    private volatile String stoppedBecause;
-    private volatile Supplier<String> guard = () -> null;
+    private final WriteStop writeStop = new WriteStop();
 
     private PostgresDatabase(StoreLocation.Postgres location, HikariDataSource pool) {
         this.location = location;
@@ -88,11 +87,11 @@ final class PostgresDatabase implements Database {
     @Override
     public <T> T write(String operation, SqlWork<T> work) {
         checkOpen();
-        checkGuard();
+        writeStop.check();
         for (int attempt = 1; ; attempt++) {
             try {
                 T result = inTransaction(operation, false, work);
-                checkGuard();
+                writeStop.check();
                 return result;
             } catch (Retry retry) {
                 if (attempt >= WRITE_ATTEMPTS) {
@@ -160,19 +159,12 @@ final class PostgresDatabase implements Database {
 
     @Override
     public void guardWrites(Supplier<String> problem) {
-        this.guard = problem;
-    }
-
-    private void checkGuard() {
-        String problem = guard.get();
-        if (problem != null) stopWrites(problem);
-        if (stoppedBecause != null) throw StoreErrors.stopped(stoppedBecause);
+        writeStop.guard(problem);
     }
 
     @Override
     public void stopWrites(String reason) {
-        if (stoppedBecause == null) LOG.error("store writes stopped: {}", reason);
-        stoppedBecause = reason;
+        writeStop.stop(reason);
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -45,8 +45,7 @@ final class SqliteDatabase implements Database {
     private final BlockingQueue<Connection> readers;
     private final List<Connection> allReaders;
     private volatile boolean closed;
-    private volatile String stoppedBecause;
-    private volatile Supplier<String> guard = () -> null;
+    private final WriteStop writeStop = new WriteStop();
 
     private SqliteDatabase(Path file, Connection writer, List<Connection> readers) {
         this.file = file;
@@ -129,9 +128,9 @@ final class SqliteDatabase implements Database {
         writeLock.lock();
         try {
             if (closed) throw StoreErrors.closed();
-            checkGuard();
+            writeStop.check();
             T result = inTransaction(writer, "BEGIN IMMEDIATE", operation, work);
-            checkGuard(); // committed, but not acknowledged if the files it went to are no longer the database
+            writeStop.check(); // committed, but not acknowledged if the files it went to are no longer the database
             return result;
         } finally {
             writeLock.unlock();
@@ -140,19 +139,12 @@ final class SqliteDatabase implements Database {
 
     @Override
     public void guardWrites(Supplier<String> problem) {
-        this.guard = problem;
-    }
-
-    private void checkGuard() {
-        String problem = guard.get();
-        if (problem != null) stopWrites(problem);
-        if (stoppedBecause != null) throw StoreErrors.stopped(stoppedBecause);
+        writeStop.guard(problem);
     }
 
     @Override
     public void stopWrites(String reason) {
-        if (stoppedBecause == null) LOG.error("store writes stopped: {}", reason);
-        stoppedBecause = reason;
+        writeStop.stop(reason);
     }
 
     @Override
