@@ -1,0 +1,48 @@
+package dev.paddock.agents.mcp;
+
+import dev.paddock.egress.policy.HostResolver;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The MCP connections of every session this server runs, one {@link SessionMcp} per session, closed when the
+ * session's loop state is forgotten (the session ended or was deleted) and at shutdown.
+ */
+public final class McpSessions implements AutoCloseable {
+    private final McpConnector connector;
+    private final McpCredentialSource credentials;
+    private final Clock clock;
+    private final Map<String, SessionMcp> sessions = new ConcurrentHashMap<>();
+
+    public McpSessions(McpSettings settings, McpCredentialSource credentials, Clock clock) {
+        this(settings, credentials, clock, HostResolver.system());
+    }
+
+    McpSessions(McpSettings settings, McpCredentialSource credentials, Clock clock, HostResolver resolver) {
+        this.connector = new McpConnector(settings.allowPrivateHosts(), resolver);
+        this.credentials = credentials;
+        this.clock = clock;
+    }
+
+    public SessionMcp of(String tenantId, String sessionId) {
+        return sessions.computeIfAbsent(sessionId, id -> new SessionMcp(tenantId, connector, credentials, clock));
+    }
+
+    /** Closes the session's connections (a no-op when it has none). */
+    public void close(String sessionId) {
+        SessionMcp s = sessions.remove(sessionId);
+        if (s != null) s.close();
+    }
+
+    /** How many sessions hold MCP state (for tests: it must not outlive them). */
+    public int open() {
+        return sessions.size();
+    }
+
+    @Override
+    public void close() {
+        sessions.values().forEach(SessionMcp::close);
+        sessions.clear();
+    }
+}
