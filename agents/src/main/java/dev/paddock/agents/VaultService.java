@@ -100,7 +100,8 @@ public final class VaultService {
 
     /** Checks a session's {@code vault_ids}: each names a live vault of the caller's tenant. */
     List<String> requireUsable(Principal p, List<String> ids) {
-        for (String id : ids) {
+        for (int i = 0; i < ids.size(); i++) {
+            String id = ResourceIds.require(PREFIX, ids.get(i), "vault_ids[" + i + "]");
             Resource r = find(p.tenantId(), id);
             if (r.archivedAt() != null) throw new PaddockException(ErrorCode.VAULT_ARCHIVED, "vault " + id + " is archived; sessions cannot use it");
         }
@@ -116,7 +117,6 @@ public final class VaultService {
     }
 
     private static String displayName(Map<String, Object> body) {
-        String name = Fields.requiredString(body, "display_name", 255);
-        return name;
+        return Fields.requiredString(body, "display_name", 255);
     }
 }
