@@ -2,7 +2,6 @@ package dev.paddock.agents.mcp;
 
 import dev.paddock.core.Text;
 import dev.paddock.core.egress.SecretValue;
-import dev.paddock.egress.policy.HostResolver;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -27,7 +26,7 @@ final class McpConnector {
 
     private final McpAddressPolicy addresses;
 
-    McpConnector(boolean allowPrivateHosts, HostResolver resolver) {
+    McpConnector(boolean allowPrivateHosts, McpAddressPolicy.Resolver resolver) {
         this.addresses = new McpAddressPolicy(allowPrivateHosts, resolver);
     }
 

@@ -1,6 +1,5 @@
 package dev.paddock.agents.mcp;
 
-import dev.paddock.egress.policy.HostResolver;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,10 +15,10 @@ public final class McpSessions implements AutoCloseable {
     private final Map<String, SessionMcp> sessions = new ConcurrentHashMap<>();
 
     public McpSessions(McpSettings settings, McpCredentialSource credentials, Clock clock) {
-        this(settings, credentials, clock, HostResolver.system());
+        this(settings, credentials, clock, McpAddressPolicy.Resolver.SYSTEM);
     }
 
-    McpSessions(McpSettings settings, McpCredentialSource credentials, Clock clock, HostResolver resolver) {
+    McpSessions(McpSettings settings, McpCredentialSource credentials, Clock clock, McpAddressPolicy.Resolver resolver) {
         this.connector = new McpConnector(settings.allowPrivateHosts(), resolver);
         this.credentials = credentials;
         this.clock = clock;

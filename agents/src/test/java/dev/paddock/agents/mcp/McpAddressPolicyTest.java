@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.paddock.egress.policy.HostResolver;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * {@code mcp_allow_private_hosts}, cloud metadata never. Names resolve through a fixed table, so nothing is looked up.
  */
 class McpAddressPolicyTest {
-    static final HostResolver TABLE = host -> {
+    static final McpAddressPolicy.Resolver TABLE = host -> {
         Map<String, String> names = Map.of("public.test", "93.184.216.34", "intranet.test", "10.1.2.3", "sneaky.test", "169.254.169.254");
         String ip = names.get(host);
         if (ip == null) throw new UnknownHostException(host);
