@@ -12,6 +12,7 @@ const credential = await client.beta.vaults.credentials.create(vault.id, {
 });
 const renamed = await client.beta.vaults.update(vault.id, { display_name: 'renamed vault', metadata: { team: null, owner: 'ts' } });
 const retrieved = await client.beta.vaults.credentials.retrieve(credential.id, { vault_id: vault.id });
+const validation = await client.beta.vaults.credentials.mcpOAuthValidate(credential.id, { vault_id: vault.id });
 const vaultIds = [];
 for await (const v of client.beta.vaults.list({ limit: 1 })) vaultIds.push(v.id);
 const credentialIds = [];
@@ -49,7 +50,7 @@ try {
 }
 
 console.log(JSON.stringify({
-  vault, credential, renamed, retrieved, vaultIds, credentialIds,
+  vault, credential, renamed, retrieved, validation, vaultIds, credentialIds,
   sessionVaultIds: read.vault_ids,
   events,
   archivedCredential, archivedVault, deleted, afterDelete,

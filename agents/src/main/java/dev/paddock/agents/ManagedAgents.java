@@ -27,6 +27,7 @@ public final class ManagedAgents implements AutoCloseable {
     private final AnthropicModelGateway gateway;
     private final VaultService vaults;
     private final VaultCredentialService credentials;
+    private final CredentialValidation validation;
 
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock) {
         this(host, store, config, clock, null);
@@ -55,6 +56,7 @@ public final class ManagedAgents implements AutoCloseable {
         this.vaults = new VaultService(store.resources(), clock);
         this.credentials = new VaultCredentialService(store.resources(), vaults, mcp.credentialCipher(), clock);
         McpSessions mcpSessions = new McpSessions(mcp, credentials::forMcpServer, clock);
+        this.validation = new CredentialValidation(credentials, mcpSessions, clock);
         this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, mcpSessions, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);
@@ -76,6 +78,8 @@ public final class ManagedAgents implements AutoCloseable {
     public VaultService vaults() { return vaults; }
 
     public VaultCredentialService credentials() { return credentials; }
+
+    public CredentialValidation credentialValidation() { return validation; }
 
     SessionEngine engine() { return engine; }
 

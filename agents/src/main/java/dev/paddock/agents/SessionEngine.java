@@ -92,6 +92,8 @@ public final class SessionEngine implements AutoCloseable {
         long activeSince;
         /** The model request or tool call under way, which an interrupt cancels; null between steps. */
         volatile Future<?> step;
+        /** The session's MCP servers, as this turn offers them; null before the first turn. */
+        volatile SessionMcp mcp;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -200,6 +202,7 @@ public final class SessionEngine implements AutoCloseable {
         setStatus(run, Session.RUNNING);
         append(run, SessionEventType.SESSION_STATUS_RUNNING, Map.of());
         SessionMcp servers = mcp.of(run.tenantId, run.sessionId);
+        run.mcp = servers;
         try {
             agent = agent.withMcp(servers.offer(SessionResource.of(session).agent(), SessionResource.of(session).vaultIds()));
         } catch (McpFailure f) {
@@ -436,7 +439,7 @@ public final class SessionEngine implements AutoCloseable {
 
     /** The model's call of an MCP tool as its event; a name the session did not offer is recorded as denied. */
     private Map<String, Object> mcpToolUse(Run run, SessionAgent agent, Block.ToolUse use) {
-        return mcp.of(run.tenantId, run.sessionId).tool(use.name())
+        return run.mcp.tool(use.name())
                 .map(t -> AgentEvents.mcpToolUse(t.serverName(), t.toolName(), use.input(), agent.asksFirst(use.name()) ? "ask" : "allow"))
                 .orElseGet(() -> {
                     String rest = use.name().substring(McpToolNames.PREFIX.length());
@@ -454,7 +457,7 @@ public final class SessionEngine implements AutoCloseable {
      * {@code mcp_*_error}, and the turn ends; the next message connects again.
      */
     private void mcpFailed(Run run, McpFailure f) {
-        mcp.of(run.tenantId, run.sessionId).drop(f.serverName());
+        run.mcp.drop(f.serverName());
         for (History.PendingUse use : run.history.read(History::pending)) {
             if (McpToolNames.isQualified(use.name())) mcpResult(run, use.eventId(), McpCallResult.error("not called: " + f.getMessage()));
         }

@@ -134,12 +134,15 @@ public final class VaultCredentialService {
         return new Deleted(id, "vault_credential_deleted").toWire();
     }
 
-    /** Says plainly that the live probe is not built rather than answering a verdict it did not reach. */
-    public Map<String, Object> validate(Principal p, String vaultId, String id) {
+    /** A credential's MCP server URL and its token (empty once archived), for a live probe. */
+    record Probed(String mcpServerUrl, Optional<SecretValue> token) {}
+
+    Probed forProbe(Principal p, String vaultId, String id) {
         Callers.requireApiKey(p, "validate vault credentials");
-        find(p.tenantId(), vaultId, id);
-        throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock does not probe credentials yet; a session that uses the credential "
-                + "reports mcp_authentication_failed_error when the MCP server refuses it");
+        Resource r = find(p.tenantId(), vaultId, id);
+        String url = String.valueOf(AgentSpec.map(r.body().get("auth")).get("mcp_server_url"));
+        if (r.aux() == null) return new Probed(url, Optional.empty());
+        return new Probed(url, Optional.of(requireCipher().open(p.tenantId(), r.id(), Base64.getDecoder().decode(r.aux()))));
     }
 
     void deleteAll(String tenantId, String vaultId) {

@@ -40,7 +40,7 @@ final class McpConnector {
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(base)
                 .endpoint(endpoint)
                 .connectTimeout(CONNECT_TIMEOUT)
-                .httpRequestCustomizer((request, method, target, body, context) -> {
+                .httpRequestCustomizer((request, httpMethod, target, body, context) -> {
                     if (token != null) request.header("Authorization", "Bearer " + token.reveal());
                 })
                 .build();
@@ -49,8 +49,10 @@ final class McpConnector {
                 .initializationTimeout(INIT_TIMEOUT)
                 .requestTimeout(REQUEST_TIMEOUT)
                 .build();
+        String method = "initialize";
         try {
             client.initialize();
+            method = "tools/list";
             List<McpSchema.Tool> tools = new ArrayList<>();
             String cursor = null;
             for (int page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -62,7 +64,7 @@ final class McpConnector {
             return new McpServerConnection(serverName, client, tools);
         } catch (RuntimeException e) {
             closeQuietly(client);
-            throw failure(serverName, "connecting", e);
+            throw failure(serverName, method, e);
         }
     }
 
@@ -70,24 +72,24 @@ final class McpConnector {
      * What went wrong, from the client's exception: the server refused the credential (401 or 403) or could not be
      * used at all. Only the exception's own text is kept, which names the URL and status, never request headers.
      */
-    static McpFailure failure(String serverName, String during, Throwable e) {
+    static McpFailure failure(String serverName, String method, Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof McpHttpClientTransportAuthorizationException auth) {
                 int status = auth.getResponseInfo() == null ? 401 : auth.getResponseInfo().statusCode();
-                return new McpFailure(McpFailure.Kind.AUTHENTICATION, serverName, "MCP server '" + serverName + "' refused the credential while "
-                        + during + " (HTTP " + status + "); add or update a credential for its URL in one of the session's vaults");
+                return new McpFailure(McpFailure.Kind.AUTHENTICATION, serverName, "MCP server '" + serverName + "' refused the credential on "
+                        + method + " (HTTP " + status + "); add or update a credential for its URL in one of the session's vaults", method);
             }
             String m = t.getMessage();
             if (m != null && (m.contains("status code 401") || m.contains("status code 403") || m.contains("HTTP 401") || m.contains("HTTP 403"))) {
-                return new McpFailure(McpFailure.Kind.AUTHENTICATION, serverName, "MCP server '" + serverName + "' refused the credential while "
-                        + during + "; add or update a credential for its URL in one of the session's vaults");
+                return new McpFailure(McpFailure.Kind.AUTHENTICATION, serverName, "MCP server '" + serverName + "' refused the credential on "
+                        + method + "; add or update a credential for its URL in one of the session's vaults", method);
             }
         }
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
         String why = root.getMessage() == null || root.getMessage().isBlank() ? root.getClass().getSimpleName() : root.getMessage();
-        return new McpFailure(McpFailure.Kind.CONNECTION, serverName, "MCP server '" + serverName + "' could not be used while " + during + ": "
-                + Text.clip(why, 300));
+        return new McpFailure(McpFailure.Kind.CONNECTION, serverName, "MCP server '" + serverName + "' could not be used on " + method + ": "
+                + Text.clip(why, 300), method);
     }
 
     private static void closeQuietly(McpSyncClient client) {

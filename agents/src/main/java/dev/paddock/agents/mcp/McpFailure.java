@@ -23,11 +23,22 @@ public final class McpFailure extends RuntimeException {
 
     private final Kind kind;
     private final String serverName;
+    private final String method;
 
     public McpFailure(Kind kind, String serverName, String message) {
+        this(kind, serverName, message, null);
+    }
+
+    /** {@code method}: the MCP request that failed ({@code initialize}, {@code tools/list}, …), or null before any. */
+    public McpFailure(Kind kind, String serverName, String message, String method) {
         super(message, null, false, false);
         this.kind = kind;
         this.serverName = serverName;
+        this.method = method;
+    }
+
+    public String method() {
+        return method;
     }
 
     public Kind kind() {

@@ -42,7 +42,7 @@ final class McpServerConnection implements AutoCloseable {
         } catch (McpError e) {
             return McpCallResult.error("MCP server '" + serverName + "' answered the call of " + tool + " with an error: " + e.getMessage());
         } catch (RuntimeException e) {
-            throw McpConnector.failure(serverName, "calling " + tool, e);
+            throw McpConnector.failure(serverName, "tools/call", e);
         }
         return new McpCallResult(blocks(result), Boolean.TRUE.equals(result.isError()));
     }

@@ -1,5 +1,6 @@
 package dev.paddock.agents.mcp;
 
+import dev.paddock.core.egress.SecretValue;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +33,18 @@ public final class McpSessions implements AutoCloseable {
     public void close(String sessionId) {
         SessionMcp s = sessions.remove(sessionId);
         if (s != null) s.close();
+    }
+
+    /**
+     * Connects to {@code url} with {@code token} (null: none), initializes and lists tools, and closes again: whether
+     * the server takes the credential. Its address is checked like a session's.
+     */
+    public McpProbe probe(String url, SecretValue token) {
+        try (McpServerConnection ignored = connector.connect("probe", url, token)) {
+            return new McpProbe(McpProbe.VALID, null);
+        } catch (McpFailure f) {
+            return new McpProbe(f.kind() == McpFailure.Kind.AUTHENTICATION ? McpProbe.INVALID : McpProbe.UNKNOWN, f.method());
+        }
     }
 
     /** How many sessions hold MCP state (for tests: it must not outlive them). */

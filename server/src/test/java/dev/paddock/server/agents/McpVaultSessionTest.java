@@ -246,6 +246,35 @@ class McpVaultSessionTest {
     }
 
     @Test
+    void validatingACredentialProbesItsMcpServer() throws Exception {
+        String good = vaultWith(TOKEN, mcp.url());
+        String bad = vaultWith("not-the-right-token", mcp.url());
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String gone = vaultWith(TOKEN, "http://127.0.0.1:" + port + "/mcp");
+        JsonNode valid = validate(good);
+        assertThat(valid.get("type").asString()).isEqualTo("vault_credential_validation");
+        assertThat(valid.get("vault_id").asString()).isEqualTo(good);
+        assertThat(valid.get("status").asString()).isEqualTo("valid");
+        assertThat(valid.get("mcp_probe").isNull()).isTrue();
+        assertThat(valid.get("has_refresh_token").asBoolean()).isFalse();
+        JsonNode invalid = validate(bad);
+        assertThat(invalid.get("status").asString()).isEqualTo("invalid");
+        assertThat(invalid.get("mcp_probe").get("method").asString()).isEqualTo("initialize");
+        assertThat(validate(gone).get("status").asString()).isEqualTo("unknown");
+        assertThat(valid.toString() + invalid).doesNotContain(TOKEN).doesNotContain("not-the-right-token");
+    }
+
+    static JsonNode validate(String vault) {
+        JsonNode credential = api.get("/v1/vaults/" + vault + "/credentials", Map.of()).body().get("data").get(0);
+        Rest.Answer r = api.post("/v1/vaults/" + vault + "/credentials/" + credential.get("id").asString() + "/mcp_oauth_validate", Map.of());
+        assertThat(r.status()).as(r.toString()).isEqualTo(200);
+        return r.body();
+    }
+
+    @Test
     void deletingTheSessionClosesItsMcpConnections() throws Exception {
         String vault = vaultWith(TOKEN, mcp.url());
         String session = session(agent(mcp.url(), "always_allow"), "cloud", List.of(vault));

@@ -22,7 +22,7 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The official TypeScript SDK against Paddock: {@code client.beta.vaults} and {@code vaults.credentials} (create,
- * update, retrieve, list, archive, delete), then a session created with {@code vault_ids} whose agent's MCP tool the
+ * update, retrieve, validate, list, archive, delete), then a session created with {@code vault_ids} whose agent's MCP tool the
  * server calls with the vault's token.
  */
 class TypescriptVaultsTest {
@@ -87,6 +87,8 @@ class TypescriptVaultsTest {
         assertThat(credential.get("vault_id").asString()).isEqualTo(vault);
         assertThat(credential.get("auth").toString()).isEqualTo("{\"type\":\"static_bearer\",\"mcp_server_url\":\"" + mcp.url() + "\"}");
         assertThat(r.get("retrieved").get("id").asString()).isEqualTo(credential.get("id").asString());
+        assertThat(r.get("validation").get("status").asString()).isEqualTo("valid");
+        assertThat(r.get("validation").get("credential_id").asString()).isEqualTo(credential.get("id").asString());
         assertThat(r.get("vaultIds").toString()).contains(vault);
         assertThat(r.get("credentialIds").toString()).isEqualTo("[\"" + credential.get("id").asString() + "\"]");
         assertThat(r.get("sessionVaultIds").toString()).isEqualTo("[\"" + vault + "\"]");

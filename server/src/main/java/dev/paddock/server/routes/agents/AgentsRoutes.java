@@ -51,7 +51,7 @@ public final class AgentsRoutes implements RouteModule {
         new SessionRoutes(agents.sessions(), b).register(r);
         new SessionEventRoutes(agents.sessions(), agents.intake(), agents.events(), b, json).register(r);
         new WorkRoutes(agents.environments(), agents.work(), b, json).register(r);
-        new VaultRoutes(agents.vaults(), agents.credentials(), b).register(r);
+        new VaultRoutes(agents.vaults(), agents.credentials(), agents.credentialValidation(), b).register(r);
         // Conflicts and lost leases are final answers: the SDKs must not retry them.
         r.after(ctx -> {
             int status = ctx.statusCode();

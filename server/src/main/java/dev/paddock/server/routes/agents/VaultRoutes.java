@@ -1,5 +1,6 @@
 package dev.paddock.server.routes.agents;
 
+import dev.paddock.agents.CredentialValidation;
 import dev.paddock.agents.VaultCredentialService;
 import dev.paddock.agents.VaultService;
 import dev.paddock.server.http.Auth;
@@ -8,19 +9,21 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
 /**
- * {@code /v1/vaults} and their {@code credentials}: create, retrieve, list, update, archive, delete. Credential
- * secrets are write-only: no answer carries them.
+ * {@code /v1/vaults} and their {@code credentials}: create, retrieve, list, update, archive, delete, and a live
+ * probe of a credential against its MCP server. Credential secrets are write-only: no answer carries them.
  */
 final class VaultRoutes {
     private static final String VAULT = "/v1/vaults/{vault_id}";
     private static final String CREDENTIAL = VAULT + "/credentials/{credential_id}";
     private final VaultService vaults;
     private final VaultCredentialService credentials;
+    private final CredentialValidation validation;
     private final AgentBodies bodies;
 
-    VaultRoutes(VaultService vaults, VaultCredentialService credentials, AgentBodies bodies) {
+    VaultRoutes(VaultService vaults, VaultCredentialService credentials, CredentialValidation validation, AgentBodies bodies) {
         this.vaults = vaults;
         this.credentials = credentials;
+        this.validation = validation;
         this.bodies = bodies;
     }
 
@@ -40,7 +43,7 @@ final class VaultRoutes {
         r.post(CREDENTIAL, ctx -> ctx.json(credentials.update(Auth.principal(ctx), vault(ctx), credential(ctx), bodies.json(ctx))));
         r.delete(CREDENTIAL, ctx -> ctx.json(credentials.delete(Auth.principal(ctx), vault(ctx), credential(ctx))));
         r.post(CREDENTIAL + "/archive", ctx -> ctx.json(credentials.archive(Auth.principal(ctx), vault(ctx), credential(ctx))));
-        r.post(CREDENTIAL + "/mcp_oauth_validate", ctx -> ctx.json(credentials.validate(Auth.principal(ctx), vault(ctx), credential(ctx))));
+        r.post(CREDENTIAL + "/mcp_oauth_validate", ctx -> ctx.json(validation.validate(Auth.principal(ctx), vault(ctx), credential(ctx))));
     }
 
     private static String vault(Context ctx) {
