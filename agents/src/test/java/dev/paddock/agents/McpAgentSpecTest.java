@@ -3,15 +3,16 @@ package dev.paddock.agents;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.access.Principal;
+import dev.paddock.agents.loop.ModelGateway;
 import dev.paddock.agents.mcp.McpToolNames;
 import dev.paddock.agents.mcp.SessionMcp;
-import dev.paddock.agents.loop.ModelGateway;
 import dev.paddock.core.PaddockException;
 import dev.paddock.store.JdbcStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +37,7 @@ class McpAgentSpecTest {
     void close() throws IOException {
         store.close();
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

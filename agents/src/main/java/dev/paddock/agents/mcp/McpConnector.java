@@ -8,6 +8,7 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,8 @@ final class McpConnector {
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport.builder(base)
                 .endpoint(endpoint)
                 .connectTimeout(CONNECT_TIMEOUT)
+                // a redirect would carry the credential to a URL nobody checked
+                .customizeClient(client -> client.followRedirects(HttpClient.Redirect.NEVER))
                 .httpRequestCustomizer((request, httpMethod, target, body, context) -> {
                     if (token != null) request.header("Authorization", "Bearer " + token.reveal());
                 })

@@ -9,8 +9,10 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.sun.net.httpserver.HttpServer;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.testing.ScriptedModel;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +48,7 @@ class McpVaultSessionTest {
     static void start() throws Exception {
         logs = new ListAppender<>();
         logs.start();
-        Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
         root.addAppender(logs);
         for (String name : List.of("dev.paddock", "io.modelcontextprotocol")) {
             Logger l = (Logger) LoggerFactory.getLogger(name);
@@ -67,7 +70,7 @@ class McpVaultSessionTest {
         stack.close();
         model.close();
         mcp.close();
-        ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(logs);
+        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).detachAppender(logs);
         loudened.forEach(l -> l.setLevel(null));
     }
 
@@ -243,6 +246,36 @@ class McpVaultSessionTest {
         assertThat(error.get("retry_status").get("type").asString()).isEqualTo("exhausted");
         assertThat(events.stream().map(e -> e.get("type").asString())).doesNotContain("span.model_request_start");
         assertTokenNowhere(session, vault);
+    }
+
+    @Test
+    void aRedirectIsNotFollowedSoTheTokenGoesNowhereElse() throws Exception {
+        List<String> elsewhere = new CopyOnWriteArrayList<>();
+        HttpServer target = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        target.createContext("/", exchange -> {
+            elsewhere.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+            exchange.sendResponseHeaders(500, -1);
+            exchange.close();
+        });
+        HttpServer redirector = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        redirector.createContext("/", exchange -> {
+            exchange.getResponseHeaders().add("Location", "http://127.0.0.1:" + target.getAddress().getPort() + "/mcp");
+            exchange.sendResponseHeaders(307, -1);
+            exchange.close();
+        });
+        target.start();
+        redirector.start();
+        try {
+            String url = "http://127.0.0.1:" + redirector.getAddress().getPort() + "/mcp";
+            String session = session(agent(url, "always_allow"), "cloud", List.of(vaultWith(TOKEN, url)));
+            say(session, "what is paddock?");
+            JsonNode error = first(untilIdle(session, 1), "session.error").get("error");
+            assertThat(error.get("type").asString()).isEqualTo("mcp_connection_failed_error");
+            assertThat(elsewhere).isEmpty();
+        } finally {
+            redirector.stop(0);
+            target.stop(0);
+        }
     }
 
     @Test
