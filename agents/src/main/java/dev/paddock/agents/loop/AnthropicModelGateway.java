@@ -3,11 +3,14 @@ package dev.paddock.agents.loop;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.JsonValue;
+import com.anthropic.core.http.AsyncStreamResponse;
 import com.anthropic.errors.AnthropicIoException;
+import com.anthropic.helpers.MessageAccumulator;
 import com.anthropic.models.messages.ContentBlock;
 import com.anthropic.models.messages.ContentBlockParam;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.MessageParam;
+import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.models.messages.TextBlockParam;
 import com.anthropic.models.messages.Tool;
 import com.anthropic.models.messages.ToolResultBlockParam;
@@ -18,13 +21,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. The client does not
- * retry: the agent loop does, within its retry budget, and shows each retry as a session event.
+ * Calls the Anthropic Messages API (or anything that speaks it) through the official Java client, streaming
+ * ({@code stream: true}): the answer is put together from the stream's events (its usage from {@code message_start}
+ * and {@code message_delta}) while its text goes to the listener. The client does not retry: the agent loop does,
+ * within its retry budget, and shows each retry as a session event; an {@code error} event inside the stream is a
+ * failure like an HTTP error of the same type.
  */
 public final class AnthropicModelGateway implements ModelGateway, AutoCloseable {
     private final String baseUrl;
@@ -51,20 +56,24 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
     }
 
     @Override
-    public Turn call(Request r) {
+    public Turn call(Request r, Listener listener) {
         MessageCreateParams.Builder b = MessageCreateParams.builder().model(r.model()).maxTokens(r.maxTokens());
         if (r.system() != null && !r.system().isBlank()) b.system(r.system());
         for (ToolSpec t : r.tools()) b.addTool(tool(t));
         for (ModelGateway.Message m : r.messages()) b.addMessage(message(m));
-        // the SDK's Message, not ModelGateway's inherited one
-        com.anthropic.models.messages.Message reply;
         AnthropicClient current = client.get();
-        // asynchronously, so that an interrupt of this thread cancels the HTTP call itself
-        CompletableFuture<com.anthropic.models.messages.Message> pending = current.async().messages().create(b.build());
+        MessageAccumulator answer = MessageAccumulator.create();
+        // streamed asynchronously: the text reaches the listener as it comes, and an interrupt of this thread closes
+        // the stream's HTTP call itself
+        AsyncStreamResponse<RawMessageStreamEvent> stream = current.async().messages().createStreaming(b.build());
+        stream.subscribe(event -> {
+            answer.accumulate(event);
+            forward(event, listener);
+        });
         try {
-            reply = pending.get();
+            stream.onCompleteFuture().get();
         } catch (InterruptedException e) {
-            pending.cancel(true);
+            stream.close();
             renew(current);
             Thread.currentThread().interrupt();
             throw new CancellationException("the model request was cancelled");
@@ -72,6 +81,14 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
             RuntimeException cause = e.getCause() instanceof RuntimeException failure ? failure : new IllegalStateException(e.getCause());
             if (cause instanceof AnthropicIoException) renew(current);
             throw ModelFailures.of(cause);
+        }
+        // the SDK's Message, not ModelGateway's inherited one
+        com.anthropic.models.messages.Message reply;
+        try {
+            reply = answer.message();
+        } catch (IllegalStateException e) {
+            renew(current);
+            throw new Failure(Failure.Kind.REQUEST_FAILED, true, null, "the model's stream ended before its message was complete", e);
         }
         List<Block> blocks = new ArrayList<>();
         for (ContentBlock c : reply.content()) {
@@ -88,6 +105,17 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), refusal, usage.inputTokens(), usage.outputTokens(),
                 usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L),
                 usage.cacheCreation().map(c -> c.ephemeral1hInputTokens()).orElse(0L));
+    }
+
+    /** Passes the text of the stream on, as it comes. */
+    private static void forward(RawMessageStreamEvent event, Listener listener) {
+        if (event.isContentBlockStart()) {
+            var start = event.asContentBlockStart();
+            if (start.contentBlock().isText()) listener.textStarted((int) start.index());
+        } else if (event.isContentBlockDelta()) {
+            var delta = event.asContentBlockDelta();
+            if (delta.delta().isText()) listener.textDelta((int) delta.index(), delta.delta().asText().text());
+        }
     }
 
     private static Tool tool(ToolSpec t) {
