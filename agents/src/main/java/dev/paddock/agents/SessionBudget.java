@@ -2,6 +2,8 @@ package dev.paddock.agents;
 
 import dev.paddock.core.agents.Session;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -34,6 +36,19 @@ final class SessionBudget {
         }
         String limit = s.limits() == null ? null : s.limits().reached(usage);
         return limit == null ? Optional.empty() : Optional.of("the session reached its paddock_limits " + limit);
+    }
+
+    /**
+     * {@code session.usage}: the usage of a session with a budget or limits, with its budget, after a model request
+     * (the SDKs' {@code BetaManagedAgentsSessionUsageEvent}); empty for a session with neither.
+     */
+    Optional<Map<String, Object>> snapshot(Session session) {
+        SessionResource s = SessionResource.of(session);
+        if (s.budget() == null && s.limits() == null) return Optional.empty();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("usage", s.usage().usageToWire());
+        body.put("budget", s.budget() == null ? null : s.budget().toWire());
+        return Optional.of(body);
     }
 
     /** The list cost of one model request, in nano-dollars; empty when the model has no list price. */

@@ -326,7 +326,8 @@ public final class SessionEngine implements AutoCloseable {
         ModelUsage usage = new ModelUsage(t.inputTokens(), t.outputTokens(), t.cacheReadInputTokens(), t.cacheCreationInputTokens());
         append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), false, usage));
         Optional<Long> cost = budget.cost(agent.modelId(), usage, t.cacheCreation1hInputTokens());
-        save(run, null, u -> u.plus(usage, t.cacheCreation1hInputTokens(), cost));
+        Session counted = save(run, null, u -> u.plus(usage, t.cacheCreation1hInputTokens(), cost));
+        if (counted != null) budget.snapshot(counted).ifPresent(body -> append(run, SessionEventType.SESSION_USAGE, body));
         int texts = 0;
         for (Block block : t.blocks()) {
             switch (block) {
@@ -457,28 +458,30 @@ public final class SessionEngine implements AutoCloseable {
 
     /**
      * Writes the session's status (null: as it is) and adds to its usage the time it ran since the last write and
-     * what {@code counted} adds (a model request's tokens and cost).
+     * what {@code counted} adds (a model request's tokens and cost); the session as written, or null when it is gone
+     * or terminated.
      */
-    private void save(Run run, String status, UnaryOperator<SessionUsage> counted) {
+    private Session save(Run run, String status, UnaryOperator<SessionUsage> counted) {
         long now = System.nanoTime();
         Duration active = run.activeSince == 0 ? Duration.ZERO : Duration.ofNanos(now - run.activeSince);
         boolean runs = status == null ? run.activeSince != 0 : Session.RUNNING.equals(status);
         run.activeSince = runs ? now : 0;
         for (int attempt = 0; attempt < 10; attempt++) {
             Session s = session(run);
-            if (s == null || s.terminated()) return;
+            if (s == null || s.terminated()) return null;
             Session next = status == null ? s : s.withStatus(status, clock.instant());
             Map<String, Object> body = new LinkedHashMap<>(next.body());
             SessionUsage usage = counted.apply(SessionUsage.fromStored(body.get("usage")).plus(active));
             body.put("usage", usage.toStored());
             body.put("stats", usage.statsToWire(null, null));
             try {
-                store.update(next.row().withBody(body, clock.instant()));
-                return;
+                return new Session(store.update(next.row().withBody(body, clock.instant())));
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }
         }
+        log.warn("session {}: its status and usage could not be written (ten concurrent updates in a row)", run.sessionId);
+        return null;
     }
 
     private Session session(Run run) {

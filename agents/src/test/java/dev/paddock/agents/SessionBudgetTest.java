@@ -85,6 +85,12 @@ class SessionBudgetTest {
         assertThat(model.requests).hasSize(3);
         assertThat(((Map<?, ?>) fx.agents.sessions().get(fx.caller, session).toWire().get("usage")).get("list_cost"))
                 .isEqualTo(Map.of("amount", "300", "currency", "USD"));
+        // each request left a session.usage snapshot with the budget of its time
+        List<SessionEvent> snapshots = fx.events(session).stream().filter(e -> e.is(SessionEventType.SESSION_USAGE)).toList();
+        assertThat(snapshots).hasSize(3);
+        assertThat(((Map<?, ?>) snapshots.getFirst().body().get("usage")).get("list_cost")).isEqualTo(Map.of("amount", "100", "currency", "USD"));
+        assertThat(snapshots.getFirst().body().get("budget")).isEqualTo(budget("150"));
+        assertThat(snapshots.getLast().body().get("budget")).isEqualTo(budget("450"));
     }
 
     @Test
