@@ -19,6 +19,7 @@ final class MessagePreviews implements ModelGateway.Listener {
     /** The announced id of each streamed text block, by its place among the answer's blocks. */
     private final Map<Integer, String> byIndex = new HashMap<>();
     private final List<String> inOrder = new ArrayList<>();
+    private boolean closed;
 
     MessagePreviews(EventLog events, String sessionId) {
         this.events = events;
@@ -27,6 +28,7 @@ final class MessagePreviews implements ModelGateway.Listener {
 
     @Override
     public synchronized void textStarted(int index) {
+        if (closed) return;
         String id = events.newId();
         byIndex.put(index, id);
         inOrder.add(id);
@@ -37,8 +39,13 @@ final class MessagePreviews implements ModelGateway.Listener {
     @Override
     public synchronized void textDelta(int index, String text) {
         String id = byIndex.get(index);
-        if (id == null || text.isEmpty()) return;
+        if (closed || id == null || text.isEmpty()) return;
         events.preview(sessionId, SessionEventType.AGENT_MESSAGE, new EventLog.Preview("event_delta", AgentEvents.eventDelta(id, text)));
+    }
+
+    /** No previews after this: the request has ended (a stream cut off may still deliver a late fragment). */
+    synchronized void close() {
+        closed = true;
     }
 
     /** The id announced for the answer's {@code n}-th text block (from 0), or null when it was not streamed. */

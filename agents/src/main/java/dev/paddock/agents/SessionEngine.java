@@ -285,11 +285,14 @@ public final class SessionEngine implements AutoCloseable {
                 t = null;
                 failure = f;
             } catch (RuntimeException e) {
+                previews.close();
                 // not a failure of the model but of Paddock: the turn ends, the session stays
                 append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
                 fail(run, ModelGateway.Failure.Kind.REQUEST_FAILED.errorType(), "the model request failed: " + Text.clip(e.getMessage(), 300));
                 return false;
             }
+            // a cancelled stream may still deliver a fragment: none goes out after the request's end
+            previews.close();
             if (failure == null) {
                 if (t != null) return record(run, agent, start, t, previews);
                 // cancelled by an interrupt: the request ends without an answer, the turn loop answers the interrupt
