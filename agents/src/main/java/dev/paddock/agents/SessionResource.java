@@ -9,9 +9,9 @@ import java.util.Map;
 
 /**
  * A session as the SDKs know it: the snapshot of the agent it runs, its environment, status, title and metadata.
- * {@link #toStored()} is its stored shape and {@link #toWire()} the answer, which adds one Paddock extension:
+ * {@link #toStored()} is its stored shape and {@link #toWire()} the answer, which adds
  * {@code paddock_sandbox_id}, the sandbox its tools run in (null until the first tool call; kept in the row, not
- * the body). Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
+ * the body), and leaves out the usage the row keeps for itself. Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
  * {@code /outputs}, also after the session ended. {@code usage} and {@code stats} are kept by the agent loop (see
  * {@link SessionUsage}); {@code budget} is the SDKs' spend ceiling ({@link BudgetLimit}) and {@code paddock_limits}
  * Paddock's limits on requests, tokens and running time ({@link SessionLimits}), both null when not set. Paddock does
