@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -32,6 +33,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * failure like an HTTP error of the same type.
  */
 public final class AnthropicModelGateway implements ModelGateway, AutoCloseable {
+    /**
+     * Runs the clients' completions and stream handlers, each on a virtual thread of its own. A plain executor, not an
+     * ExecutorService, so closing a renewed client does not shut it: a request still under way on the old client
+     * completes (or fails) rather than waiting forever for a callback that could no longer run.
+     */
+    private static final Executor CALLBACKS = task -> Thread.ofVirtual().name("paddock-model-callback").start(task);
+
     private final String baseUrl;
     private final String apiKey;
     private final AtomicReference<AnthropicClient> client;
@@ -43,7 +51,8 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
     }
 
     private AnthropicClient newClient() {
-        return AnthropicOkHttpClient.builder().baseUrl(baseUrl).apiKey(apiKey).maxRetries(0).timeout(Duration.ofMinutes(10)).build();
+        return AnthropicOkHttpClient.builder().baseUrl(baseUrl).apiKey(apiKey).maxRetries(0).timeout(Duration.ofMinutes(10))
+                .completionExecutor(CALLBACKS).streamHandlerExecutor(CALLBACKS).build();
     }
 
     /**
@@ -73,8 +82,8 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         try {
             stream.onCompleteFuture().get();
         } catch (InterruptedException e) {
+            renew(current); // first, so that the next request already takes a fresh client
             stream.close();
-            renew(current);
             Thread.currentThread().interrupt();
             throw new CancellationException("the model request was cancelled");
         } catch (ExecutionException e) {
