@@ -3,6 +3,7 @@ package dev.paddock.agents;
 import dev.paddock.agents.loop.ModelGateway;
 import dev.paddock.agents.mcp.McpCallResult;
 import dev.paddock.agents.mcp.McpFailure;
+import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.agents.ToolResultEvent;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,12 +19,13 @@ final class AgentEvents {
     static final Map<String, Object> TERMINAL = Map.of("type", "terminal");
 
     /**
-     * Why a session went idle: the turn ended, it waits for the user's action on tool calls, it gave up, or the model
-     * refused ({@code refusal} then holds the details).
+     * Why a session went idle: the turn ended, it waits for the user's action on tool calls, it gave up, its budget
+     * or limits were reached, or the model refused ({@code refusal} then holds the details).
      */
     record StopReason(String type, List<String> eventIds, ModelGateway.Refusal refusal) {
         static final StopReason END_TURN = new StopReason("end_turn", null, null);
         static final StopReason RETRIES_EXHAUSTED = new StopReason("retries_exhausted", null, null);
+        static final StopReason BUDGET_REACHED = new StopReason("budget_reached", null, null);
 
         static StopReason requiresAction(List<String> eventIds) {
             return new StopReason("requires_action", List.copyOf(eventIds), null);
@@ -133,6 +135,30 @@ final class AgentEvents {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("content", List.of(textBlock(text)));
         return body;
+    }
+
+    /** {@code event_start}: a preview of the event of this type and id opens (sent live only, never stored). */
+    static Map<String, Object> eventStart(SessionEventType previewed, String id) {
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("type", previewed.wire());
+        event.put("id", id);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "event_start");
+        m.put("event", event);
+        return m;
+    }
+
+    /** {@code event_delta}: more text of the previewed {@code agent.message}'s one text block (content index 0). */
+    static Map<String, Object> eventDelta(String id, String text) {
+        Map<String, Object> delta = new LinkedHashMap<>();
+        delta.put("type", "content_delta");
+        delta.put("index", 0);
+        delta.put("content", textBlock(text));
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "event_delta");
+        m.put("event_id", id);
+        m.put("delta", delta);
+        return m;
     }
 
     /** A text content block. */

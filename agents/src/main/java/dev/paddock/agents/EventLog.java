@@ -18,7 +18,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Session events: appended to the store, then handed to every live subscriber of the session. A subscriber that
  * falls too far behind is dropped (its stream ends and the client resumes from its last event id), so one slow
- * reader cannot hold memory without bound.
+ * reader cannot hold memory without bound. A subscriber may also ask for previews ({@code event_start},
+ * {@code event_delta}) of events of some types while they are produced: those go to it in order with the events,
+ * and are never stored.
  */
 public final class EventLog {
     static final int SUBSCRIBER_BACKLOG = 10_000;
@@ -33,24 +35,35 @@ public final class EventLog {
         for (int i = 0; i < appendLocks.length; i++) appendLocks[i] = new ReentrantLock();
     }
 
+    /** What a subscription hands out: a logged event, or a preview of one being produced. */
+    public sealed interface Item permits Logged, Preview {}
+
+    /** An event of the log. */
+    public record Logged(SessionEvent event) implements Item {}
+
+    /** An {@code event_start} or {@code event_delta} (its {@code type}) with its wire object; it has no id and is not stored. */
+    public record Preview(String type, Map<String, Object> wire) implements Item {}
+
     /** A live feed of one session's events; close it when done. */
     public final class Subscription implements AutoCloseable {
         private final String sessionId;
-        private final BlockingQueue<SessionEvent> queue = new LinkedBlockingQueue<>(SUBSCRIBER_BACKLOG);
+        private final Set<String> previewed;
+        private final BlockingQueue<Item> queue = new LinkedBlockingQueue<>(SUBSCRIBER_BACKLOG);
         private volatile boolean overflowed;
         private volatile boolean ended;
 
-        private Subscription(String sessionId) {
+        private Subscription(String sessionId, Set<String> previewed) {
             this.sessionId = sessionId;
+            this.previewed = Set.copyOf(previewed);
         }
 
-        public BlockingQueue<SessionEvent> queue() { return queue; }
+        public BlockingQueue<Item> queue() { return queue; }
 
         /** True once the subscriber missed events or the session was deleted: the stream must end. */
         public boolean ended() { return overflowed || ended; }
 
-        void offer(SessionEvent e) {
-            if (!queue.offer(e)) overflowed = true;
+        void offer(Item item) {
+            if (!queue.offer(item)) overflowed = true;
         }
 
         void end() {
@@ -65,20 +78,58 @@ public final class EventLog {
     }
 
     public SessionEvent append(String sessionId, String tenantId, SessionEventType type, Map<String, Object> body) {
-        ReentrantLock lock = appendLocks[Math.floorMod(sessionId.hashCode(), appendLocks.length)];
+        return append(null, sessionId, tenantId, type, body);
+    }
+
+    /** Appends an event under an id from {@link #newId()} that its previews announced; null {@code id}: a new one. */
+    SessionEvent append(String id, String sessionId, String tenantId, SessionEventType type, Map<String, Object> body) {
+        ReentrantLock lock = lock(sessionId);
         lock.lock();
         try {
-            SessionEvent e = store.append(sessionId, tenantId, type.wire(), body);
+            SessionEvent e = id == null ? store.append(sessionId, tenantId, type.wire(), body) : store.append(id, sessionId, tenantId, type.wire(), body);
             Set<Subscription> set = subscribers.get(sessionId);
-            if (set != null) set.forEach(s -> s.offer(e));
+            if (set != null) {
+                Logged logged = new Logged(e);
+                set.forEach(s -> s.offer(logged));
+            }
             return e;
         } finally {
             lock.unlock();
         }
     }
 
+    /** An id for an event that is previewed before it is appended. */
+    String newId() {
+        return store.newId();
+    }
+
+    /**
+     * Hands a preview of an event of type {@code previewed} that is being produced to the subscribers that asked for
+     * previews of that type, in order with the session's appended events.
+     */
+    void preview(String sessionId, SessionEventType previewed, Preview preview) {
+        Set<Subscription> set = subscribers.get(sessionId);
+        if (set == null) return;
+        ReentrantLock lock = lock(sessionId);
+        lock.lock();
+        try {
+            for (Subscription s : set) if (s.previewed.contains(previewed.wire())) s.offer(preview);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private ReentrantLock lock(String sessionId) {
+        return appendLocks[Math.floorMod(sessionId.hashCode(), appendLocks.length)];
+    }
+
     public Subscription subscribe(String sessionId) {
-        Subscription s = new Subscription(sessionId);
+        return subscribe(sessionId, Set.of());
+    }
+
+    /** A feed that also carries previews of events of the {@code previewed} types (wire names such as {@code agent.message}). */
+    public Subscription subscribe(String sessionId, Set<String> previewed) {
+        Subscription s = new Subscription(sessionId, previewed);
         subscribers.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet()).add(s);
         return s;
     }

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -36,6 +37,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,7 @@ public final class SessionEngine implements AutoCloseable {
     private final Supplier<ModelGateway> model;
     private final McpSessions mcp;
     private final AgentsConfig config;
+    private final SessionBudget budget;
     private final Clock clock;
     private final Map<String, Run> runs = new ConcurrentHashMap<>();
     private final Set<Thread> loops = ConcurrentHashMap.newKeySet();
@@ -77,6 +80,7 @@ public final class SessionEngine implements AutoCloseable {
         this.model = model;
         this.mcp = mcp;
         this.config = config;
+        this.budget = new SessionBudget(config.modelPrices());
         this.clock = clock;
     }
 
@@ -274,8 +278,20 @@ public final class SessionEngine implements AutoCloseable {
                 fail(run, "unknown_error", "the agent took " + config.maxTurns() + " model turns without finishing; send a message to continue");
                 return;
             }
+            if (budgetReached(run)) return;
             if (!callModel(run, session, agent, history.read(History::messages))) return;
         }
+    }
+
+    /** Stops the session before a model request its budget or limits do not allow; true when it did. */
+    private boolean budgetReached(Run run) {
+        Session now = session(run);
+        if (now == null) return true;
+        Optional<String> why = budget.reached(now, Duration.ofNanos(run.activeSince == 0 ? 0 : System.nanoTime() - run.activeSince));
+        if (why.isEmpty()) return false;
+        log.info("session {} stops before its next model request: {}", run.sessionId, why.get());
+        idle(run, StopReason.BUDGET_REACHED);
+        return true;
     }
 
     /**
@@ -294,22 +310,26 @@ public final class SessionEngine implements AutoCloseable {
         Duration backoff = config.modelRetryBackoff();
         while (true) {
             SessionEvent start = append(run, SessionEventType.SPAN_MODEL_REQUEST_START, Map.of());
+            MessagePreviews previews = new MessagePreviews(events, run.sessionId);
             ModelGateway.Turn t;
             ModelGateway.Failure failure;
             try {
-                t = interruptibly(run, "model", () -> gateway.call(request));
+                t = interruptibly(run, "model", () -> gateway.call(request, previews));
                 failure = null;
             } catch (ModelGateway.Failure f) {
                 t = null;
                 failure = f;
             } catch (RuntimeException e) {
+                previews.close();
                 // not a failure of the model but of Paddock: the turn ends, the session stays
                 append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
                 fail(run, ModelGateway.Failure.Kind.REQUEST_FAILED.errorType(), "the model request failed: " + Text.clip(e.getMessage(), 300));
                 return false;
             }
+            // a cancelled stream may still deliver a fragment: none goes out after the request's end
+            previews.close();
             if (failure == null) {
-                if (t != null) return record(run, agent, start, t);
+                if (t != null) return record(run, agent, start, t, previews);
                 // cancelled by an interrupt: the request ends without an answer, the turn loop answers the interrupt
                 append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), true, ModelUsage.NONE));
                 return true;
@@ -336,14 +356,21 @@ public final class SessionEngine implements AutoCloseable {
         }
     }
 
-    /** Records the model's turn as events; false when the turn ends with it. */
-    private boolean record(Run run, SessionAgent agent, SessionEvent start, ModelGateway.Turn t) {
+    /**
+     * Records the model's turn as events, its text under the ids its previews announced, and adds its tokens and list
+     * cost to the session's usage; false when the turn ends with it.
+     */
+    private boolean record(Run run, SessionAgent agent, SessionEvent start, ModelGateway.Turn t, MessagePreviews previews) {
         ModelUsage usage = new ModelUsage(t.inputTokens(), t.outputTokens(), t.cacheReadInputTokens(), t.cacheCreationInputTokens());
         append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(start.id(), false, usage));
-        save(run, null, usage, t.cacheCreation1hInputTokens());
+        Optional<Long> cost = budget.cost(agent.modelId(), usage, t.cacheCreation1hInputTokens());
+        Session counted = save(run, null, u -> u.plus(usage, t.cacheCreation1hInputTokens(), cost));
+        if (counted != null) budget.snapshot(counted).ifPresent(body -> append(run, SessionEventType.SESSION_USAGE, body));
+        int texts = 0;
         for (Block block : t.blocks()) {
             switch (block) {
-                case Block.Text text -> append(run, SessionEventType.AGENT_MESSAGE, AgentEvents.message(text.text()));
+                case Block.Text text -> events.append(previews.messageId(texts++), run.sessionId, run.tenantId, SessionEventType.AGENT_MESSAGE,
+                        AgentEvents.message(text.text()));
                 case Block.ToolUse use when McpToolNames.isQualified(use.name()) -> append(run, SessionEventType.AGENT_MCP_TOOL_USE, mcpToolUse(run, agent, use));
                 case Block.ToolUse use when agent.runsBuiltIn(use.name()) -> append(run, SessionEventType.AGENT_TOOL_USE,
                         AgentEvents.toolUse(use.name(), use.input(), agent.asksFirst(use.name()) ? "ask" : "allow"));
@@ -483,7 +510,7 @@ public final class SessionEngine implements AutoCloseable {
     /** An error no retry and no new input can mend: the session is terminated. */
     private void end(Run run, Session session, String type, String message) {
         append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.TERMINAL));
-        save(run, null, ModelUsage.NONE, 0);
+        save(run, null, UnaryOperator.identity());
         forget(run.sessionId);
         ending.end(session);
     }
@@ -493,33 +520,35 @@ public final class SessionEngine implements AutoCloseable {
     }
 
     private void setStatus(Run run, String status) {
-        save(run, status, ModelUsage.NONE, 0);
+        save(run, status, UnaryOperator.identity());
     }
 
     /**
-     * Writes the session's status (null: as it is) and adds to its usage a model request's tokens and the time it ran
-     * since the last write.
+     * Writes the session's status (null: as it is) and adds to its usage the time it ran since the last write and
+     * what {@code counted} adds (a model request's tokens and cost); the session as written, or null when it is gone
+     * or terminated.
      */
-    private void save(Run run, String status, ModelUsage tokens, long cache1hTokens) {
+    private Session save(Run run, String status, UnaryOperator<SessionUsage> counted) {
         long now = System.nanoTime();
         Duration active = run.activeSince == 0 ? Duration.ZERO : Duration.ofNanos(now - run.activeSince);
         boolean runs = status == null ? run.activeSince != 0 : Session.RUNNING.equals(status);
         run.activeSince = runs ? now : 0;
         for (int attempt = 0; attempt < 10; attempt++) {
             Session s = session(run);
-            if (s == null || s.terminated()) return;
+            if (s == null || s.terminated()) return null;
             Session next = status == null ? s : s.withStatus(status, clock.instant());
             Map<String, Object> body = new LinkedHashMap<>(next.body());
-            SessionUsage usage = SessionUsage.fromStored(body.get("usage")).plus(tokens, cache1hTokens, active);
-            body.put("usage", usage.usageToWire());
+            SessionUsage usage = counted.apply(SessionUsage.fromStored(body.get("usage")).plus(active));
+            body.put("usage", usage.toStored());
             body.put("stats", usage.statsToWire(null, null));
             try {
-                store.update(next.row().withBody(body, clock.instant()));
-                return;
+                return new Session(store.update(next.row().withBody(body, clock.instant())));
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }
         }
+        log.warn("session {}: its status and usage could not be written (ten concurrent updates in a row)", run.sessionId);
+        return null;
     }
 
     private Session session(Run run) {

@@ -10,19 +10,21 @@ import java.util.Map;
 
 /**
  * A session as the SDKs know it: the snapshot of the agent it runs, its environment, status, title and metadata.
- * {@link #toStored()} is its stored shape and {@link #toWire()} the answer, which adds one Paddock extension:
+ * {@link #toStored()} is its stored shape and {@link #toWire()} the answer, which adds
  * {@code paddock_sandbox_id}, the sandbox its tools run in (null until the first tool call; kept in the row, not
- * the body). Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
+ * the body), and leaves out the usage the row keeps for itself. Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
  * {@code /outputs}, also after the session ended. {@code usage} and {@code stats} are kept by the agent loop (see
- * {@link SessionUsage}); {@code vault_ids} are the vaults whose credentials the loop sends to MCP servers. Paddock does
- * not fill resources, budget or outcome evaluations yet, so those are written empty.
+ * {@link SessionUsage}); {@code vault_ids} are the vaults whose credentials the loop sends to MCP servers;
+ * {@code budget} is the SDKs' spend ceiling ({@link BudgetLimit}) and {@code paddock_limits} Paddock's limits on
+ * requests, tokens and running time ({@link SessionLimits}), both null when not set. Paddock does not fill resources
+ * or outcome evaluations yet, so those are written empty.
  *
  * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
  * @param readAt when the session was read, for {@code stats.duration_seconds}; null: not answered
  */
 public record SessionResource(String id, Agent agent, String environmentId, String status, String title, Map<String, String> metadata,
                               String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt,
-                              List<String> vaultIds) {
+                              List<String> vaultIds, BudgetLimit budget, SessionLimits limits) {
     static final String TYPE = "session";
 
     static final String SANDBOX_FIELD = "paddock_sandbox_id";
@@ -38,20 +40,26 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         Map<String, String> metadata = Fields.storedMetadata(m.get("metadata"));
         return new SessionResource((String) m.get("id"), Agent.fromWire(AgentSpec.map(m.get("agent"))), (String) m.get("environment_id"),
                 (String) m.get("status"), (String) m.get("title"), metadata, (String) m.get("created_at"), (String) m.get("updated_at"),
-                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null, strings(m.get("vault_ids")));
+                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null, strings(m.get("vault_ids")),
+                BudgetLimit.fromStored(m.get("budget")), SessionLimits.fromStored(m.get(SessionLimits.FIELD)));
     }
 
     SessionResource withTitleAndMetadata(String t, Map<String, String> md, String at) {
-        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt, vaultIds);
+        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt, vaultIds, budget, limits);
+    }
+
+    SessionResource withBudget(BudgetLimit b, SessionLimits l) {
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, readAt, vaultIds, b, l);
     }
 
     SessionResource archive(String at) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt, vaultIds);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt, vaultIds, budget, limits);
     }
 
     /** The session as read at {@code now}: its answer carries the time since it was created. */
     SessionResource readAt(Instant now) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now, vaultIds);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now, vaultIds,
+                budget, limits);
     }
 
     /** The session as answered. */
@@ -62,6 +70,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
             Instant until = Session.TERMINATED.equals(status) && updatedAt != null ? Instant.parse(updatedAt) : readAt;
             m.put("stats", usage.statsToWire(createdAt, until));
         }
+        m.put("usage", usage.usageToWire());
         m.put(SANDBOX_FIELD, sandboxId);
         return m;
     }
@@ -78,9 +87,10 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("metadata", new LinkedHashMap<>(metadata));
         m.put("resources", new ArrayList<>());
         m.put("vault_ids", new ArrayList<>(vaultIds));
-        m.put("budget", null);
+        m.put("budget", budget == null ? null : budget.toWire());
+        m.put(SessionLimits.FIELD, limits == null ? null : limits.toWire());
         m.put("stats", usage.statsToWire(null, null));
-        m.put("usage", usage.usageToWire());
+        m.put("usage", usage.toStored());
         m.put("outcome_evaluations", new ArrayList<>());
         m.put("created_at", createdAt);
         m.put("updated_at", updatedAt);
@@ -94,11 +104,12 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         return out;
     }
 
-    /** {@code session.updated}: the title and metadata after the update. */
-    Map<String, Object> updatedEvent() {
+    /** {@code session.updated}: the title and metadata after the update, and the budget when the update changed it. */
+    Map<String, Object> updatedEvent(boolean budgetChanged) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("title", title);
         m.put("metadata", new LinkedHashMap<>(metadata));
+        if (budgetChanged) m.put("budget", budget == null ? null : budget.toWire());
         return m;
     }
 }

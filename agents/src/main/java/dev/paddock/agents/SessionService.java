@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -23,8 +24,8 @@ import java.util.Set;
 public final class SessionService {
     static final String PREFIX = "sesn";
     private static final Set<String> CREATE_FIELDS = Set.of("agent", "environment_id", "metadata", "title", "resources", "vault_ids",
-            "initial_events", "budget");
-    private static final Set<String> UPDATE_FIELDS = Set.of("metadata", "title", "vault_ids", "agent", "budget");
+            "initial_events", "budget", SessionLimits.FIELD);
+    private static final Set<String> UPDATE_FIELDS = Set.of("metadata", "title", "vault_ids", "agent", "budget", SessionLimits.FIELD);
     private static final Set<String> STATUSES = Set.of(Session.IDLE, Session.RUNNING, Session.RESCHEDULING, Session.TERMINATED);
 
     private final ResourceStore store;
@@ -74,11 +75,14 @@ public final class SessionService {
             throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");
         }
         List<String> vaultIds = vaults.requireUsable(p, Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id"));
-        if (body.get("budget") != null) throw new PaddockException(ErrorCode.BUDGET_NOT_SUPPORTED, "Paddock does not enforce session budgets yet; send no 'budget'");
+        BudgetLimit budget = body.get("budget") == null ? null : BudgetLimit.parse(body.get("budget"), "budget");
+        if (budget != null) requireBudgetable(agent);
+        SessionLimits limits = body.get(SessionLimits.FIELD) == null ? null : SessionLimits.parse(body.get(SessionLimits.FIELD));
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
         SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
-                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null, SessionUsage.NONE, null, vaultIds);
+                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null,
+                SessionUsage.start(config.modelPrices().priced(agent.model().id())), null, vaultIds, budget, limits);
         Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
@@ -120,18 +124,62 @@ public final class SessionService {
         if (body.get("vault_ids") != null) {
             throw new PaddockException(ErrorCode.VAULTS_NOT_SUPPORTED, "a session's vault_ids are set when it is created and cannot be changed");
         }
-        if (body.get("agent") != null || body.get("budget") != null) {
-            throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock cannot change a session's agent or budget yet; update its title or metadata");
+        if (body.get("agent") != null) {
+            throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock cannot change a session's agent yet; update its title, metadata or budget");
         }
         Session r = finder.find(p, id);
         SessionResource s = SessionResource.of(r);
         String title = body.containsKey("title") ? Fields.optionalString(body, "title", 512) : s.title();
         Map<String, String> metadata = body.containsKey("metadata") ? Fields.patchMetadata(s.metadata(), body.get("metadata"), "metadata") : s.metadata();
+        BudgetLimit budget = body.containsKey("budget") ? updatedBudget(r, s, body.get("budget")) : s.budget();
+        SessionLimits limits = s.limits();
+        if (body.containsKey(SessionLimits.FIELD)) {
+            requireLive(r, SessionLimits.FIELD);
+            limits = body.get(SessionLimits.FIELD) == null ? null : SessionLimits.parse(body.get(SessionLimits.FIELD));
+        }
         Instant now = clock.instant();
-        SessionResource updated = s.withTitleAndMetadata(title, metadata, Times.iso(now));
+        SessionResource updated = s.withTitleAndMetadata(title, metadata, Times.iso(now)).withBudget(budget, limits);
         SessionResource out = view(new Session(store.update(r.row().withBody(updated.toStored(), now))));
-        events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, updated.updatedEvent());
+        events.append(id, p.tenantId(), SessionEventType.SESSION_UPDATED, updated.updatedEvent(!Objects.equals(budget, s.budget())));
         return out;
+    }
+
+    /**
+     * The budget after an update's {@code budget} (an object replaces it, null removes it), by the SDKs' rules: only a
+     * session created with a budget has one to replace (a removed one is not re-added), the new ceiling must lie
+     * above the list cost already consumed, and the session's model must have a list price.
+     */
+    private BudgetLimit updatedBudget(Session r, SessionResource s, Object value) {
+        requireLive(r, "budget");
+        if (value == null) return null;
+        BudgetLimit next = BudgetLimit.parse(value, "budget");
+        if (s.budget() == null) {
+            throw new PaddockException(ErrorCode.BUDGET_CREATE_ONLY, "session " + r.id() + " has no budget: a budget is set when the session is "
+                    + "created, and a removed one cannot be added again");
+        }
+        requireBudgetable(s.agent());
+        Long spent = s.usage().listCostNanos();
+        if (spent == null) {
+            throw new PaddockException(ErrorCode.MODEL_NOT_BUDGETABLE, "session " + r.id() + " used a model with no list price, so its list cost "
+                    + "is unknown; remove the budget (budget: null) to continue");
+        }
+        if (next.maxNanos() <= spent) {
+            throw new PaddockException(ErrorCode.BUDGET_NOT_RAISED, "the new max_list_cost (" + next.maxCents() + " cents) is not above the list cost "
+                    + "the session has consumed (" + s.usage().listCostCents() + " cents); raise it above that");
+        }
+        return next;
+    }
+
+    private static void requireLive(Session r, String field) {
+        if (r.terminated()) throw new PaddockException(ErrorCode.SESSION_TERMINATED, "session " + r.id() + " is terminated; its " + field + " cannot change");
+    }
+
+    private void requireBudgetable(Agent agent) {
+        String model = agent.model().id();
+        if (!config.modelPrices().priced(model)) {
+            throw new PaddockException(ErrorCode.MODEL_NOT_BUDGETABLE, "model '" + Text.clip(model, 100) + "' has no list price on this server, so a "
+                    + "budget cannot measure it; send no budget, or have the operator add its price (model_prices)");
+        }
     }
 
     /** Archives the session: its loop stops, its sandbox and work are released, and it is terminated. */

@@ -175,6 +175,15 @@ class BadRequestsTest {
         refuse("session.resources", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "resources", List.of(Map.of()))));
         refuse("session.vaults", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "vault_ids", List.of("v"))));
         refuse("session.budget", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "budget", Map.of())));
+        refuse("session.budget.amount", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "budget",
+                Map.of("type", "limit", "max_list_cost", Map.of("amount", "25.00", "currency", "USD")))));
+        refuse("session.budget.currency", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "budget",
+                Map.of("type", "limit", "max_list_cost", Map.of("amount", "2500", "currency", "EUR")))));
+        refuse("session.budget.unpriced", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "budget",
+                Map.of("type", "limit", "max_list_cost", Map.of("amount", "2500", "currency", "USD")))));
+        refuse("session.limits.empty", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "paddock_limits", Map.of())));
+        refuse("session.limits.zero", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "paddock_limits",
+                Map.of("max_tokens", 0))));
         refuse("session.title", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "title", 1)));
         refuse("session.initial.content", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env,
                 "initial_events", List.of(Map.of("type", "user.message")))));
@@ -190,6 +199,8 @@ class BadRequestsTest {
         String session = f.session("self_hosted", List.of(), List.of());
         refuse("session.update.agent", () -> m.sessions().update(f.caller, session, Map.of("agent", agent)));
         refuse("session.update.unknown", () -> m.sessions().update(f.caller, session, Map.of("x", 1)));
+        refuse("session.update.budget", () -> m.sessions().update(f.caller, session, Map.of("budget",
+                Map.of("type", "limit", "max_list_cost", Map.of("amount", "2500", "currency", "USD")))));
         refuse("session.update.metadata", () -> m.sessions().update(f.caller, session, Map.of("metadata", Map.of("k", List.of()))));
         refuse("events.missing", () -> m.intake().send(f.caller, session, Map.of()));
         refuse("events.unknown", () -> m.intake().send(f.caller, session, Map.of("events", List.of(Map.of("type", "user.message",

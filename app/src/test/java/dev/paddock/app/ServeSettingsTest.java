@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.app.serve.ServeSettings;
+import dev.paddock.app.serve.ServeSettings.SettingsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,5 +71,15 @@ class ServeSettingsTest {
                 .hasMessageContaining("default_timeout").hasMessageContaining("not a duration");
         assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of(), home.resolve("absent.properties"), home))
                 .hasMessageContaining("does not exist");
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_MODEL_PRICES", "local-model=cheap"), null, home))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("model_prices entry 'local-model=cheap'");
+    }
+
+    @Test
+    void modelPricesAddToTheBuiltInOnes() throws Exception {
+        ServeSettings s = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_MODEL_PRICES", "local-model=0.5/2"), null, home);
+        assertThat(s.modelPrices().of("local-model").orElseThrow().output()).isEqualByComparingTo("2");
+        assertThat(s.modelPrices().priced("claude-sonnet-4-5")).isTrue();
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).modelPrices().priced("local-model")).isFalse();
     }
 }

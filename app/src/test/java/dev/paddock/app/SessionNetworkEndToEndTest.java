@@ -3,6 +3,7 @@ package dev.paddock.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.serve.PaddockApp;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -154,17 +156,42 @@ class SessionNetworkEndToEndTest {
                     toolResults.clear();
                     toolResults.addAll(results);
                 }
-                byte[] body = PaddockClient.JSON.writeValueAsBytes(Map.of("id", "msg_1", "type", "message", "role", "assistant",
-                        "model", request.path("model").asString(), "content", List.of(block),
-                        "stop_reason", results.isEmpty() ? "tool_use" : "end_turn", "usage", Map.of("input_tokens", 10, "output_tokens", 5)));
-                exchange.getResponseHeaders().add("Content-Type", "application/json");
-                exchange.sendResponseHeaders(200, body.length);
-                try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
-                }
+                // Paddock's loop always streams (stream: true)
+                stream(exchange, request.path("model").asString(), block, results.isEmpty() ? "tool_use" : "end_turn");
                 if (!results.isEmpty()) finished = true;
             });
             server.start();
+        }
+
+        /** The answer as the Messages API streams it: the message, its one block (started empty, then its one delta), the stop reason. */
+        private static void stream(HttpExchange exchange, String model, Map<String, Object> block, String stopReason) throws IOException {
+            exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            Map<String, Object> usage = Map.of("input_tokens", 10, "output_tokens", 5);
+            Map<String, Object> message = new LinkedHashMap<>(Map.of("id", "msg_1", "type", "message", "role", "assistant", "model", model,
+                    "content", List.of(), "usage", usage));
+            message.put("stop_reason", null);
+            try (OutputStream out = exchange.getResponseBody()) {
+                event(out, "message_start", Map.of("type", "message_start", "message", message));
+                Map<String, Object> start = new LinkedHashMap<>(block);
+                Map<String, Object> delta;
+                if ("text".equals(block.get("type"))) {
+                    start.put("text", "");
+                    delta = Map.of("type", "text_delta", "text", block.get("text"));
+                } else {
+                    start.put("input", Map.of());
+                    delta = Map.of("type", "input_json_delta", "partial_json", PaddockClient.JSON.writeValueAsString(block.get("input")));
+                }
+                event(out, "content_block_start", Map.of("type", "content_block_start", "index", 0, "content_block", start));
+                event(out, "content_block_delta", Map.of("type", "content_block_delta", "index", 0, "delta", delta));
+                event(out, "content_block_stop", Map.of("type", "content_block_stop", "index", 0));
+                event(out, "message_delta", Map.of("type", "message_delta", "delta", Map.of("stop_reason", stopReason), "usage", usage));
+                event(out, "message_stop", Map.of("type", "message_stop"));
+            }
+        }
+
+        private static void event(OutputStream out, String name, Map<String, Object> data) throws IOException {
+            out.write(("event: " + name + "\ndata: " + PaddockClient.JSON.writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
         }
 
         String baseUrl() {

@@ -15,10 +15,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -294,16 +296,37 @@ public final class AgentsBench {
                 Map<String, Object> block = results < calls
                         ? Map.of("type", "tool_use", "id", "toolu_bench" + results, "name", "bash", "input", Map.of("command", "true"))
                         : Map.of("type", "text", "text", "done");
-                byte[] body = PaddockClient.JSON.writeValueAsBytes(Map.of("id", "msg_" + results, "type", "message", "role", "assistant",
-                        "model", request.path("model").asString(), "content", List.of(block),
-                        "stop_reason", results < calls ? "tool_use" : "end_turn", "usage", Map.of("input_tokens", 1, "output_tokens", 1)));
-                exchange.getResponseHeaders().add("Content-Type", "application/json");
-                exchange.sendResponseHeaders(200, body.length);
+                // Paddock's loop streams its model requests: answer as the Messages API streams
+                exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+                exchange.sendResponseHeaders(200, 0);
+                Map<String, Object> usage = Map.of("input_tokens", 1, "output_tokens", 1);
+                Map<String, Object> message = new LinkedHashMap<>(Map.of("id", "msg_" + results, "type", "message", "role", "assistant",
+                        "model", request.path("model").asString(), "content", List.of(), "usage", usage));
+                message.put("stop_reason", null);
+                Map<String, Object> start = new LinkedHashMap<>(block);
+                Map<String, Object> delta;
+                if ("text".equals(block.get("type"))) {
+                    start.put("text", "");
+                    delta = Map.of("type", "text_delta", "text", block.get("text"));
+                } else {
+                    start.put("input", Map.of());
+                    delta = Map.of("type", "input_json_delta", "partial_json", PaddockClient.JSON.writeValueAsString(block.get("input")));
+                }
                 try (OutputStream out = exchange.getResponseBody()) {
-                    out.write(body);
+                    event(out, "message_start", Map.of("type", "message_start", "message", message));
+                    event(out, "content_block_start", Map.of("type", "content_block_start", "index", 0, "content_block", start));
+                    event(out, "content_block_delta", Map.of("type", "content_block_delta", "index", 0, "delta", delta));
+                    event(out, "content_block_stop", Map.of("type", "content_block_stop", "index", 0));
+                    event(out, "message_delta", Map.of("type", "message_delta",
+                            "delta", Map.of("stop_reason", results < calls ? "tool_use" : "end_turn"), "usage", usage));
+                    event(out, "message_stop", Map.of("type", "message_stop"));
                 }
             });
             server.start();
+        }
+
+        private static void event(OutputStream out, String name, Map<String, Object> data) throws IOException {
+            out.write(("event: " + name + "\ndata: " + PaddockClient.JSON.writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
         }
 
         String baseUrl() {

@@ -33,13 +33,24 @@ final class JdbcSessionEventStore implements SessionEventStore {
 
     @Override
     public SessionEvent append(String sessionId, String tenantId, String type, Map<String, Object> body) {
+        return append(null, sessionId, tenantId, type, body);
+    }
+
+    @Override
+    public String newId() {
+        return Ids.newId(PREFIX, clock.instant());
+    }
+
+    @Override
+    public SessionEvent append(String givenId, String sessionId, String tenantId, String type, Map<String, Object> body) {
         Require.present(sessionId, "session id");
         Require.text(type, "event type", 64);
+        if (givenId != null && !Ids.isValid(PREFIX, givenId)) throw new IllegalArgumentException("not an event id: " + givenId);
         String json = Json.write(body == null ? Map.of() : body, "event_data", ErrorCode.INVALID_EVENT_DATA);
         return db.write("session_events.append", c -> {
             db.dialect().orderAppends(c, "session_events:" + sessionId);
             Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
-            String id = Ids.newId(PREFIX, at);
+            String id = givenId != null ? givenId : Ids.newId(PREFIX, at);
             Sql.update(c, "INSERT INTO ma_session_events (id, session_id, tenant_id, type, processed_at, body_json) VALUES (?, ?, ?, ?, ?, ?)",
                     id, sessionId, tenantId, type, Columns.micros(at), json);
             return Sql.queryOne(c, "SELECT " + COLUMNS + " FROM ma_session_events WHERE id = ?", JdbcSessionEventStore::map, id).orElseThrow();

@@ -3,11 +3,14 @@ package dev.paddock.agents.loop;
 import com.anthropic.client.AnthropicClient;
 import com.anthropic.client.okhttp.AnthropicOkHttpClient;
 import com.anthropic.core.JsonValue;
+import com.anthropic.core.http.AsyncStreamResponse;
 import com.anthropic.errors.AnthropicIoException;
+import com.anthropic.helpers.MessageAccumulator;
 import com.anthropic.models.messages.ContentBlock;
 import com.anthropic.models.messages.ContentBlockParam;
 import com.anthropic.models.messages.MessageCreateParams;
 import com.anthropic.models.messages.MessageParam;
+import com.anthropic.models.messages.RawMessageStreamEvent;
 import com.anthropic.models.messages.TextBlockParam;
 import com.anthropic.models.messages.Tool;
 import com.anthropic.models.messages.ToolResultBlockParam;
@@ -18,15 +21,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Calls the Anthropic Messages API (or anything that speaks it) through the official Java client. The client does not
- * retry: the agent loop does, within its retry budget, and shows each retry as a session event.
+ * Calls the Anthropic Messages API (or anything that speaks it) through the official Java client, streaming
+ * ({@code stream: true}): the answer is put together from the stream's events (its usage from {@code message_start}
+ * and {@code message_delta}) while its text goes to the listener. The client does not retry: the agent loop does,
+ * within its retry budget, and shows each retry as a session event; an {@code error} event inside the stream is a
+ * failure like an HTTP error of the same type.
  */
 public final class AnthropicModelGateway implements ModelGateway, AutoCloseable {
+    /**
+     * Runs the clients' completions and stream handlers, each on a virtual thread of its own. A plain executor, not an
+     * ExecutorService, so closing a renewed client does not shut it: a request still under way on the old client
+     * completes (or fails) rather than waiting forever for a callback that could no longer run.
+     */
+    private static final Executor CALLBACKS = task -> Thread.ofVirtual().name("paddock-model-callback").start(task);
+
     private final String baseUrl;
     private final String apiKey;
     private final AtomicReference<AnthropicClient> client;
@@ -38,7 +51,8 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
     }
 
     private AnthropicClient newClient() {
-        return AnthropicOkHttpClient.builder().baseUrl(baseUrl).apiKey(apiKey).maxRetries(0).timeout(Duration.ofMinutes(10)).build();
+        return AnthropicOkHttpClient.builder().baseUrl(baseUrl).apiKey(apiKey).maxRetries(0).timeout(Duration.ofMinutes(10))
+                .completionExecutor(CALLBACKS).streamHandlerExecutor(CALLBACKS).build();
     }
 
     /**
@@ -51,27 +65,39 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
     }
 
     @Override
-    public Turn call(Request r) {
+    public Turn call(Request r, Listener listener) {
         MessageCreateParams.Builder b = MessageCreateParams.builder().model(r.model()).maxTokens(r.maxTokens());
         if (r.system() != null && !r.system().isBlank()) b.system(r.system());
         for (ToolSpec t : r.tools()) b.addTool(tool(t));
         for (ModelGateway.Message m : r.messages()) b.addMessage(message(m));
-        // the SDK's Message, not ModelGateway's inherited one
-        com.anthropic.models.messages.Message reply;
         AnthropicClient current = client.get();
-        // asynchronously, so that an interrupt of this thread cancels the HTTP call itself
-        CompletableFuture<com.anthropic.models.messages.Message> pending = current.async().messages().create(b.build());
+        MessageAccumulator answer = MessageAccumulator.create();
+        // streamed asynchronously: the text reaches the listener as it comes, and an interrupt of this thread closes
+        // the stream's HTTP call itself
+        AsyncStreamResponse<RawMessageStreamEvent> stream = current.async().messages().createStreaming(b.build());
+        stream.subscribe(event -> {
+            answer.accumulate(event);
+            forward(event, listener);
+        });
         try {
-            reply = pending.get();
+            stream.onCompleteFuture().get();
         } catch (InterruptedException e) {
-            pending.cancel(true);
-            renew(current);
+            renew(current); // first, so that the next request already takes a fresh client
+            stream.close();
             Thread.currentThread().interrupt();
             throw new CancellationException("the model request was cancelled");
         } catch (ExecutionException e) {
             RuntimeException cause = e.getCause() instanceof RuntimeException failure ? failure : new IllegalStateException(e.getCause());
             if (cause instanceof AnthropicIoException) renew(current);
             throw ModelFailures.of(cause);
+        }
+        // the SDK's Message, not ModelGateway's inherited one
+        com.anthropic.models.messages.Message reply;
+        try {
+            reply = answer.message();
+        } catch (IllegalStateException e) {
+            renew(current);
+            throw new Failure(Failure.Kind.REQUEST_FAILED, true, null, "the model's stream ended before its message was complete", e);
         }
         List<Block> blocks = new ArrayList<>();
         for (ContentBlock c : reply.content()) {
@@ -88,6 +114,17 @@ public final class AnthropicModelGateway implements ModelGateway, AutoCloseable 
         return new Turn(blocks, reply.stopReason().map(Object::toString).orElse("end_turn"), refusal, usage.inputTokens(), usage.outputTokens(),
                 usage.cacheReadInputTokens().orElse(0L), usage.cacheCreationInputTokens().orElse(0L),
                 usage.cacheCreation().map(c -> c.ephemeral1hInputTokens()).orElse(0L));
+    }
+
+    /** Passes the text of the stream on, as it comes. */
+    private static void forward(RawMessageStreamEvent event, Listener listener) {
+        if (event.isContentBlockStart()) {
+            var start = event.asContentBlockStart();
+            if (start.contentBlock().isText()) listener.textStarted((int) start.index());
+        } else if (event.isContentBlockDelta()) {
+            var delta = event.asContentBlockDelta();
+            if (delta.delta().isText()) listener.textDelta((int) delta.index(), delta.delta().asText().text());
+        }
     }
 
     private static Tool tool(ToolSpec t) {

@@ -3,6 +3,7 @@ package dev.paddock.agents.loop;
 import com.anthropic.core.http.Headers;
 import com.anthropic.errors.AnthropicIoException;
 import com.anthropic.errors.AnthropicServiceException;
+import com.anthropic.errors.SseException;
 import dev.paddock.agents.loop.ModelGateway.Failure;
 import dev.paddock.agents.loop.ModelGateway.Failure.Kind;
 import java.time.Duration;
@@ -13,12 +14,14 @@ import java.util.List;
 
 /**
  * What a failed Messages API call means to the agent loop: its kind, whether it may be retried (by the status, as
- * the SDKs decide, unless the server said otherwise in {@code x-should-retry}) and how long the server asked to wait.
+ * the SDKs decide, unless the server said otherwise in {@code x-should-retry}; by the error type for an error inside
+ * the stream) and how long the server asked to wait.
  */
 final class ModelFailures {
     private ModelFailures() {}
 
     static Failure of(RuntimeException e) {
+        if (e instanceof SseException s) return ofStreamError(s);
         if (e instanceof AnthropicServiceException s) {
             int status = s.statusCode();
             Kind kind = status == 429 ? Kind.RATE_LIMITED : status == 529 ? Kind.OVERLOADED : Kind.REQUEST_FAILED;
@@ -30,6 +33,23 @@ final class ModelFailures {
             return new Failure(Kind.REQUEST_FAILED, true, null, "the model could not be reached: " + e.getMessage(), e);
         }
         return new Failure(Kind.REQUEST_FAILED, false, null, "the model request failed: " + e.getMessage(), e);
+    }
+
+    /**
+     * An {@code error} event inside an answer's stream (the HTTP status was 200): judged by its error type as the
+     * same error would be by its HTTP status ({@code overloaded_error} as a 529, {@code rate_limit_error} as a 429,
+     * {@code api_error} as a 500).
+     */
+    private static Failure ofStreamError(SseException s) {
+        String type = s.errorType().map(Object::toString).orElse("unknown");
+        Kind kind = switch (type) {
+            case "rate_limit_error" -> Kind.RATE_LIMITED;
+            case "overloaded_error" -> Kind.OVERLOADED;
+            default -> Kind.REQUEST_FAILED;
+        };
+        boolean retryable = kind != Kind.REQUEST_FAILED || "api_error".equals(type) || "timeout_error".equals(type);
+        return new Failure(kind, retryable, retryAfter(s.headers(), Instant.now()), "the model's stream broke off with " + type + ": "
+                + s.apiMessage().orElse("no message"), s);
     }
 
     private static boolean shouldRetry(Headers headers, int status) {

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-/** One call to a model: the conversation so far in, the model's next turn out. */
+/** One call to a model: the conversation so far in, the model's next turn out (streamed to a {@link Listener} as it comes). */
 public interface ModelGateway {
     /** A tool the model may call. {@code inputSchema} is a JSON schema object. */
     record ToolSpec(String name, String description, Map<String, Object> inputSchema) {}
@@ -68,6 +68,23 @@ public interface ModelGateway {
         public Duration retryAfter() { return retryAfter; }
     }
 
+    /**
+     * What the model says while it answers, for live previews only: the {@link Turn} it returns is what counts.
+     * {@code index} is the block's place among all of the answer's content blocks.
+     */
+    interface Listener {
+        Listener NONE = new Listener() {
+            @Override public void textStarted(int index) { }
+            @Override public void textDelta(int index, String text) { }
+        };
+
+        /** A text block starts. */
+        void textStarted(int index);
+
+        /** More text of the block that started at {@code index}. */
+        void textDelta(int index, String text);
+    }
+
     /** Throws {@link Failure} when the model does not answer. */
-    Turn call(Request request);
+    Turn call(Request request, Listener listener);
 }

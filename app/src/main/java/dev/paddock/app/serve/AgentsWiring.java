@@ -21,7 +21,8 @@ final class AgentsWiring {
     static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, SecretCipher vault, List<AutoCloseable> started) {
         AgentsConfig config = AgentsConfig.defaults().withModel(s.modelBaseUrl(), s.modelApiKey())
                 .withSandboxFree(s.allowSandboxFree(), "subprocess")
-                .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()));
+                .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()))
+                .withModelPrices(s.modelPrices());
         if (s.allowSandboxFree()) {
             log.warn("allow_sandbox_free is on: sessions in environments of type 'none' run tools on this host without isolation");
         }

@@ -1,5 +1,6 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.agents.ModelPrices;
 import dev.paddock.app.cli.Units;
 import dev.paddock.core.spi.Limits;
 import java.io.IOException;
@@ -60,7 +61,8 @@ public record ServeSettings(
         long maxCheckpointSize,
         long tenantStorageQuota,
         String storeUrl,
-        boolean mcpAllowPrivateHosts) {
+        boolean mcpAllowPrivateHosts,
+        ModelPrices modelPrices) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -104,6 +106,7 @@ public record ServeSettings(
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
+        k.put("model_prices", new String[] {"", "list prices for session budgets: model=input/output,… ($ per million tokens)"});
         k.put("packages_pip_index_url", new String[] {"", "pip index for environment packages"});
         k.put("packages_npm_registry", new String[] {"", "npm registry for environment packages"});
         k.put("packages_apt_sources", new String[] {"", "apt sources file for environment packages"});
@@ -177,7 +180,8 @@ public record ServeSettings(
                 limit("max_checkpoint_size", v.get("max_checkpoint_size")),
                 limit("tenant_storage_quota", v.get("tenant_storage_quota")),
                 blankToNull(v.get("store_url")),
-                bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")));
+                bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")),
+                modelPrices(v.get("model_prices")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
@@ -200,6 +204,14 @@ public record ServeSettings(
             throw new SettingsException("unknown key(s) in " + file + ": " + String.join(", ", unknown) + "; known keys: " + String.join(", ", KEYS.keySet()));
         }
         return out;
+    }
+
+    private static ModelPrices modelPrices(String s) {
+        try {
+            return ModelPrices.parse(s);
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(e.getMessage());
+        }
     }
 
     private static int port(String s) {

@@ -10,6 +10,15 @@ import java.util.Optional;
 public interface SessionEventStore {
     SessionEvent append(String sessionId, String tenantId, String type, Map<String, Object> body);
 
+    /**
+     * Appends an event under an id from {@link #newId()} taken earlier: the id a live preview of the event announced
+     * before the event itself was complete.
+     */
+    SessionEvent append(String id, String sessionId, String tenantId, String type, Map<String, Object> body);
+
+    /** A fresh event id, not yet used by any event. */
+    String newId();
+
     /** Oldest first unless {@code newestFirst}. Cursors are event ids of this session. */
     Page<SessionEvent> list(String sessionId, PageRequest page, boolean newestFirst);
 

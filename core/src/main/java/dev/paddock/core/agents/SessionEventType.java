@@ -28,6 +28,7 @@ public enum SessionEventType {
     SESSION_ERROR("session.error"),
     SESSION_WARNING("session.warning"),
     SESSION_UPDATED("session.updated"),
+    SESSION_USAGE("session.usage"),
     SESSION_DELETED("session.deleted"),
     SPAN_MODEL_REQUEST_START("span.model_request_start"),
     SPAN_MODEL_REQUEST_END("span.model_request_end");

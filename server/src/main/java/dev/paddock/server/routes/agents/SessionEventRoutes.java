@@ -21,16 +21,23 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A session's events: send, list (oldest first unless {@code order=desc}), and stream as Server-Sent Events. A
  * stream carries events appended after it opened; with {@code Last-Event-ID} (or {@code ?after_id=}) it first
- * replays the events after that one, so a client that lost its connection resumes without gaps or repeats.
+ * replays the events after that one, so a client that lost its connection resumes without gaps or repeats. With
+ * {@code event_deltas} it also carries live previews ({@code event_start}, {@code event_delta}, without an SSE id)
+ * of the requested event types while they are produced.
  */
 final class SessionEventRoutes {
     /** How often the stream looks whether its subscription ended (a dropped slow reader, a deleted session). */
     private static final Duration POLL = Duration.ofMillis(200);
+    /** The event types a stream may ask previews of ({@code event_deltas}). */
+    private static final Set<String> PREVIEWABLE = Set.of("agent.message", "agent.thinking");
 
     private final SessionService sessions;
     private final EventIntake intake;
@@ -72,8 +79,15 @@ final class SessionEventRoutes {
             seq = events.find(session.id(), id).map(SessionEvent::seq).orElseThrow(() -> new PaddockException(ErrorCode.INVALID_CURSOR,
                     "Last-Event-ID '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
         }
+        Set<String> previewed = new HashSet<>(AgentBodies.many(ctx, "event_deltas"));
+        for (String type : previewed) {
+            if (!PREVIEWABLE.contains(type)) {
+                throw new PaddockException(ErrorCode.INVALID_PARAMETER, "event_deltas must be among " + new TreeSet<>(PREVIEWABLE) + ", got '"
+                        + Text.clip(type, 40) + "'");
+            }
+        }
         // Subscribe before replaying, so nothing appended in between is missed; duplicates are dropped by seq.
-        try (EventLog.Subscription sub = events.subscribe(session.id())) {
+        try (EventLog.Subscription sub = events.subscribe(session.id(), previewed)) {
             SseStream out = SseStream.open(ctx, "stream open");
             long sent = seq;
             if (seq != Long.MAX_VALUE) {
@@ -84,8 +98,12 @@ final class SessionEventRoutes {
                 }
             }
             while (!sub.ended()) {
-                SessionEvent e = out.next(sub.queue(), POLL);
-                if (e == null || (sent != Long.MAX_VALUE && e.seq() <= sent)) continue;
+                EventLog.Item item = out.next(sub.queue(), POLL);
+                if (item instanceof EventLog.Preview preview) {
+                    out.event(preview.type(), json.write(preview.wire()));
+                    continue;
+                }
+                if (!(item instanceof EventLog.Logged(SessionEvent e)) || (sent != Long.MAX_VALUE && e.seq() <= sent)) continue;
                 sent = write(out, e);
                 if (e.is(SessionEventType.SESSION_DELETED)) return;
             }
