@@ -55,12 +55,33 @@ final class AgentSpec {
         return out;
     }
 
-    static List<Object> skills(Object v) {
+    private static final int MAX_SKILLS = 20;
+
+    /** Resolves one skill of a request: its type, id and version (null: latest), {@code where} naming the field. */
+    @FunctionalInterface
+    interface SkillResolver {
+        AgentSkill resolve(String where, String type, String skillId, String version);
+    }
+
+    static List<AgentSkill> skills(Object v, SkillResolver resolver) {
         List<Object> raw = Fields.array(v, "skills");
-        if (raw != null && !raw.isEmpty()) {
-            throw new PaddockException(ErrorCode.SKILLS_NOT_SUPPORTED, "Paddock does not run skills yet; send an empty 'skills' list");
+        List<AgentSkill> out = new ArrayList<>();
+        if (raw == null) return out;
+        if (raw.size() > MAX_SKILLS) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'skills' holds at most " + MAX_SKILLS + " skills");
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < raw.size(); i++) {
+            String where = "skills[" + i + "]";
+            Map<String, Object> s = Fields.object(raw.get(i), where);
+            Fields.allowOnly(s, Set.of("type", "skill_id", "version"), where);
+            String type = Fields.requiredString(s, "type", 32);
+            if (!AgentSkill.CUSTOM.equals(type) && !AgentSkill.ANTHROPIC.equals(type)) {
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".type' must be custom or anthropic, got '" + Text.clip(type, 40) + "'");
+            }
+            String id = Fields.requiredString(s, "skill_id", 128);
+            if (!ids.add(id)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".skill_id': skill '" + Text.clip(id, 60) + "' is listed twice");
+            out.add(resolver.resolve(where, type, id, Fields.optionalString(s, "version", 64)));
         }
-        return new ArrayList<>();
+        return out;
     }
 
     static List<AgentTool> tools(Object v, List<Agent.McpServer> servers) {
