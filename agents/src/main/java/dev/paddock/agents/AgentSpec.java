@@ -69,19 +69,37 @@ final class AgentSpec {
         if (raw == null) return out;
         if (raw.size() > MAX_SKILLS) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'skills' holds at most " + MAX_SKILLS + " skills");
         Set<String> ids = new HashSet<>();
+        List<AgentSkill> asked = new ArrayList<>();
         for (int i = 0; i < raw.size(); i++) {
             String where = "skills[" + i + "]";
             Map<String, Object> s = Fields.object(raw.get(i), where);
             Fields.allowOnly(s, Set.of("type", "skill_id", "version"), where);
-            String type = Fields.requiredString(s, "type", 32);
+            String type = skillField(s, "type", where, true);
             if (!AgentSkill.CUSTOM.equals(type) && !AgentSkill.ANTHROPIC.equals(type)) {
                 throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".type' must be custom or anthropic, got '" + Text.clip(type, 40) + "'");
             }
-            String id = Fields.requiredString(s, "skill_id", 128);
+            String id = skillField(s, "skill_id", where, true);
             if (!ids.add(id)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".skill_id': skill '" + Text.clip(id, 60) + "' is listed twice");
-            out.add(resolver.resolve(where, type, id, Fields.optionalString(s, "version", 64)));
+            asked.add(new AgentSkill(type, id, skillField(s, "version", where, false)));
+        }
+        // resolved once the whole list is well-formed, so a shape error is reported before a missing skill
+        for (int i = 0; i < asked.size(); i++) {
+            AgentSkill a = asked.get(i);
+            out.add(resolver.resolve("skills[" + i + "]", a.type(), a.skillId(), a.version()));
         }
         return out;
+    }
+
+    private static String skillField(Map<String, Object> s, String key, String where, boolean required) {
+        Object v = s.get(key);
+        if (v == null) {
+            if (required) throw new PaddockException(ErrorCode.MISSING_FIELD, "field '" + where + "." + key + "' is required");
+            return null;
+        }
+        if (!(v instanceof String str) || str.isBlank() || str.length() > 128) {
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "." + key + "' must be a string of 1-128 characters");
+        }
+        return str;
     }
 
     static List<AgentTool> tools(Object v, List<Agent.McpServer> servers) {
