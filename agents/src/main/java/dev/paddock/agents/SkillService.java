@@ -262,14 +262,14 @@ public final class SkillService {
     private Resource storeVersion(String tenantId, String skillId, String version, SkillUpload upload, Instant now) {
         synchronized (lock(tenantId)) {
             long limit = quota.getAsLong();
-            if (limit > 0) {
-                long used = storedBytes.applyAsLong(tenantId);
-                if (used + upload.bytes() > limit) {
-                    throw new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this skill's " + upload.bytes() + " bytes would pass this tenant's "
-                            + "storage quota of " + limit + " bytes (" + Math.max(0, limit - used) + " left); delete skills, skill versions or checkpoints first");
-                }
-            }
+            long used = limit > 0 ? storedBytes.applyAsLong(tenantId) : 0;
+            if (limit > 0 && used + upload.bytes() > limit) throw quotaExceeded(upload.bytes(), limit, used);
             long bytes = archives.write(skillId, version, upload);
+            // the archive is what is stored: checked once its size is known
+            if (limit > 0 && used + bytes > limit) {
+                archives.delete(skillId, version);
+                throw quotaExceeded(bytes, limit, used);
+            }
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("id", version);
             body.put("type", SKILL_VERSION);
@@ -288,6 +288,11 @@ public final class SkillService {
             }
             return row;
         }
+    }
+
+    private static PaddockException quotaExceeded(long bytes, long limit, long used) {
+        return new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this skill version's " + bytes + " bytes would pass this tenant's storage "
+                + "quota of " + limit + " bytes (" + Math.max(0, limit - used) + " left); delete skills, skill versions or checkpoints first");
     }
 
     private static Map<String, Object> skillBody(String id, String displayName, String latest, Instant created, Instant updated) {
