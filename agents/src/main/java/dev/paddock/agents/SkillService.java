@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,7 +160,13 @@ public final class SkillService {
         Callers.requireApiKey(p, "list skill versions");
         find(p.tenantId(), id);
         Page<Resource> rows = store.list(SKILL_VERSION, p.tenantId(), new ResourceFilter(true, id, null, List.of(), true), page);
-        return ListResult.of(rows.map(Resource::body), page);
+        ListResult r = ListResult.of(rows.map(Resource::body), page);
+        // the rows are keyed skill:version; the answer's id cursors are the versions, as the data's ids
+        return new ListResult(r.data(), r.nextPage(), r.prevPage(), r.hasMore(), versionOf(r.firstId()), versionOf(r.lastId()));
+    }
+
+    private static String versionOf(String key) {
+        return key == null ? null : key.substring(key.indexOf(':') + 1);
     }
 
     public Map<String, Object> deleteVersion(Principal p, String id, String version) {
@@ -356,8 +363,17 @@ public final class SkillService {
                 + "' is pinned by no live session of this environment key's environment");
     }
 
+    /** Every version of the skill, newest first. */
     private List<Resource> allVersions(String tenantId, String skillId) {
-        return store.list(SKILL_VERSION, tenantId, new ResourceFilter(true, skillId, null, List.of(), true), PageRequest.first(PageRequest.MAX_LIMIT)).data();
+        List<Resource> out = new ArrayList<>();
+        String after = null;
+        while (true) {
+            Page<Resource> page = store.list(SKILL_VERSION, tenantId, new ResourceFilter(true, skillId, null, List.of(), true),
+                    new PageRequest(PageRequest.MAX_LIMIT, after, null));
+            out.addAll(page.data());
+            if (!page.hasMore() || page.lastId() == null) return out;
+            after = page.lastId();
+        }
     }
 
     private Object lock(String tenantId) {

@@ -24,11 +24,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import org.junit.jupiter.api.AfterAll;
@@ -160,6 +163,13 @@ class SkillsTest {
         assertThat(code(delete("/v1/skills/" + skill.id() + "/versions/" + skill.latestVersionId()))).isEqualTo("409 skill_last_version");
         assertThat(delete("/v1/skills/" + skill.id()).body().get("type").asString()).isEqualTo("skill_deleted");
         assertThat(code(api.get("/v1/skills/" + skill.id(), Map.of()))).isEqualTo("404 skill_not_found");
+        // what Jetty staged of the uploads, the refused ones too, is gone with their requests
+        Path staging = stack.dataDir.resolve("skills/.uploads");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            try (Stream<Path> left = Files.list(staging)) {
+                assertThat(left.toList()).isEmpty();
+            }
+        });
     }
 
     @Test
