@@ -43,7 +43,6 @@ public final class SessionService {
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
                    EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock,
                    SessionSkills skills) {
-        this.skills = skills;
         this.store = store;
         this.agents = agents;
         this.environments = environments;
@@ -55,6 +54,7 @@ public final class SessionService {
         this.ending = ending;
         this.config = config;
         this.clock = clock;
+        this.skills = skills;
     }
 
     public SessionResource create(Principal p, Map<String, Object> body) {

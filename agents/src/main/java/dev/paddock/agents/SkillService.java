@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 
@@ -124,10 +125,11 @@ public final class SkillService {
 
     // ------------------------------------------------------------------ versions
 
-    public Map<String, Object> createVersion(Principal p, String id, List<SkillFile> files) {
+    /** A new version from {@code files}, which are read only once the skill is found: an upload to no skill of the caller's is not read. */
+    public Map<String, Object> createVersion(Principal p, String id, Supplier<List<SkillFile>> files) {
         Callers.requireApiKey(p, "create skill versions");
         Resource skill = find(p.tenantId(), id);
-        SkillUpload upload = SkillUpload.check(files, limits);
+        SkillUpload upload = SkillUpload.check(files.get(), limits);
         if (!upload.name().equals(skill.aux())) {
             throw new PaddockException(ErrorCode.SKILL_NAME_MISMATCH, "skill " + id + " is named '" + skill.aux() + "', but this upload's "
                     + "SKILL.md names '" + upload.name() + "'; a skill keeps the name of its first upload");

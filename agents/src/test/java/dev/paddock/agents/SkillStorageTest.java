@@ -78,9 +78,9 @@ class SkillStorageTest {
         assertThat(agents.skills().storedBytes("alice")).isEqualTo(stored);
         assertThat(host.storedBytes("alice")).isEqualTo(stored);
 
-        agents.skills().createVersion(alice, id, skill(20_000));
+        agents.skills().createVersion(alice, id, () -> skill(20_000));
         // a third archive of this size passes alice's quota; bob's quota is his own
-        assertThatThrownBy(() -> agents.skills().createVersion(alice, id, skill(30_000)))
+        assertThatThrownBy(() -> agents.skills().createVersion(alice, id, () -> skill(30_000)))
                 .isInstanceOfSatisfying(PaddockException.class, e -> assertThat(e.code()).isEqualTo("storage_quota_exceeded"));
         assertThat(agents.skills().storedBytes("alice")).isLessThanOrEqualTo(QUOTA);
         assertThat(agents.skills().create(bob, skill(30_000), null)).containsKey("id");

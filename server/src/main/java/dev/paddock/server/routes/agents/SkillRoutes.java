@@ -47,7 +47,7 @@ final class SkillRoutes {
         r.get("/v1/skills", ctx -> AgentBodies.list(ctx, skills.list(Auth.principal(ctx), AgentBodies.page(ctx), ctx.queryParam("source"))));
         r.get(SKILL, ctx -> ctx.json(skills.get(Auth.principal(ctx), ctx.pathParam("skill_id"))));
         r.delete(SKILL, ctx -> ctx.json(skills.delete(Auth.principal(ctx), ctx.pathParam("skill_id"))));
-        r.post(SKILL + "/versions", ctx -> ctx.json(skills.createVersion(Auth.principal(ctx), ctx.pathParam("skill_id"), files(ctx))));
+        r.post(SKILL + "/versions", ctx -> ctx.json(skills.createVersion(Auth.principal(ctx), ctx.pathParam("skill_id"), () -> files(ctx))));
         r.get(SKILL + "/versions", ctx -> AgentBodies.list(ctx, skills.versions(Auth.principal(ctx), ctx.pathParam("skill_id"), AgentBodies.page(ctx))));
         r.get(VERSION, ctx -> ctx.json(skills.getVersion(Auth.principal(ctx), ctx.pathParam("skill_id"), ctx.pathParam("version"))));
         r.delete(VERSION, ctx -> ctx.json(skills.deleteVersion(Auth.principal(ctx), ctx.pathParam("skill_id"), ctx.pathParam("version"))));
