@@ -11,11 +11,11 @@ import java.util.Map;
  * {@link AgentSpec}; {@link #toWire()} is its one wire (and stored) shape and {@link #snapshot()} the copy a
  * session keeps of it.
  *
- * @param skills always empty: Paddock runs no skills yet
+ * @param skills the skills it carries, each pinned to a version
  * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
  */
 public record Agent(String id, String name, String description, String system, Model model, List<McpServer> mcpServers,
-                    List<AgentTool> tools, List<Object> skills, Map<String, String> metadata, long version,
+                    List<AgentTool> tools, List<AgentSkill> skills, Map<String, String> metadata, long version,
                     String createdAt, String updatedAt, String archivedAt) {
     static final String TYPE = "agent";
 
@@ -73,7 +73,9 @@ public record Agent(String id, String name, String description, String system, M
         m.put("model", model.toWire());
         m.put("mcp_servers", servers());
         m.put("tools", toolsWire());
-        m.put("skills", new ArrayList<>(skills));
+        List<Object> skillsWire = new ArrayList<>();
+        for (AgentSkill s : skills) skillsWire.add(s.toWire());
+        m.put("skills", skillsWire);
         m.put("metadata", new LinkedHashMap<>(metadata));
         m.put("execution_identity", Map.of("type", "service_account"));
         m.put("multiagent", null);
@@ -108,10 +110,12 @@ public record Agent(String id, String name, String description, String system, M
             AgentTool t = AgentTool.fromWire(AgentSpec.map(o));
             if (t != null) tools.add(t);
         }
+        List<AgentSkill> skills = new ArrayList<>();
+        for (Object o : AgentSpec.list(m.get("skills"))) skills.add(AgentSkill.fromWire(AgentSpec.map(o)));
         Map<String, String> metadata = Fields.storedMetadata(m.get("metadata"));
         long version = m.get("version") instanceof Number n ? n.longValue() : 0;
         return new Agent(str(m.get("id")), str(m.get("name")), str(m.get("description")), str(m.get("system")),
-                Model.fromWire(AgentSpec.map(m.get("model"))), servers, tools, AgentSpec.list(m.get("skills")), metadata, version,
+                Model.fromWire(AgentSpec.map(m.get("model"))), servers, tools, skills, metadata, version,
                 str(m.get("created_at")), str(m.get("updated_at")), str(m.get("archived_at")));
     }
 

@@ -11,6 +11,7 @@ import dev.paddock.core.store.PageRequest;
 import dev.paddock.access.Principal;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,10 +25,12 @@ public final class AgentService {
             "metadata", "skills", "execution_identity", "multiagent", "version");
 
     private final ResourceStore store;
+    private final SkillService skills;
     private final Clock clock;
 
-    public AgentService(ResourceStore store, Clock clock) {
+    public AgentService(ResourceStore store, SkillService skills, Clock clock) {
         this.store = store;
+        this.skills = skills;
         this.clock = clock;
     }
 
@@ -42,7 +45,7 @@ public final class AgentService {
         Agent.Model model = AgentSpec.model(body.get("model"), true);
         List<Agent.McpServer> servers = AgentSpec.mcpServers(body.get("mcp_servers"));
         List<AgentTool> tools = AgentSpec.tools(body.get("tools"), servers);
-        List<Object> skills = AgentSpec.skills(body.get("skills"));
+        List<AgentSkill> skills = skills(p, body.get("skills"));
         Map<String, String> metadata = Fields.metadata(body.get("metadata"), "metadata");
         Agent agent = new Agent(id, name, description, system, model, servers, tools, skills, metadata, 1, Times.iso(now), Times.iso(now), null);
         Resource r = new Resource(Resource.AGENT, id, p.tenantId(), null, null, null, null, null, 1, 0, now, now, null, agent.toWire());
@@ -88,7 +91,7 @@ public final class AgentService {
         Agent.Model model = body.get("model") != null ? AgentSpec.model(body.get("model"), true) : a.model();
         List<Agent.McpServer> servers = body.containsKey("mcp_servers") ? AgentSpec.mcpServers(body.get("mcp_servers")) : a.mcpServers();
         List<AgentTool> tools = body.containsKey("tools") ? AgentSpec.tools(body.get("tools"), servers) : a.tools();
-        List<Object> skills = body.containsKey("skills") ? AgentSpec.skills(body.get("skills")) : a.skills();
+        List<AgentSkill> skills = body.containsKey("skills") ? skills(p, body.get("skills")) : a.skills();
         Map<String, String> metadata = body.containsKey("metadata") ? Fields.patchMetadata(a.metadata(), body.get("metadata"), "metadata") : a.metadata();
         Instant now = clock.instant();
         long next = r.version() + 1;
@@ -106,6 +109,20 @@ public final class AgentService {
         Instant now = clock.instant();
         Agent agent = Agent.fromWire(r.body()).archive(Times.iso(now));
         return Agent.fromWire(store.update(r.archived(now).withBody(agent.toWire(), now)).body());
+    }
+
+    /** The request's skills, each resolved to a version of a skill here; two may not share a name (their directory). */
+    private List<AgentSkill> skills(Principal p, Object raw) {
+        List<AgentSkill> out = AgentSpec.skills(raw, (where, type, id, version) -> skills.resolve(p.tenantId(), where, type, id, version));
+        Set<String> names = new HashSet<>();
+        for (AgentSkill s : out) {
+            String name = skills.version(p.tenantId(), s).map(SkillService.Version::name).orElse(s.skillId());
+            if (!names.add(name)) {
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'skills': two skills are named '" + name
+                        + "', and each skill's files go to skills/<name>/; keep one of them");
+            }
+        }
+        return out;
     }
 
     private static Map<String, Object> wire(Resource r) {

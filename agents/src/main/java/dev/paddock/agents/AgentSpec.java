@@ -67,12 +67,51 @@ final class AgentSpec {
         return out;
     }
 
-    static List<Object> skills(Object v) {
+    private static final int MAX_SKILLS = 20;
+
+    /** Resolves one skill of a request: its type, id and version (null: latest), {@code where} naming the field. */
+    @FunctionalInterface
+    interface SkillResolver {
+        AgentSkill resolve(String where, String type, String skillId, String version);
+    }
+
+    static List<AgentSkill> skills(Object v, SkillResolver resolver) {
         List<Object> raw = Fields.array(v, "skills");
-        if (raw != null && !raw.isEmpty()) {
-            throw new PaddockException(ErrorCode.SKILLS_NOT_SUPPORTED, "Paddock does not run skills yet; send an empty 'skills' list");
+        List<AgentSkill> out = new ArrayList<>();
+        if (raw == null) return out;
+        if (raw.size() > MAX_SKILLS) throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'skills' holds at most " + MAX_SKILLS + " skills");
+        Set<String> ids = new HashSet<>();
+        List<AgentSkill> asked = new ArrayList<>();
+        for (int i = 0; i < raw.size(); i++) {
+            String where = "skills[" + i + "]";
+            Map<String, Object> s = Fields.object(raw.get(i), where);
+            Fields.allowOnly(s, Set.of("type", "skill_id", "version"), where);
+            String type = skillField(s, "type", where, true);
+            if (!AgentSkill.CUSTOM.equals(type) && !AgentSkill.ANTHROPIC.equals(type)) {
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".type' must be custom or anthropic, got '" + Text.clip(type, 40) + "'");
+            }
+            String id = skillField(s, "skill_id", where, true);
+            if (!ids.add(id)) throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".skill_id': skill '" + Text.clip(id, 60) + "' is listed twice");
+            asked.add(new AgentSkill(type, id, skillField(s, "version", where, false)));
         }
-        return new ArrayList<>();
+        // resolved once the whole list is well-formed, so a shape error is reported before a missing skill
+        for (int i = 0; i < asked.size(); i++) {
+            AgentSkill a = asked.get(i);
+            out.add(resolver.resolve("skills[" + i + "]", a.type(), a.skillId(), a.version()));
+        }
+        return out;
+    }
+
+    private static String skillField(Map<String, Object> s, String key, String where, boolean required) {
+        Object v = s.get(key);
+        if (v == null) {
+            if (required) throw new PaddockException(ErrorCode.MISSING_FIELD, "field '" + where + "." + key + "' is required");
+            return null;
+        }
+        if (!(v instanceof String str) || str.isBlank() || str.length() > 128) {
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + "." + key + "' must be a string of 1-128 characters");
+        }
+        return str;
     }
 
     static List<AgentTool> tools(Object v, List<Agent.McpServer> servers) {

@@ -4,6 +4,8 @@ import dev.paddock.agents.loop.AnthropicModelGateway;
 import dev.paddock.agents.loop.ModelGateway;
 import dev.paddock.agents.mcp.McpSessions;
 import dev.paddock.agents.mcp.McpSettings;
+import dev.paddock.agents.skills.SkillArchives;
+import dev.paddock.agents.skills.SkillLimits;
 import dev.paddock.core.agents.AgentsStore;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.host.RuntimeHost;
@@ -18,6 +20,7 @@ import java.util.stream.Collectors;
  */
 public final class ManagedAgents implements AutoCloseable {
     private final AgentService agents;
+    private final SkillService skills;
     private final EnvironmentService environments;
     private final SessionService sessions;
     private final EventIntake intake;
@@ -47,11 +50,15 @@ public final class ManagedAgents implements AutoCloseable {
         this.gateway = model == null && config.hasModel() ? new AnthropicModelGateway(config.modelBaseUrl(), config.modelApiKey()) : null;
         ModelGateway chosen = model != null ? model : gateway;
         Supplier<ModelGateway> supplier = () -> chosen;
-        this.agents = new AgentService(store.resources(), clock);
         this.environments = new EnvironmentService(store.resources(), new EnvironmentConfigs(config, host.config().defaultDriver(), drivers), clock);
+        this.skills = new SkillService(store.resources(), new SkillArchives(host.config().dataDir()), SkillLimits.DEFAULTS, environments,
+                host::storedBytes, () -> host.config().tenantStorageBytes(), clock);
+        host.countStoredBytes(skills::storedBytes);
+        this.agents = new AgentService(store.resources(), skills, clock);
         this.events = new EventLog(store.events());
         this.work = new WorkQueue(store.work(), config, clock);
-        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config);
+        SessionSkills sessionSkills = new SessionSkills(host, skills);
+        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config, sessionSkills);
         SessionEnding ending = new SessionEnding(store.resources(), events, work, sandboxes, clock);
         this.vaults = new VaultService(store.resources(), clock);
         this.credentials = new VaultCredentialService(store.resources(), vaults, mcp.credentialCipher(), clock);
@@ -60,10 +67,13 @@ public final class ManagedAgents implements AutoCloseable {
         this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, mcpSessions, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);
-        this.sessions = new SessionService(store.resources(), agents, environments, vaults, finder, intake, events, engine, work, ending, config, clock);
+        this.sessions = new SessionService(store.resources(), agents, environments, vaults, finder, intake, events, engine, work, ending, config, clock,
+                sessionSkills);
     }
 
     public AgentService agents() { return agents; }
+
+    public SkillService skills() { return skills; }
 
     public EnvironmentService environments() { return environments; }
 

@@ -54,6 +54,13 @@ public record SessionAgent(String modelId, String system, List<ModelGateway.Tool
         return new SessionAgent(modelId, system, all, settings);
     }
 
+    /** This agent with {@code listing} (the skills part of the prompt; null: none) after its system prompt. */
+    public SessionAgent withSkills(String listing) {
+        if (listing == null) return this;
+        String prompt = system == null || system.isBlank() ? listing : system + "\n\n" + listing;
+        return new SessionAgent(modelId, prompt, tools, toolset);
+    }
+
     /** True when {@code name} is an enabled built-in tool, which Paddock (or a self-hosted worker) runs. */
     public boolean runsBuiltIn(String name) {
         ToolSetting s = toolset.get(name);

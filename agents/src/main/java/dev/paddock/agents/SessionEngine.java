@@ -189,12 +189,12 @@ public final class SessionEngine implements AutoCloseable {
     private void turn(Run run) {
         Session session = session(run);
         if (session == null || session.terminated()) return;
-        SessionAgent agent = SessionAgent.of(SessionResource.of(session).agent());
         Environment env = store.find(Resource.ENVIRONMENT, run.tenantId, session.environmentId()).map(Environment::of).orElse(null);
         if (env == null) {
             end(run, session, "unknown_error", "the session's environment no longer exists");
             return;
         }
+        SessionAgent agent = SessionAgent.of(SessionResource.of(session).agent()).withSkills(sandboxes.skillListing(session, env));
         HistoryProjection history = run.history;
         if (history.read(h -> h.endsWith(SessionEventType.SESSION_STATUS_IDLE))) {
             return; // the session stopped after its last input (e.g. at the turn limit): only new input moves it

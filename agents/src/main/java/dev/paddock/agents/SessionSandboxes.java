@@ -24,12 +24,19 @@ public final class SessionSandboxes {
     private final ResourceStore store;
     private final AgentsConfig config;
     private final EnvironmentPackages packages;
+    private final SessionSkills skills;
 
-    public SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config) {
+    SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config, SessionSkills skills) {
         this.host = host;
         this.store = store;
         this.config = config;
         this.packages = new EnvironmentPackages(host, config.packageMirrors());
+        this.skills = skills;
+    }
+
+    /** The system prompt's part on the session agent's skills (where its environment puts them), or null. */
+    String skillListing(Session session, Environment env) {
+        return skills.listing(session.tenantId(), SessionResource.of(session).agent().skills(), env.selfHosted());
     }
 
     public ToolResult run(Session session, Environment env, String tool, Map<String, Object> input) {
@@ -65,6 +72,7 @@ public final class SessionSandboxes {
         SandboxRecord created = env.sandboxFree() ? host.createSandboxFree(owner, request) : host.create(owner, request);
         try {
             packages.install(owner, created.id(), wanted);
+            skills.layInto(owner, created.id(), SessionResource.of(current).agent().skills());
         } catch (RuntimeException e) {
             host.delete(owner, created.id());
             throw e;

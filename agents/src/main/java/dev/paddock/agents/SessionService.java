@@ -40,9 +40,11 @@ public final class SessionService {
     private final SessionEnding ending;
     private final AgentsConfig config;
     private final Clock clock;
+    private final SessionSkills skills;
 
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, VaultService vaults, SessionFinder finder,
-                   EventIntake intake, EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock) {
+                   EventIntake intake, EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock,
+                   SessionSkills skills) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
@@ -55,6 +57,7 @@ public final class SessionService {
         this.ending = ending;
         this.config = config;
         this.clock = clock;
+        this.skills = skills;
     }
 
     public SessionResource create(Principal p, Map<String, Object> body) {
@@ -70,6 +73,7 @@ public final class SessionService {
                     + "agent loop; set model_base_url (and model_api_key) in the server config or PADDOCK_MODEL_BASE_URL");
         }
         Agent agent = agentSnapshot(p, body.get("agent"));
+        skills.requireExisting(p.tenantId(), agent.skills());
         List<Object> resources = Fields.array(body.get("resources"), "resources");
         if (resources != null && !resources.isEmpty()) {
             throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");

@@ -96,6 +96,15 @@ class BadRequestsTest {
         refuse("agent.mcp_toolset.unknown", () -> m.agents().create(f.caller, agent("tools", List.of(Map.of("type", "mcp_toolset", "mcp_server_name", "docs",
                 "name", "x")))));
         refuse("agent.skills", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "anthropic")))));
+        refuse("agent.skills.type", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "plugin", "skill_id", "x")))));
+        refuse("agent.skills.anthropic", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "anthropic", "skill_id", "xlsx")))));
+        refuse("agent.skills.id", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "custom", "skill_id", "xlsx")))));
+        refuse("agent.skills.unknown", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "custom",
+                "skill_id", "skill_0123456789abcdefghjkmnpqrs")))));
+        refuse("agent.skills.version", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "custom",
+                "skill_id", "skill_0123456789abcdefghjkmnpqrs", "version", 3)))));
+        refuse("agent.skills.twice", () -> m.agents().create(f.caller, agent("skills", List.of(Map.of("type", "custom",
+                "skill_id", "skill_0123456789abcdefghjkmnpqrs"), Map.of("type", "custom", "skill_id", "skill_0123456789abcdefghjkmnpqrs")))));
         Map<String, Object> many = new LinkedHashMap<>();
         for (int i = 0; i < 17; i++) many.put("k" + i, "v");
         refuse("agent.metadata.keys", () -> m.agents().create(f.caller, agent("metadata", many)));

@@ -30,7 +30,7 @@ class McpAgentSpecTest {
     void open() throws IOException {
         dir = Files.createTempDirectory("paddock-mcp-spec");
         store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
-        agents = new AgentService(store.agents().resources(), Clock.systemUTC());
+        agents = new AgentService(store.agents().resources(), null, Clock.systemUTC()); // no skills in these agents
     }
 
     @AfterEach

@@ -141,6 +141,17 @@ class OpenApiDocumentTest {
         JsonNode env = answer(key, "POST", "/v1/environments", "{\"name\":\"e\",\"config\":{\"type\":\"self_hosted\"}}", 200, "Environment");
         answer(key, "POST", "/v1/sessions", "{\"agent\":\"" + agent.path("id").asString() + "\",\"environment_id\":\""
                 + env.path("id").asString() + "\"}", 200, "Session");
+        JsonNode skill = uploadSkill(key);
+        assertMatches("Skill", skill);
+        String skillPath = "/v1/skills/" + skill.path("id").asString();
+        answer(key, "GET", skillPath, null, 200, "Skill");
+        answer(key, "GET", "/v1/skills", null, 200, "SkillPage");
+        answer(key, "GET", skillPath + "/versions", null, 200, "SkillVersionPage");
+        answer(key, "GET", skillPath + "/versions/latest", null, 200, "SkillVersion");
+        JsonNode withSkill = answer(key, "POST", "/v1/agents", "{\"name\":\"s\",\"model\":\"m\",\"skills\":[{\"type\":\"custom\",\"skill_id\":\""
+                + skill.path("id").asString() + "\"}]}", 200, "Agent");
+        assertMatches("AgentSkill", withSkill.path("skills").get(0));
+        answer(key, "DELETE", skillPath, null, 200, "DeletedSkill");
         answer(key, "GET", "/v1/sandboxes/sbx_0123456789abcdefghjkmnpqrs", null, 404, "Error");
         answer(null, "GET", "/v1/sandboxes", null, 401, "Error");
         answer(key, "DELETE", sbx + "?purge=true", null, 200, "Sandbox");
@@ -173,6 +184,22 @@ class OpenApiDocumentTest {
         assertThat(undocumented).as("routes the server has that " + SystemRoutes.OPENAPI_RESOURCE
                 + " does not document (add them, as docs/API.md describes them)").isEmpty();
         assertThat(missing).as("operations the document names that the server does not have").isEmpty();
+    }
+
+    /** A skill of one file, uploaded as the Skills API takes it (multipart/form-data). */
+    private JsonNode uploadSkill(String key) {
+        String boundary = "openapi-test-boundary";
+        String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"files\"; filename=\"notes/SKILL.md\"\r\n\r\n"
+                + "---\nname: notes\ndescription: Keep notes.\n---\n\r\n--" + boundary + "--\r\n";
+        HttpRequest r = HttpRequest.newBuilder(URI.create(app.url() + "/v1/skills")).timeout(Duration.ofSeconds(30)).header("x-api-key", key)
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        try {
+            HttpResponse<String> answer = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as("POST /v1/skills: %s", answer.body()).isEqualTo(200);
+            return JSON.readTree(answer.body());
+        } catch (Exception e) {
+            throw new AssertionError("POST /v1/skills failed: " + e, e);
+        }
     }
 
     private JsonNode answer(String key, String method, String path, String body, int status, String schema) {

@@ -71,7 +71,9 @@ class TenantGateTest {
             Map.entry("POST /v1/environments", "creates the caller's own"),
             Map.entry("GET /v1/environments", "collection"),
             Map.entry("POST /v1/sessions", "creates the caller's own (naming another tenant's agent: checked below)"),
-            Map.entry("GET /v1/sessions", "collection"));
+            Map.entry("GET /v1/sessions", "collection"),
+            Map.entry("POST /v1/skills", "creates the caller's own"),
+            Map.entry("GET /v1/skills", "collection"));
 
     private Path dataDir;
     private PaddockApp app;
@@ -110,6 +112,9 @@ class TenantGateTest {
         JsonNode work = send(keyA, "GET", "/v1/environments/" + a.get("environment_id") + "/work", null).path("data");
         assertThat(work.size()).as("a user message queues work for the self-hosted environment").isPositive();
         a.put("work_id", work.get(0).path("id").asString());
+        JsonNode skill = JSON.readTree(upload(keyA, "/v1/skills", "a-notes/SKILL.md", "---\nname: a-notes\ndescription: A's notes.\n---\n").body());
+        a.put("skill_id", skill.path("id").asString());
+        a.put("version", skill.path("latest_version_id").asString());
         a.values().forEach(v -> assertThat(v).as("every resource of A was made: %s", a).isNotBlank());
     }
 
@@ -282,6 +287,22 @@ class TenantGateTest {
         HttpResponse<String> r = call(key, method, path, body);
         assertThat(r.statusCode()).as("%s %s: %s", method, path, r.body()).isBetween(200, 299);
         return r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body());
+    }
+
+    /** A multipart upload of one file (a skill's), as the Skills API takes it. */
+    private HttpResponse<String> upload(String key, String path, String filename, String content) {
+        String boundary = "tenant-gate-boundary";
+        String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"files\"; filename=\"" + filename + "\"\r\n\r\n"
+                + content + "\r\n--" + boundary + "--\r\n";
+        HttpRequest r = HttpRequest.newBuilder(URI.create(app.url() + path)).timeout(Duration.ofSeconds(30)).header("x-api-key", key)
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary).POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        try {
+            HttpResponse<String> answer = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).as("upload to %s: %s", path, answer.body()).isEqualTo(200);
+            return answer;
+        } catch (Exception e) {
+            throw new AssertionError("upload to " + path + " failed: " + e, e);
+        }
     }
 
     private HttpResponse<String> call(String key, String method, String path, String body) {

@@ -15,7 +15,7 @@ import java.util.Optional;
 record CheckpointCap(long bytes, boolean byQuota, long setting) {
 
     static PaddockException quotaExceeded(long quota) {
-        return new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this tenant's checkpoints already take its storage quota of "
+        return new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this tenant's checkpoints and skills already take its storage quota of "
                 + quota + " bytes; delete some (DELETE /v1/sandboxes/{id}/checkpoints/{checkpoint_id}) first");
     }
 

@@ -32,6 +32,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
 /**
@@ -56,10 +57,15 @@ final class Checkpoints {
     private final OwnedSandboxes host;
     private final SandboxLocks locks;
     private final Path dir;
+    private final ToLongFunction<String> storedBytes;
 
-    /** Makes the directory private and deletes what a dead host left half-written. */
-    Checkpoints(HostConfig config, OwnedSandboxes host, SandboxLocks locks) {
+    /**
+     * Makes the directory private and deletes what a dead host left half-written. {@code storedBytes}: what a tenant
+     * stores in all (these checkpoints and more), for its storage quota.
+     */
+    Checkpoints(HostConfig config, OwnedSandboxes host, SandboxLocks locks, ToLongFunction<String> storedBytes) {
         this.config = config;
+        this.storedBytes = storedBytes;
         this.host = host;
         this.locks = locks;
         this.dir = config.checkpointsDir();
@@ -297,7 +303,7 @@ final class Checkpoints {
     private CheckpointCap cap(String tenantId) {
         long limit = config.maxCheckpointBytes() > 0 ? config.maxCheckpointBytes() : Long.MAX_VALUE;
         if (config.tenantStorageBytes() > 0) {
-            long left = config.tenantStorageBytes() - host.store().checkpoints().totalBytes(tenantId);
+            long left = config.tenantStorageBytes() - storedBytes.applyAsLong(tenantId);
             if (left <= 0) throw CheckpointCap.quotaExceeded(config.tenantStorageBytes());
             if (left < limit) return new CheckpointCap(left, true, config.tenantStorageBytes());
         }

@@ -46,7 +46,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,6 +81,8 @@ public final class RuntimeHost implements AutoCloseable {
     private final Operations operations;
     private final OwnedSandboxes owned = new Owned();
     private final Checkpoints checkpoints;
+    /** What else a tenant keeps stored beside its checkpoints (skills), for the one storage quota. */
+    private final List<ToLongFunction<String>> otherStoredBytes = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService sweeper =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-sweeper").factory());
 
@@ -102,7 +106,7 @@ public final class RuntimeHost implements AutoCloseable {
         if (!byId.containsKey(config.defaultDriver())) {
             throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
         }
-        this.checkpoints = new Checkpoints(config, owned, locks);
+        this.checkpoints = new Checkpoints(config, owned, locks, this::storedBytes);
         if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
         RuntimeWatch watch = new RuntimeWatch(owned);
         byId.values().forEach(d -> d.watchRuntimes(watch));
@@ -122,6 +126,21 @@ public final class RuntimeHost implements AutoCloseable {
         if (started) throw new IllegalStateException("templates are added before the host starts");
         templates.add(template);
         template.warmProfile().ifPresent(p -> addWarmPool(p.withTemplate(p.template().withTemplate(template.name()))));
+    }
+
+    /**
+     * Counts what {@code source} says a tenant stores (bytes by tenant id) in the tenant's storage quota
+     * ({@code tenantStorageBytes}), beside its checkpoints.
+     */
+    public void countStoredBytes(ToLongFunction<String> source) {
+        otherStoredBytes.add(source);
+    }
+
+    /** The bytes a tenant stores on this server: its checkpoints and what {@link #countStoredBytes} added. */
+    public long storedBytes(String tenantId) {
+        long total = store.checkpoints().totalBytes(tenantId);
+        for (ToLongFunction<String> source : otherStoredBytes) total += source.applyAsLong(tenantId);
+        return total;
     }
 
     /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */

@@ -33,7 +33,7 @@ import tools.jackson.databind.JsonNode;
  * A self-hosted worker in Java: polls an environment's work queue (Paddock's or Anthropic's), acknowledges each
  * item, keeps its lease alive with heartbeats, creates a Paddock sandbox for the session, follows the session's
  * events (the stream rings, an {@link EventCursor} reads what is new) and answers every {@code agent.tool_use} with a {@code user.tool_result} from the agent toolset run in
- * that sandbox. The item is force-stopped and the sandbox terminated when the session idles out, ends, or the
+ * that sandbox, with the session agent's skills laid out at {@code /workspace/skills/<name>/}. The item is force-stopped and the sandbox terminated when the session idles out, ends, or the
  * lease is lost (then the item belongs to someone else and is left alone).
  */
 public final class PaddockWorker implements AutoCloseable {
@@ -55,6 +55,7 @@ public final class PaddockWorker implements AutoCloseable {
     private final RuntimeHost host;
     private final QueueClient queue;
     private final Principal owner;
+    private final WorkerSkills skills;
     private final AtomicBoolean stopping = new AtomicBoolean();
     /** Held while an item is served; {@link #close()} takes it to wait for that item's clean-up. */
     private final ReentrantLock serving = new ReentrantLock();
@@ -67,6 +68,7 @@ public final class PaddockWorker implements AutoCloseable {
         this.host = host;
         this.queue = new QueueClient(settings.baseUrl(), settings.environmentKey(), settings.workerId());
         this.owner = new Principal("worker", settings.workerId(), false);
+        this.skills = new WorkerSkills(queue, host, owner);
     }
 
     /** Serves work until {@link #close()}; a failed item is logged and the loop goes on. */
@@ -119,6 +121,7 @@ public final class PaddockWorker implements AutoCloseable {
             if ("terminated".equals(session.path("status").asString())) return;
             SandboxRecord sandbox = host.create(owner, settings.sandbox());
             sandboxId = sandbox.id();
+            skills.layOut(session, sandboxId);
             follow(sessionId, new AgentToolset(host, owner, sandboxId), leaseLost, done);
         } catch (RuntimeException e) {
             log.warn("serving session {} failed: {}", sessionId, e.getMessage());

@@ -68,6 +68,30 @@ final class QueueClient {
         return call("GET", "/v1/sessions/" + id, null, null);
     }
 
+    /** A skill version the session pins ({@code GET /v1/skills/{id}/versions/{version}}). */
+    JsonNode skillVersion(String skillId, String version) {
+        return call("GET", "/v1/skills/" + URLEncoder.encode(skillId, StandardCharsets.UTF_8) + "/versions/"
+                + URLEncoder.encode(version, StandardCharsets.UTF_8), null, null);
+    }
+
+    /** The version's files as a zip archive; the caller closes the stream. */
+    InputStream skillContent(String skillId, String version) throws IOException {
+        HttpRequest r = request("/v1/skills/" + URLEncoder.encode(skillId, StandardCharsets.UTF_8) + "/versions/"
+                + URLEncoder.encode(version, StandardCharsets.UTF_8) + "/content", Duration.ofMinutes(2)).GET().build();
+        try {
+            HttpResponse<InputStream> resp = http.send(r, HttpResponse.BodyHandlers.ofInputStream());
+            if (resp.statusCode() / 100 != 2) {
+                try (InputStream in = resp.body()) {
+                    throw new HttpFailure(resp.statusCode(), "skill download refused: HTTP " + resp.statusCode());
+                }
+            }
+            return resp.body();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HttpFailure(0, "interrupted");
+        }
+    }
+
     /** One page of the session's events, oldest first; {@code page} is a cursor from {@code next_page}, null the first. */
     JsonNode eventPage(String session, String page) {
         return call("GET", "/v1/sessions/" + session + "/events?limit=" + EVENT_PAGE + (page == null ? "" : "&page=" + page), null, null);

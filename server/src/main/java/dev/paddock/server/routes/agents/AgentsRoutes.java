@@ -17,7 +17,7 @@ import java.util.Optional;
  * is accepted and ignored.
  */
 public final class AgentsRoutes implements RouteModule {
-    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions", "/v1/vaults");
+    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions", "/v1/vaults", "/v1/skills");
     /** The SDKs read an error's reason from {@code error.details.error_code}. */
     private static final ApiErrors.ErrorDetails SDK_DETAILS = e -> SdkErrorCodes.details(e.errorCode());
 
@@ -28,12 +28,12 @@ public final class AgentsRoutes implements RouteModule {
     }
 
     /**
-     * Environment keys authenticate only where a worker needs them: its environment's work queue and sessions.
-     * Everywhere else they are unknown keys.
+     * Environment keys authenticate only where a worker needs them: its environment's work queue and sessions, and
+     * the skill versions those sessions pin (which the worker lays out). Everywhere else they are unknown keys.
      */
     @Override
     public Optional<Principal> authenticate(String path, String key) {
-        return path.startsWith("/v1/sessions/") || path.startsWith("/v1/environments/")
+        return path.startsWith("/v1/sessions/") || path.startsWith("/v1/environments/") || path.startsWith("/v1/skills/")
                 ? agents.environments().authenticate(key)
                 : Optional.empty();
     }
@@ -52,6 +52,7 @@ public final class AgentsRoutes implements RouteModule {
         new SessionEventRoutes(agents.sessions(), agents.intake(), agents.events(), b, json).register(r);
         new WorkRoutes(agents.environments(), agents.work(), b, json).register(r);
         new VaultRoutes(agents.vaults(), agents.credentials(), agents.credentialValidation(), b).register(r);
+        new SkillRoutes(agents.skills()).register(r);
         // Conflicts and lost leases are final answers: the SDKs must not retry them.
         r.after(ctx -> {
             int status = ctx.statusCode();
