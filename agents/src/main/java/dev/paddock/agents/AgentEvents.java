@@ -87,6 +87,19 @@ final class AgentEvents {
         return Map.of("error", error);
     }
 
+    /**
+     * {@code session.error} for a resource that could not be laid (a repository's clone, a file): the turn is dead
+     * ({@code exhausted}); repository errors name the {@code repository_url}.
+     */
+    static Map<String, Object> resourceError(String type, String message, String repositoryUrl) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("type", type);
+        error.put("message", message);
+        if (type.startsWith("repository_")) error.put("repository_url", repositoryUrl);
+        error.put("retry_status", EXHAUSTED);
+        return Map.of("error", error);
+    }
+
     /** {@code span.model_request_end}. */
     static Map<String, Object> modelRequestEnd(String startId, boolean isError, ModelUsage usage) {
         Map<String, Object> end = new LinkedHashMap<>();

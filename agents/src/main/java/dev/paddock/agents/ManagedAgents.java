@@ -18,6 +18,8 @@ public final class ManagedAgents implements AutoCloseable {
     private final AgentService agents;
     private final EnvironmentService environments;
     private final SessionService sessions;
+    private final FileService files;
+    private final SessionResourceService sessionResources;
     private final EventIntake intake;
     private final EventLog events;
     private final WorkQueue work;
@@ -30,6 +32,11 @@ public final class ManagedAgents implements AutoCloseable {
 
     /** As above; {@code model} replaces the Messages API client (tests), null: the configured endpoint. */
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model) {
+        this(host, store, config, clock, model, ResourceSettings.defaults());
+    }
+
+    /** As above, with what session resources need (the repository base url, the vault for their tokens). */
+    public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model, ResourceSettings resources) {
         Set<String> drivers = host.drivers().stream().map(Conformance::driver).collect(Collectors.toSet());
         this.gateway = model == null && config.hasModel() ? new AnthropicModelGateway(config.modelBaseUrl(), config.modelApiKey()) : null;
         ModelGateway chosen = model != null ? model : gateway;
@@ -38,12 +45,15 @@ public final class ManagedAgents implements AutoCloseable {
         this.environments = new EnvironmentService(store.resources(), new EnvironmentConfigs(config, host.config().defaultDriver(), drivers), clock);
         this.events = new EventLog(store.events());
         this.work = new WorkQueue(store.work(), config, clock);
-        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config);
+        this.files = new FileService(store.resources(), host, clock);
+        SessionMounts mounts = new SessionMounts(store.resources(), files, resources, clock);
+        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config, mounts, new ResourcePlacement(host, files, resources));
         SessionEnding ending = new SessionEnding(store.resources(), events, work, sandboxes, clock);
         this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);
-        this.sessions = new SessionService(store.resources(), agents, environments, finder, intake, events, engine, work, ending, config, clock);
+        this.sessions = new SessionService(store.resources(), agents, environments, finder, intake, events, engine, work, ending, config, mounts, clock);
+        this.sessionResources = new SessionResourceService(finder, store.resources(), mounts, sandboxes, events);
     }
 
     public AgentService agents() { return agents; }
@@ -51,6 +61,10 @@ public final class ManagedAgents implements AutoCloseable {
     public EnvironmentService environments() { return environments; }
 
     public SessionService sessions() { return sessions; }
+
+    public FileService files() { return files; }
+
+    public SessionResourceService sessionResources() { return sessionResources; }
 
     public EventIntake intake() { return intake; }
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,20 +14,22 @@ import java.util.Map;
  * {@code paddock_sandbox_id}, the sandbox its tools run in (null until the first tool call; kept in the row, not
  * the body). Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
  * {@code /outputs}, also after the session ended. {@code usage} and {@code stats} are kept by the agent loop (see
- * {@link SessionUsage}); Paddock does not fill resources, vaults, budget or outcome evaluations yet, so those are
+ * {@link SessionUsage}); its {@code resources} are read from their own rows when answered; Paddock does not fill vaults, budget or outcome evaluations yet, so those are
  * written empty.
  *
  * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
  * @param readAt when the session was read, for {@code stats.duration_seconds}; null: not answered
  */
 public record SessionResource(String id, Agent agent, String environmentId, String status, String title, Map<String, String> metadata,
-                              String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt) {
+                              String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt,
+                              List<Map<String, Object>> resources) {
     static final String TYPE = "session";
 
     static final String SANDBOX_FIELD = "paddock_sandbox_id";
 
     public SessionResource {
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+        resources = resources == null ? List.of() : List.copyOf(resources);
     }
 
     /** Reads a stored session. */
@@ -35,20 +38,25 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         Map<String, String> metadata = Fields.storedMetadata(m.get("metadata"));
         return new SessionResource((String) m.get("id"), Agent.fromWire(AgentSpec.map(m.get("agent"))), (String) m.get("environment_id"),
                 (String) m.get("status"), (String) m.get("title"), metadata, (String) m.get("created_at"), (String) m.get("updated_at"),
-                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null);
+                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null, List.of());
     }
 
     SessionResource withTitleAndMetadata(String t, Map<String, String> md, String at) {
-        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt);
+        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt, resources);
     }
 
     SessionResource archive(String at) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt, resources);
     }
 
     /** The session as read at {@code now}: its answer carries the time since it was created. */
     SessionResource readAt(Instant now) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now, resources);
+    }
+
+    /** The session with its resources as answered ({@link SessionMount#toWire()}). */
+    SessionResource withResources(List<Map<String, Object>> r) {
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, readAt, r);
     }
 
     /** The session as answered. */
@@ -73,7 +81,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("status", status);
         m.put("title", title);
         m.put("metadata", new LinkedHashMap<>(metadata));
-        m.put("resources", new ArrayList<>());
+        m.put("resources", new ArrayList<>(resources));
         m.put("vault_ids", new ArrayList<>());
         m.put("budget", null);
         m.put("stats", usage.statsToWire(null, null));

@@ -24,12 +24,16 @@ public final class SessionSandboxes {
     private final ResourceStore store;
     private final AgentsConfig config;
     private final EnvironmentPackages packages;
+    private final SessionMounts mounts;
+    private final ResourcePlacement placement;
 
-    public SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config) {
+    SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config, SessionMounts mounts, ResourcePlacement placement) {
         this.host = host;
         this.store = store;
         this.config = config;
         this.packages = new EnvironmentPackages(host, config.packageMirrors());
+        this.mounts = mounts;
+        this.placement = placement;
     }
 
     public ToolResult run(Session session, Environment env, String tool, Map<String, Object> input) {
@@ -65,6 +69,8 @@ public final class SessionSandboxes {
         SandboxRecord created = env.sandboxFree() ? host.createSandboxFree(owner, request) : host.create(owner, request);
         try {
             packages.install(owner, created.id(), wanted);
+            List<SessionMount> resources = mounts.of(session.tenantId(), session.id());
+            if (!resources.isEmpty()) placement.place(owner, created.id(), resources, runsOnHost(env));
         } catch (RuntimeException e) {
             host.delete(owner, created.id());
             throw e;
@@ -79,6 +85,18 @@ public final class SessionSandboxes {
             }
         }
         return created.id();
+    }
+
+    /** Lays a resource added to a running session into its live sandbox now; one without a sandbox gets it with its first. */
+    void placeIfLive(Session session, Environment env, SessionMount mount) {
+        Principal owner = owner(session);
+        Optional<String> live = sandboxOf(session.tenantId(), session.id());
+        live.ifPresent(id -> placement.place(owner, id, List.of(mount), runsOnHost(env)));
+    }
+
+    /** A session whose commands run on the Paddock host (sandbox-free): nothing is made outside its workspace. */
+    private boolean runsOnHost(Environment env) {
+        return env.sandboxFree() || config.sandboxFreeDriver().equals(env.driver());
     }
 
     private Optional<Session> find(String tenantId, String sessionId) {

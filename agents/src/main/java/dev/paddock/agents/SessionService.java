@@ -37,10 +37,11 @@ public final class SessionService {
     private final WorkQueue work;
     private final SessionEnding ending;
     private final AgentsConfig config;
+    private final SessionMounts mounts;
     private final Clock clock;
 
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
-                   EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock) {
+                   EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, SessionMounts mounts, Clock clock) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
@@ -51,6 +52,7 @@ public final class SessionService {
         this.work = work;
         this.ending = ending;
         this.config = config;
+        this.mounts = mounts;
         this.clock = clock;
     }
 
@@ -67,22 +69,20 @@ public final class SessionService {
                     + "agent loop; set model_base_url (and model_api_key) in the server config or PADDOCK_MODEL_BASE_URL");
         }
         Agent agent = agentSnapshot(p, body.get("agent"));
-        List<Object> resources = Fields.array(body.get("resources"), "resources");
-        if (resources != null && !resources.isEmpty()) {
-            throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");
-        }
+        Environment env = Environment.of(envRow);
+        List<SessionMounts.Requested> resources = mounts.check(p, Fields.array(body.get("resources"), "resources"), env);
         List<String> vaults = Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id");
         if (!vaults.isEmpty()) throw new PaddockException(ErrorCode.VAULTS_NOT_SUPPORTED, "Paddock does not support vaults on sessions yet; send no 'vault_ids'");
         if (body.get("budget") != null) throw new PaddockException(ErrorCode.BUDGET_NOT_SUPPORTED, "Paddock does not enforce session budgets yet; send no 'budget'");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
         SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
-                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null, SessionUsage.NONE, null);
+                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null, SessionUsage.NONE, null, List.of());
         Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
         store.insert(session.row());
-        Environment env = Environment.of(envRow);
+        mounts.attach(p, id, resources);
         if (env.sandboxFree()) {
             events.append(id, p.tenantId(), SessionEventType.SESSION_WARNING, AgentEvents.warning("sandbox_free",
                     "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
@@ -146,13 +146,15 @@ public final class SessionService {
         terminate(finder.find(p, id));
         events.append(id, p.tenantId(), SessionEventType.SESSION_DELETED, Map.of());
         store.delete(Resource.SESSION, p.tenantId(), id);
+        mounts.deleteAll(p.tenantId(), id);
         events.endAll(id);
         return new Deleted(id, "session_deleted").toWire();
     }
 
     /** The session as answered now. */
     private SessionResource view(Session s) {
-        return SessionResource.of(s).readAt(clock.instant());
+        List<Map<String, Object>> resources = mounts.of(s.tenantId(), s.id()).stream().map(SessionMount::toWire).toList();
+        return SessionResource.of(s).readAt(clock.instant()).withResources(resources);
     }
 
     private Resource terminate(Session r) {

@@ -297,7 +297,7 @@ final class Checkpoints {
     private CheckpointCap cap(String tenantId) {
         long limit = config.maxCheckpointBytes() > 0 ? config.maxCheckpointBytes() : Long.MAX_VALUE;
         if (config.tenantStorageBytes() > 0) {
-            long left = config.tenantStorageBytes() - host.store().checkpoints().totalBytes(tenantId);
+            long left = config.tenantStorageBytes() - host.storedBytes(tenantId);
             if (left <= 0) throw CheckpointCap.quotaExceeded(config.tenantStorageBytes());
             if (left < limit) return new CheckpointCap(left, true, config.tenantStorageBytes());
         }

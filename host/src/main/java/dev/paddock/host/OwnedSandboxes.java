@@ -25,6 +25,9 @@ interface OwnedSandboxes {
 
     Store store();
 
+    /** The tenant's stored bytes against its storage quota (checkpoints and uploaded files). */
+    long storedBytes(String tenantId);
+
     /** Every sandbox the store calls active, this host's or not. */
     List<SandboxRecord> activeRecords();
 

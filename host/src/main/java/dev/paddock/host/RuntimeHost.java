@@ -44,10 +44,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +72,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final EgressLeases egress;
     private final Templates templates = new Templates();
     private final WarmPools warmPools = new WarmPools();
+    private final List<ToLongFunction<String>> storageUses = new CopyOnWriteArrayList<>();
     private volatile boolean started;
     private volatile String sandboxFreeDriver;
     private final String ownerId = Ids.newId("host");
@@ -136,6 +139,16 @@ public final class RuntimeHost implements AutoCloseable {
     public String ownerId() { return ownerId; }
 
     public HostConfig config() { return config; }
+
+    /** Counts more of a tenant's stored bytes (the Files API's uploads) against {@code tenant_storage_quota}, beside its checkpoints. */
+    public void addStorageUse(ToLongFunction<String> use) { storageUses.add(use); }
+
+    /** The bytes a tenant keeps on this server against its storage quota: its checkpoints and every added use. */
+    public long storedBytes(String tenantId) {
+        long total = store.checkpoints().totalBytes(tenantId);
+        for (ToLongFunction<String> use : storageUses) total += use.applyAsLong(tenantId);
+        return total;
+    }
 
     public List<Conformance> drivers() {
         return drivers.values().stream().map(SandboxDriver::conformance).toList();
@@ -683,6 +696,7 @@ public final class RuntimeHost implements AutoCloseable {
         @Override public String ownerId() { return ownerId; }
         @Override public Clock clock() { return clock; }
         @Override public Store store() { return store; }
+        @Override public long storedBytes(String tenantId) { return RuntimeHost.this.storedBytes(tenantId); }
         @Override public List<SandboxRecord> activeRecords() { return new ArrayList<>(store.sandboxes().listActive()); }
         @Override public Map<String, SandboxDriver> drivers() { return drivers; }
         @Override public SandboxDriver driver(SandboxRecord r) { return RuntimeHost.this.driver(r); }

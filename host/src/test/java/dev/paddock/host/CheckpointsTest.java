@@ -113,6 +113,7 @@ class CheckpointsTest {
         @Override public String ownerId() { return "host_test"; }
         @Override public Clock clock() { return Clock.systemUTC(); }
         @Override public Store store() { return store; }
+        @Override public long storedBytes(String tenantId) { return store.checkpoints().totalBytes(tenantId); }
         @Override public SandboxDriver driver(SandboxRecord r) { return driver; }
         @Override public SandboxRecord reload(String id) { return store.sandboxes().find(id).orElseThrow(); }
         @Override public Sandbox live(String id) { return sandbox; }

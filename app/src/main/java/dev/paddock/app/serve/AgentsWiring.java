@@ -3,6 +3,9 @@ package dev.paddock.app.serve;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.agents.PackageMirrors;
+import dev.paddock.agents.ResourceSettings;
+import dev.paddock.egress.policy.AddressGuard;
+import dev.paddock.egress.vault.Vault;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
 import java.time.Clock;
@@ -16,14 +19,15 @@ final class AgentsWiring {
 
     private AgentsWiring() {}
 
-    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, List<AutoCloseable> started) {
+    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, Vault vault, List<AutoCloseable> started) {
         AgentsConfig config = AgentsConfig.defaults().withModel(s.modelBaseUrl(), s.modelApiKey())
                 .withSandboxFree(s.allowSandboxFree(), "subprocess")
                 .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()));
         if (s.allowSandboxFree()) {
             log.warn("allow_sandbox_free is on: sessions in environments of type 'none' run tools on this host without isolation");
         }
-        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC());
+        ResourceSettings resources = new ResourceSettings(s.githubBaseUrl(), new VaultResourceSecrets(vault), AddressGuard::blockReason);
+        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, resources);
         started.add(agents);
         return agents;
     }
