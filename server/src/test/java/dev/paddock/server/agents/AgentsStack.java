@@ -2,6 +2,7 @@ package dev.paddock.server.agents;
 
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
+import dev.paddock.agents.ResourceSettings;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /** A real Paddock with the Managed Agents API on loopback: SQLite, the subprocess driver, host, agents, server. */
@@ -29,19 +31,24 @@ final class AgentsStack implements AutoCloseable {
     final String baseUrl;
 
     AgentsStack(AgentsConfig config) {
+        this(config, ResourceSettings.defaults(), h -> h, c -> c);
+    }
+
+    /** With session resource settings and changed host and server settings (limits, quotas). */
+    AgentsStack(AgentsConfig config, ResourceSettings resources, UnaryOperator<HostConfig> hostConfig, UnaryOperator<ServerConfig> serverConfig) {
         try {
             dataDir = Files.createTempDirectory("paddock-agents-test");
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
         store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
-        host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
+        host = new RuntimeHost(hostConfig.apply(HostConfig.defaults(dataDir).withDefaultDriver("subprocess")), store,
                 List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
         host.start();
         ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         apiKey = keys.create(ApiKeys.DEFAULT_TENANT, "test", true).secret();
-        agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC());
-        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)));
+        agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, resources);
+        server = new PaddockServer(host, keys, serverConfig.apply(ServerConfig.defaults().withPort(0)), List.of(new AgentsRoutes(agents)));
         baseUrl = "http://127.0.0.1:" + server.start();
     }
 

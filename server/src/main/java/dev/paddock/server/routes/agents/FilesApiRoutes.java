@@ -3,6 +3,7 @@ package dev.paddock.server.routes.agents;
 import dev.paddock.agents.FileService;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.server.http.Auth;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -45,12 +46,13 @@ final class FilesApiRoutes {
         List<UploadedFile> parts;
         try {
             parts = ctx.uploadedFiles("file");
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Kotlin code: checked ServletException and IOException arrive undeclared
             if (tooLarge(e)) {
                 throw new PaddockException(ErrorCode.FILE_UPLOAD_TOO_LARGE, "the file is larger than this server's max_upload_size of "
                         + maxUploadBytes + " bytes");
             }
-            throw new PaddockException(ErrorCode.INVALID_UPLOAD, "the multipart body cannot be read; send one part named 'file'");
+            throw new PaddockException(ErrorCode.INVALID_UPLOAD, "the multipart body cannot be read (" + Text.clip(rootMessage(e), 120)
+                    + "); send one part named 'file' with a filename");
         }
         if (parts.size() != 1) {
             throw new PaddockException(ErrorCode.INVALID_UPLOAD, parts.isEmpty() ? "the form has no part named 'file' (with a filename)"
@@ -72,6 +74,12 @@ final class FilesApiRoutes {
         ctx.header("Content-Length", String.valueOf(file.sizeBytes()));
         ctx.header("Content-Disposition", "attachment; filename*=UTF-8''" + URLEncoder.encode(file.filename(), StandardCharsets.UTF_8).replace("+", "%20"));
         ctx.result(in);
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+        return String.valueOf(t.getMessage());
     }
 
     /** Jetty refuses a part past maxFileSize (or a body past maxTotalRequestSize) with an exception that says so. */
