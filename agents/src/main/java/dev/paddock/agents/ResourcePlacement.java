@@ -62,6 +62,8 @@ final class ResourcePlacement {
         this.git = new GitClone(settings.githubBaseUrl(), settings.blockedAddress());
         this.secrets = settings.secrets();
         this.clones = host.config().dataDir().resolve("clones");
+        // one server per data directory: what is here was left by one that died mid-clone
+        if (Files.isDirectory(clones)) deleteTree(clones);
     }
 
     /** Lays every resource into the sandbox; {@code onHost}: its commands run on the host, so no link is made outside it. */

@@ -35,7 +35,7 @@ import tools.jackson.databind.node.ObjectNode;
  * served by {@code git http-backend} on loopback (the server's {@code github_base_url}) behind a token check. The
  * scripted model's one bash call reads both; the token is nowhere in the sandbox afterwards (its files, processes'
  * environments and command lines) nor in any answer; a wrong token and an unknown repository end the turn with the
- * SDK's session errors.
+ * SDK's session errors, as does a branch the repository lacks.
  */
 @Tag("bwrap")
 class SessionResourcesEndToEndTest {
@@ -109,10 +109,17 @@ class SessionResourcesEndToEndTest {
         String readme = new String(api.call("GET", "/v1/sandboxes/" + sandboxId + "/files/content", Map.of("path", "/workspace/demo/README.md"), null),
                 StandardCharsets.UTF_8);
         assertThat(readme).isEqualTo(README + "\n");
+
+        // a resource added while the sandbox runs is laid into it at once
+        ObjectNode add = PaddockClient.JSON.createObjectNode().put("type", "file").put("file_id", fileId).put("mount_path", "/workspace/added/notes.txt");
+        assertThat(api.json("POST", "/v1/sessions/" + sessionId + "/resources", Map.of(), add).path("id").asString()).startsWith("sesrsc_");
+        String added = new String(api.call("GET", "/v1/sandboxes/" + sandboxId + "/files/content", Map.of("path", "/workspace/added/notes.txt"), null),
+                StandardCharsets.UTF_8);
+        assertThat(added).isEqualTo(FILE_TEXT);
     }
 
     @Test
-    void aWrongTokenAndAnUnknownRepositoryEndTheTurnWithTheSdksErrors() throws Exception {
+    void aWrongTokenAnUnknownRepositoryAndAMissingBranchEndTheTurnWithTheSdksErrors() throws Exception {
         String fileId = upload("a.txt", "a".getBytes(StandardCharsets.UTF_8)).path("id").asString();
 
         String wrong = runSession(resources(fileId, git.baseUrl() + "acme/demo", "ghp_wrong"));
@@ -123,6 +130,10 @@ class SessionResourcesEndToEndTest {
 
         String missing = runSession(resources(fileId, git.baseUrl() + "acme/missing", token));
         assertThat(lastError(missing).path("type").asString()).isEqualTo("repository_not_found_error");
+
+        ArrayNode noBranch = resources(fileId, git.baseUrl() + "acme/demo", token);
+        ((ObjectNode) noBranch.get(1)).putObject("checkout").put("type", "branch").put("name", "no-such-branch");
+        assertThat(lastError(runSession(noBranch)).path("type").asString()).isEqualTo("repository_checkout_error");
         assertThat(model.toolResults).as("the model never got to run bash").isEmpty();
     }
 
