@@ -41,6 +41,8 @@ public final class SessionMounts {
     private final FileService files;
     private final ResourceSettings settings;
     private final Clock clock;
+    /** The time part of the last id given out: ids sort as resources were added, also within one millisecond. */
+    private long lastIdMillis;
 
     SessionMounts(ResourceStore store, FileService files, ResourceSettings settings, Clock clock) {
         this.store = store;
@@ -133,11 +135,16 @@ public final class SessionMounts {
 
     private SessionMount store(Principal p, String sessionId, Requested r) {
         Instant now = clock.instant();
-        String id = Ids.newId(SessionMount.PREFIX, now);
+        String id = Ids.newId(SessionMount.PREFIX, idTime(now));
         String secretId = r.token() == null ? null : requireSecrets().seal(p.tenantId(), secretName(id), r.token());
         SessionMount m = new SessionMount(id, sessionId, r.type(), r.fileId(), r.url(), r.checkout(), r.mountPath(), secretId, Times.iso(now), Times.iso(now));
         store.insert(new Resource(SessionMount.KIND, id, p.tenantId(), null, r.type(), sessionId, r.fileId(), secretId, 0, 0, now, now, null, m.toWire()));
         return m;
+    }
+
+    private synchronized Instant idTime(Instant now) {
+        lastIdMillis = Math.max(now.toEpochMilli(), lastIdMillis + 1);
+        return Instant.ofEpochMilli(lastIdMillis);
     }
 
     private Requested checkOne(Principal p, Object entry, String where, Environment env) {

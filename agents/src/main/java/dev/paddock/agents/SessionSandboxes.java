@@ -40,8 +40,24 @@ public final class SessionSandboxes {
         Principal owner = owner(session);
         // a first install can take minutes: it runs before, not under, the lock that makes session sandboxes
         if (!isLive(owner, session.sandboxId())) packages.prepare(owner, env.packages());
-        String sandboxId = ensureSandbox(session, env, owner);
-        return new AgentToolset(host, owner, sandboxId).execute(tool, input);
+        Made made = ensureSandbox(session, env, owner);
+        // a clone can take minutes too: the resources are laid after, not under, that lock, before the first tool call
+        if (made.fresh()) placeResources(session, env, owner, made.sandboxId());
+        return new AgentToolset(host, owner, made.sandboxId()).execute(tool, input);
+    }
+
+    /** The session's sandbox; {@code fresh} when this call made it. */
+    private record Made(String sandboxId, boolean fresh) {}
+
+    private void placeResources(Session session, Environment env, Principal owner, String sandboxId) {
+        List<SessionMount> resources = mounts.of(session.tenantId(), session.id());
+        if (resources.isEmpty()) return;
+        try {
+            placement.place(owner, sandboxId, resources, runsOnHost(env));
+        } catch (RuntimeException e) {
+            host.delete(owner, sandboxId); // the next tool call makes a new one and tries again
+            throw e;
+        }
     }
 
     /** The session's live sandbox, if it has one. */
@@ -59,9 +75,9 @@ public final class SessionSandboxes {
         }
     }
 
-    private synchronized String ensureSandbox(Session session, Environment env, Principal owner) {
+    private synchronized Made ensureSandbox(Session session, Environment env, Principal owner) {
         Session current = find(session.tenantId(), session.id()).orElse(session);
-        if (current.sandboxId() != null && isLive(owner, current.sandboxId())) return current.sandboxId();
+        if (current.sandboxId() != null && isLive(owner, current.sandboxId())) return new Made(current.sandboxId(), false);
         String driver = env.sandboxFree() ? config.sandboxFreeDriver() : env.driver();
         NetworkPolicy network = env.sandboxFree() ? NetworkPolicy.NONE : env.network();
         Map<String, List<String>> wanted = env.sandboxFree() ? Map.of() : env.packages();
@@ -69,8 +85,6 @@ public final class SessionSandboxes {
         SandboxRecord created = env.sandboxFree() ? host.createSandboxFree(owner, request) : host.create(owner, request);
         try {
             packages.install(owner, created.id(), wanted);
-            List<SessionMount> resources = mounts.of(session.tenantId(), session.id());
-            if (!resources.isEmpty()) placement.place(owner, created.id(), resources, runsOnHost(env));
         } catch (RuntimeException e) {
             host.delete(owner, created.id());
             throw e;
@@ -84,7 +98,7 @@ public final class SessionSandboxes {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }
         }
-        return created.id();
+        return new Made(created.id(), true);
     }
 
     /** Lays a resource added to a running session into its live sandbox now; one without a sandbox gets it with its first. */
