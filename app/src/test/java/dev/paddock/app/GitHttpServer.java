@@ -13,10 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A Git smart-HTTP server on loopback, as GitHub would be: real bare repositories under {@code <root>/<owner>/<repo>.git}
@@ -45,7 +47,7 @@ final class GitHttpServer implements AutoCloseable {
 
     /** Makes {@code owner/repo.git} with one commit on {@code main} holding {@code files}. */
     void createRepository(String owner, String repo, Map<String, String> files) throws IOException, InterruptedException {
-        Path work = Files.createTempDirectory("git-work");
+        Path work = Files.createDirectories(root.resolve(".work").resolve(owner + "-" + repo));
         for (Map.Entry<String, String> f : files.entrySet()) Files.writeString(work.resolve(f.getKey()), f.getValue());
         git(work, "init", "-q", "-b", "main");
         git(work, "add", ".");
@@ -142,8 +144,12 @@ final class GitHttpServer implements AutoCloseable {
         return -1;
     }
 
+    /** Stops serving and deletes the repositories. */
     @Override
-    public void close() {
+    public void close() throws IOException {
         server.stop(0);
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 }

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -42,11 +43,12 @@ class FilesAndResourcesTest {
     static AgentsStack stack;
     static Rest api;
     static Vault vault;
+    static Path vaultDir;
 
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(n -> List.of(ScriptedModel.text("ok")));
-        Path vaultDir = Files.createTempDirectory("paddock-vault");
+        vaultDir = Files.createTempDirectory("paddock-vault");
         vault = new Vault(new FileSecretRepository(vaultDir.resolve("secrets")), VaultKey.fromDataDir(vaultDir));
         ResourceSettings resources = ResourceSettings.defaults().withSecrets(new VaultSecrets(vault));
         stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "test-model-key"), resources,
@@ -55,9 +57,12 @@ class FilesAndResourcesTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         stack.close();
         model.close();
+        try (Stream<Path> files = Files.walk(vaultDir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     @Test
