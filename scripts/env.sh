@@ -19,7 +19,7 @@ paddock_find_jdk() {
 # (Chromium for the web console test, debootstrap for the image build test, gVisor's runsc and Docker for
 # the drivers of the same names, PostgreSQL for the store's second database).
 PADDOCK_RUN_PACKAGES="bubblewrap gcc libc6-dev"
-PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES chromium debootstrap busybox-static curl python3 python3-pip ca-certificates procps runsc docker.io postgresql"
+PADDOCK_TEST_PACKAGES="$PADDOCK_RUN_PACKAGES git chromium debootstrap busybox-static curl python3 python3-pip ca-certificates procps runsc docker.io postgresql"
 
 # node and npm: the browser-vm asset build and the SDK compatibility tests. Any Node.js 18+ will do; Debian's
 # packages are installed only when no node is on the PATH (a NodeSource node already bundles npm).

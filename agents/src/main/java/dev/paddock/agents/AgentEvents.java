@@ -102,6 +102,19 @@ final class AgentEvents {
         return Map.of("error", error);
     }
 
+    /**
+     * {@code session.error} for a resource that could not be laid (a repository's clone, a file): the turn is dead
+     * ({@code exhausted}); repository errors name the {@code repository_url}.
+     */
+    static Map<String, Object> resourceError(String type, String message, String repositoryUrl) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("type", type);
+        error.put("message", message);
+        if (type.startsWith("repository_")) error.put("repository_url", repositoryUrl);
+        error.put("retry_status", EXHAUSTED);
+        return Map.of("error", error);
+    }
+
     /** {@code agent.mcp_tool_use}: the server's name and the tool's own name; {@code permission} allow, ask or deny. */
     static Map<String, Object> mcpToolUse(String serverName, String toolName, Object input, String permission) {
         Map<String, Object> use = new LinkedHashMap<>();

@@ -23,6 +23,8 @@ public final class ManagedAgents implements AutoCloseable {
     private final SkillService skills;
     private final EnvironmentService environments;
     private final SessionService sessions;
+    private final FileService files;
+    private final SessionResourceService sessionResources;
     private final EventIntake intake;
     private final EventLog events;
     private final WorkQueue work;
@@ -38,14 +40,16 @@ public final class ManagedAgents implements AutoCloseable {
 
     /** As above; {@code model} replaces the Messages API client (tests), null: the configured endpoint. */
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model) {
-        this(host, store, config, clock, model, McpSettings.NONE);
+        this(host, store, config, clock, model, McpSettings.NONE, ResourceSettings.defaults());
     }
 
     /**
      * As above; {@code mcp} holds the cipher for vault credentials (the installation's vault) and whether MCP servers
-     * may be on private addresses.
+     * may be on private addresses, {@code resources} what session resources need (the repository base url, the vault
+     * for their tokens).
      */
-    public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model, McpSettings mcp) {
+    public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model, McpSettings mcp,
+                         ResourceSettings resources) {
         Set<String> drivers = host.drivers().stream().map(Conformance::driver).collect(Collectors.toSet());
         this.gateway = model == null && config.hasModel() ? new AnthropicModelGateway(config.modelBaseUrl(), config.modelApiKey()) : null;
         ModelGateway chosen = model != null ? model : gateway;
@@ -58,7 +62,10 @@ public final class ManagedAgents implements AutoCloseable {
         this.events = new EventLog(store.events());
         this.work = new WorkQueue(store.work(), config, clock);
         SessionSkills sessionSkills = new SessionSkills(host, skills);
-        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config, sessionSkills);
+        this.files = new FileService(store.resources(), host, clock);
+        SessionMounts mounts = new SessionMounts(store.resources(), files, resources, clock);
+        SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config, sessionSkills, mounts,
+                new ResourcePlacement(host, files, resources));
         SessionEnding ending = new SessionEnding(store.resources(), events, work, sandboxes, clock);
         this.vaults = new VaultService(store.resources(), clock);
         this.credentials = new VaultCredentialService(store.resources(), vaults, mcp.credentialCipher(), clock);
@@ -67,8 +74,9 @@ public final class ManagedAgents implements AutoCloseable {
         this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, mcpSessions, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);
-        this.sessions = new SessionService(store.resources(), agents, environments, vaults, finder, intake, events, engine, work, ending, config, clock,
-                sessionSkills);
+        this.sessions = new SessionService(store.resources(), agents, environments, vaults, finder, intake, events, engine, work, ending, config,
+                mounts, clock, sessionSkills);
+        this.sessionResources = new SessionResourceService(finder, store.resources(), mounts, sandboxes, events);
     }
 
     public AgentService agents() { return agents; }
@@ -78,6 +86,10 @@ public final class ManagedAgents implements AutoCloseable {
     public EnvironmentService environments() { return environments; }
 
     public SessionService sessions() { return sessions; }
+
+    public FileService files() { return files; }
+
+    public SessionResourceService sessionResources() { return sessionResources; }
 
     public EventIntake intake() { return intake; }
 

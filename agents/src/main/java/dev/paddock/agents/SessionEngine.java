@@ -259,7 +259,13 @@ public final class SessionEngine implements AutoCloseable {
                 if (env.selfHosted()) {
                     awaitWorker(run, use.eventId());
                 } else {
-                    ToolResult r = interruptibly(run, "tool", () -> sandboxes.run(session, env, use.name(), use.input()));
+                    ToolResult r;
+                    try {
+                        r = interruptibly(run, "tool", () -> sandboxes.run(session, env, use.name(), use.input()));
+                    } catch (ResourcePlacement.Failure f) {
+                        resourceFailed(run, use.eventId(), f);
+                        return;
+                    }
                     if (r == null) break; // interrupted: the turn loop answers the call
                     toolResult(run, use.eventId(), r.content(), r.isError());
                 }
@@ -504,6 +510,13 @@ public final class SessionEngine implements AutoCloseable {
     /** The turn is dead; the session goes idle and takes new input. */
     private void fail(Run run, String type, String message) {
         append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.EXHAUSTED));
+        idle(run, StopReason.RETRIES_EXHAUSTED);
+    }
+
+    /** The session's resources could not be laid into its sandbox: the tool call fails, the turn ends with the SDK's error. */
+    private void resourceFailed(Run run, String useId, ResourcePlacement.Failure f) {
+        toolResult(run, useId, "the session's resources could not be laid into its sandbox: " + f.getMessage(), true);
+        append(run, SessionEventType.SESSION_ERROR, AgentEvents.resourceError(f.errorType(), f.getMessage(), f.repositoryUrl()));
         idle(run, StopReason.RETRIES_EXHAUSTED);
     }
 

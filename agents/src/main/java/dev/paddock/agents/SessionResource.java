@@ -16,15 +16,15 @@ import java.util.Map;
  * {@code /outputs}, also after the session ended. {@code usage} and {@code stats} are kept by the agent loop (see
  * {@link SessionUsage}); {@code vault_ids} are the vaults whose credentials the loop sends to MCP servers;
  * {@code budget} is the SDKs' spend ceiling ({@link BudgetLimit}) and {@code paddock_limits} Paddock's limits on
- * requests, tokens and running time ({@link SessionLimits}), both null when not set. Paddock does not fill resources
- * or outcome evaluations yet, so those are written empty.
+ * requests, tokens and running time ({@link SessionLimits}), both null when not set; its {@code resources} are read
+ * from their own rows when answered. Paddock does not fill outcome evaluations yet, so those are written empty.
  *
  * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
  * @param readAt when the session was read, for {@code stats.duration_seconds}; null: not answered
  */
 public record SessionResource(String id, Agent agent, String environmentId, String status, String title, Map<String, String> metadata,
                               String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt,
-                              List<String> vaultIds, BudgetLimit budget, SessionLimits limits) {
+                              List<String> vaultIds, BudgetLimit budget, SessionLimits limits, List<Map<String, Object>> resources) {
     static final String TYPE = "session";
 
     static final String SANDBOX_FIELD = "paddock_sandbox_id";
@@ -32,6 +32,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
     public SessionResource {
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
         vaultIds = vaultIds == null ? List.of() : List.copyOf(vaultIds);
+        resources = resources == null ? List.of() : List.copyOf(resources);
     }
 
     /** Reads a stored session. */
@@ -41,25 +42,34 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         return new SessionResource((String) m.get("id"), Agent.fromWire(AgentSpec.map(m.get("agent"))), (String) m.get("environment_id"),
                 (String) m.get("status"), (String) m.get("title"), metadata, (String) m.get("created_at"), (String) m.get("updated_at"),
                 (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null, strings(m.get("vault_ids")),
-                BudgetLimit.fromStored(m.get("budget")), SessionLimits.fromStored(m.get(SessionLimits.FIELD)));
+                BudgetLimit.fromStored(m.get("budget")), SessionLimits.fromStored(m.get(SessionLimits.FIELD)), List.of());
     }
 
     SessionResource withTitleAndMetadata(String t, Map<String, String> md, String at) {
-        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt, vaultIds, budget, limits);
+        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt, vaultIds, budget, limits,
+                resources);
     }
 
     SessionResource withBudget(BudgetLimit b, SessionLimits l) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, readAt, vaultIds, b, l);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, readAt, vaultIds, b, l,
+                resources);
     }
 
     SessionResource archive(String at) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt, vaultIds, budget, limits);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt, vaultIds, budget, limits,
+                resources);
     }
 
     /** The session as read at {@code now}: its answer carries the time since it was created. */
     SessionResource readAt(Instant now) {
         return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now, vaultIds,
-                budget, limits);
+                budget, limits, resources);
+    }
+
+    /** The session with its resources as answered ({@link SessionMount#toWire()}). */
+    SessionResource withResources(List<Map<String, Object>> r) {
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, readAt, vaultIds,
+                budget, limits, r);
     }
 
     /** The session as answered. */
@@ -85,7 +95,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("status", status);
         m.put("title", title);
         m.put("metadata", new LinkedHashMap<>(metadata));
-        m.put("resources", new ArrayList<>());
+        m.put("resources", new ArrayList<>(resources));
         m.put("vault_ids", new ArrayList<>(vaultIds));
         m.put("budget", budget == null ? null : budget.toWire());
         m.put(SessionLimits.FIELD, limits == null ? null : limits.toWire());

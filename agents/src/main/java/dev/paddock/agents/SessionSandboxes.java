@@ -25,13 +25,18 @@ public final class SessionSandboxes {
     private final AgentsConfig config;
     private final EnvironmentPackages packages;
     private final SessionSkills skills;
+    private final SessionMounts mounts;
+    private final ResourcePlacement placement;
 
-    SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config, SessionSkills skills) {
+    SessionSandboxes(RuntimeHost host, ResourceStore store, AgentsConfig config, SessionSkills skills, SessionMounts mounts,
+                     ResourcePlacement placement) {
         this.host = host;
         this.store = store;
         this.config = config;
         this.packages = new EnvironmentPackages(host, config.packageMirrors());
         this.skills = skills;
+        this.mounts = mounts;
+        this.placement = placement;
     }
 
     /** The system prompt's part on the session agent's skills (where its environment puts them), or null. */
@@ -43,8 +48,24 @@ public final class SessionSandboxes {
         Principal owner = owner(session);
         // a first install can take minutes: it runs before, not under, the lock that makes session sandboxes
         if (!isLive(owner, session.sandboxId())) packages.prepare(owner, env.packages());
-        String sandboxId = ensureSandbox(session, env, owner);
-        return new AgentToolset(host, owner, sandboxId).execute(tool, input);
+        Made made = ensureSandbox(session, env, owner);
+        // a clone can take minutes too: the resources are laid after, not under, that lock, before the first tool call
+        if (made.fresh()) placeResources(session, env, owner, made.sandboxId());
+        return new AgentToolset(host, owner, made.sandboxId()).execute(tool, input);
+    }
+
+    /** The session's sandbox; {@code fresh} when this call made it. */
+    private record Made(String sandboxId, boolean fresh) {}
+
+    private void placeResources(Session session, Environment env, Principal owner, String sandboxId) {
+        List<SessionMount> resources = mounts.of(session.tenantId(), session.id());
+        if (resources.isEmpty()) return;
+        try {
+            placement.place(owner, sandboxId, resources, runsOnHost(env));
+        } catch (RuntimeException e) {
+            host.delete(owner, sandboxId); // the next tool call makes a new one and tries again
+            throw e;
+        }
     }
 
     /** The session's live sandbox, if it has one. */
@@ -62,9 +83,9 @@ public final class SessionSandboxes {
         }
     }
 
-    private synchronized String ensureSandbox(Session session, Environment env, Principal owner) {
+    private synchronized Made ensureSandbox(Session session, Environment env, Principal owner) {
         Session current = find(session.tenantId(), session.id()).orElse(session);
-        if (current.sandboxId() != null && isLive(owner, current.sandboxId())) return current.sandboxId();
+        if (current.sandboxId() != null && isLive(owner, current.sandboxId())) return new Made(current.sandboxId(), false);
         String driver = env.sandboxFree() ? config.sandboxFreeDriver() : env.driver();
         NetworkPolicy network = env.sandboxFree() ? NetworkPolicy.NONE : env.network();
         Map<String, List<String>> wanted = env.sandboxFree() ? Map.of() : env.packages();
@@ -86,7 +107,19 @@ public final class SessionSandboxes {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }
         }
-        return created.id();
+        return new Made(created.id(), true);
+    }
+
+    /** Lays a resource added to a running session into its live sandbox now; one without a sandbox gets it with its first. */
+    void placeIfLive(Session session, Environment env, SessionMount mount) {
+        Principal owner = owner(session);
+        Optional<String> live = sandboxOf(session.tenantId(), session.id());
+        live.ifPresent(id -> placement.place(owner, id, List.of(mount), runsOnHost(env)));
+    }
+
+    /** A session whose commands run on the Paddock host (sandbox-free): nothing is made outside its workspace. */
+    private boolean runsOnHost(Environment env) {
+        return env.sandboxFree() || config.sandboxFreeDriver().equals(env.driver());
     }
 
     private Optional<Session> find(String tenantId, String sessionId) {

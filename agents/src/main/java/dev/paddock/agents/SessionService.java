@@ -39,12 +39,13 @@ public final class SessionService {
     private final WorkQueue work;
     private final SessionEnding ending;
     private final AgentsConfig config;
+    private final SessionMounts mounts;
     private final Clock clock;
     private final SessionSkills skills;
 
     SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, VaultService vaults, SessionFinder finder,
-                   EventIntake intake, EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock,
-                   SessionSkills skills) {
+                   EventIntake intake, EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config,
+                   SessionMounts mounts, Clock clock, SessionSkills skills) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
@@ -56,6 +57,7 @@ public final class SessionService {
         this.work = work;
         this.ending = ending;
         this.config = config;
+        this.mounts = mounts;
         this.clock = clock;
         this.skills = skills;
     }
@@ -74,10 +76,8 @@ public final class SessionService {
         }
         Agent agent = agentSnapshot(p, body.get("agent"));
         skills.requireExisting(p.tenantId(), agent.skills());
-        List<Object> resources = Fields.array(body.get("resources"), "resources");
-        if (resources != null && !resources.isEmpty()) {
-            throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");
-        }
+        Environment env = Environment.of(envRow);
+        List<SessionMounts.Requested> resources = mounts.check(p, Fields.array(body.get("resources"), "resources"), env);
         List<String> vaultIds = vaults.requireUsable(p, Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id"));
         BudgetLimit budget = body.get("budget") == null ? null : BudgetLimit.parse(body.get("budget"), "budget");
         if (budget != null) requireBudgetable(agent);
@@ -86,12 +86,12 @@ public final class SessionService {
         String id = Ids.newId(PREFIX, now);
         SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
                 Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null,
-                SessionUsage.start(config.modelPrices().priced(agent.model().id())), null, vaultIds, budget, limits);
+                SessionUsage.start(config.modelPrices().priced(agent.model().id())), null, vaultIds, budget, limits, List.of());
         Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
         store.insert(session.row());
-        Environment env = Environment.of(envRow);
+        mounts.attach(p, id, resources);
         if (env.sandboxFree()) {
             events.append(id, p.tenantId(), SessionEventType.SESSION_WARNING, AgentEvents.warning("sandbox_free",
                     "this session's environment has no sandbox: its tools run on the Paddock host with no isolation"));
@@ -202,13 +202,15 @@ public final class SessionService {
         terminate(finder.find(p, id));
         events.append(id, p.tenantId(), SessionEventType.SESSION_DELETED, Map.of());
         store.delete(Resource.SESSION, p.tenantId(), id);
+        mounts.deleteAll(p.tenantId(), id);
         events.endAll(id);
         return new Deleted(id, "session_deleted").toWire();
     }
 
     /** The session as answered now. */
     private SessionResource view(Session s) {
-        return SessionResource.of(s).readAt(clock.instant());
+        List<Map<String, Object>> resources = mounts.of(s.tenantId(), s.id()).stream().map(SessionMount::toWire).toList();
+        return SessionResource.of(s).readAt(clock.instant()).withResources(resources);
     }
 
     private Resource terminate(Session r) {

@@ -8,6 +8,7 @@ import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceFilter;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.toolset.AgentToolset;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -182,6 +184,7 @@ class BadRequestsTest {
         refuse("session.agent.no_version", () -> m.sessions().create(f.caller, Map.of("environment_id", env, "agent", Map.of("type", "agent", "id", agent, "version", 4))));
         refuse("session.agent.object", () -> m.sessions().create(f.caller, Map.of("environment_id", env, "agent", 5)));
         refuse("session.resources", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "resources", List.of(Map.of()))));
+        resources(f, m, agent, env);
         refuse("session.vaults", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "vault_ids", List.of("v"))));
         refuse("session.budget", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "budget", Map.of())));
         refuse("session.budget.amount", () -> m.sessions().create(f.caller, Map.of("agent", agent, "environment_id", env, "budget",
@@ -224,6 +227,39 @@ class BadRequestsTest {
     }
 
     /** Ids in the SDKs' format that name nothing are 404s for every resource; only what cannot be an id is a 400. */
+    private void resources(AgentsFixture f, ManagedAgents m, String agent, String env) {
+        String file = m.files().upload(f.caller, "notes.txt", "text/plain", new ByteArrayInputStream(new byte[] {1})).id();
+        String repo = "https://github.com/acme/demo";
+        Function<List<Map<String, Object>>, Runnable> create = rs -> () -> m.sessions().create(f.caller,
+                Map.of("agent", agent, "environment_id", env, "resources", rs));
+        refuse("resources.memory_store", create.apply(List.of(Map.of("type", "memory_store", "memory_store_id", "memstore_1"))));
+        refuse("resources.type", create.apply(List.of(Map.of("type", "bucket"))));
+        refuse("resources.file.unknown_field", create.apply(List.of(Map.of("type", "file", "file_id", file, "path", "/x"))));
+        refuse("resources.file.missing", create.apply(List.of(Map.of("type", "file"))));
+        refuse("resources.file.id", create.apply(List.of(Map.of("type", "file", "file_id", "sesn_1"))));
+        refuse("resources.file.absent", create.apply(List.of(Map.of("type", "file", "file_id", "file_011CZkZaBF1tNoB5wlCeusgy"))));
+        refuse("resources.mount.relative", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "data/x"))));
+        refuse("resources.mount.dotdot", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "/workspace/../etc/x"))));
+        refuse("resources.mount.outside", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "/etc/passwd"))));
+        refuse("resources.mount.outputs", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "/mnt/session/outputs/x"))));
+        refuse("resources.mount.reserved", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "/workspace/.paddock/x"))));
+        refuse("resources.mount.trailing", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "/workspace/x/"))));
+        refuse("resources.mount.overlap", create.apply(List.of(Map.of("type", "file", "file_id", file, "mount_path", "/workspace/a"),
+                Map.of("type", "github_repository", "url", repo, "mount_path", "/workspace/a/b"))));
+        refuse("resources.mount.same", create.apply(List.of(Map.of("type", "file", "file_id", file), Map.of("type", "file", "file_id", file))));
+        refuse("resources.repo.url.missing", create.apply(List.of(Map.of("type", "github_repository"))));
+        refuse("resources.repo.url.host", create.apply(List.of(Map.of("type", "github_repository", "url", "https://gitlab.com/acme/demo"))));
+        refuse("resources.repo.url.credentials", create.apply(List.of(Map.of("type", "github_repository", "url", "https://user:pw@github.com/acme/demo"))));
+        refuse("resources.repo.url.shape", create.apply(List.of(Map.of("type", "github_repository", "url", "https://github.com/acme/demo/tree/main"))));
+        refuse("resources.repo.url.query", create.apply(List.of(Map.of("type", "github_repository", "url", repo + "?x=1"))));
+        refuse("resources.repo.checkout.type", create.apply(List.of(Map.of("type", "github_repository", "url", repo, "checkout", Map.of("type", "tag")))));
+        refuse("resources.repo.checkout.sha", create.apply(List.of(Map.of("type", "github_repository", "url", repo,
+                "checkout", Map.of("type", "commit", "sha", "main")))));
+        refuse("resources.repo.checkout.branch", create.apply(List.of(Map.of("type", "github_repository", "url", repo,
+                "checkout", Map.of("type", "branch", "name", "-x..y")))));
+        refuse("resources.repo.token.no_vault", create.apply(List.of(Map.of("type", "github_repository", "url", repo, "authorization_token", "ghp_x"))));
+    }
+
     private void ids(AgentsFixture f, ManagedAgents m) {
         String agent = agentId(f);
         String env = env(f);
@@ -263,7 +299,7 @@ class BadRequestsTest {
             call.run();
             lines.add(label + " ACCEPTED");
         } catch (PaddockException e) {
-            lines.add(label + " " + e.code() + " " + sortedLists(e.getMessage()).replaceAll("(agent|env|sesn)_[0-9a-z]{26}", "$1_ID"));
+            lines.add(label + " " + e.code() + " " + sortedLists(e.getMessage()).replaceAll("(agent|env|sesn|file)_[0-9a-z]{26}", "$1_ID"));
         }
     }
 

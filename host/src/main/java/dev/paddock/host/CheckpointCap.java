@@ -15,8 +15,8 @@ import java.util.Optional;
 record CheckpointCap(long bytes, boolean byQuota, long setting) {
 
     static PaddockException quotaExceeded(long quota) {
-        return new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this tenant's checkpoints and skills already take its storage quota of "
-                + quota + " bytes; delete some (DELETE /v1/sandboxes/{id}/checkpoints/{checkpoint_id}) first");
+        return new PaddockException(ErrorCode.STORAGE_QUOTA_EXCEEDED, "this tenant's checkpoints, skills and files already take its storage quota of "
+                + quota + " bytes; delete some (DELETE /v1/sandboxes/{id}/checkpoints/{checkpoint_id}, DELETE /v1/files/{file_id}) first");
     }
 
     OutputStream bound(OutputStream out) {

@@ -13,6 +13,7 @@ import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
@@ -23,7 +24,6 @@ import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
-import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
@@ -32,7 +32,6 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.Store;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.function.Supplier;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,12 +43,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToLongFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +81,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final Operations operations;
     private final OwnedSandboxes owned = new Owned();
     private final Checkpoints checkpoints;
-    /** What else a tenant keeps stored beside its checkpoints (skills), for the one storage quota. */
+    /** What else a tenant keeps stored beside its checkpoints (skills, files), for the one storage quota. */
     private final List<ToLongFunction<String>> otherStoredBytes = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService sweeper =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-sweeper").factory());

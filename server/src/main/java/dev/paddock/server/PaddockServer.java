@@ -20,6 +20,7 @@ import dev.paddock.server.routes.SandboxRoutes;
 import dev.paddock.server.routes.SystemRoutes;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
+import io.javalin.config.SizeUnit;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
@@ -38,6 +39,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PaddockServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PaddockServer.class);
+    /** What a multipart upload may carry beside its file: boundaries, part headers and small fields. */
+    private static final long MULTIPART_OVERHEAD = 64 * 1024;
 
     private final RuntimeHost host;
     private final ApiKeys keys;
@@ -121,6 +124,10 @@ public final class PaddockServer implements AutoCloseable {
         c.concurrency.useVirtualThreads = true;
         c.jsonMapper(json);
         c.http.maxRequestSize = config.maxJsonBytes();
+        // multipart uploads (the Files API): parts past 1 MiB go to a temporary file, a file past max_upload_size is refused
+        c.jetty.multipartConfig.maxFileSize(config.maxUploadBytes(), SizeUnit.BYTES);
+        c.jetty.multipartConfig.maxTotalRequestSize(config.maxUploadBytes() + MULTIPART_OVERHEAD, SizeUnit.BYTES);
+        c.jetty.multipartConfig.maxInMemoryFileSize(1, SizeUnit.MB);
         c.http.prefer405over404 = true;
         c.http.defaultContentType = "application/json";
         c.startup.showJavalinBanner = false;

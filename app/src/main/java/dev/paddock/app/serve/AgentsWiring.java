@@ -3,8 +3,10 @@ package dev.paddock.app.serve;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.agents.PackageMirrors;
+import dev.paddock.agents.ResourceSettings;
 import dev.paddock.agents.mcp.McpSettings;
-import dev.paddock.core.egress.SecretCipher;
+import dev.paddock.egress.policy.AddressGuard;
+import dev.paddock.egress.vault.Vault;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
 import java.time.Clock;
@@ -18,7 +20,7 @@ final class AgentsWiring {
 
     private AgentsWiring() {}
 
-    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, SecretCipher vault, List<AutoCloseable> started) {
+    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, Vault vault, List<AutoCloseable> started) {
         AgentsConfig config = AgentsConfig.defaults().withModel(s.modelBaseUrl(), s.modelApiKey())
                 .withSandboxFree(s.allowSandboxFree(), "subprocess")
                 .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()))
@@ -29,7 +31,9 @@ final class AgentsWiring {
         if (s.mcpAllowPrivateHosts()) {
             log.warn("mcp_allow_private_hosts is on: agents' MCP servers may be on private, loopback and link-local addresses of this network");
         }
-        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, s.mcpAllowPrivateHosts()));
+        ResourceSettings resources = new ResourceSettings(s.githubBaseUrl(), new VaultResourceSecrets(vault), AddressGuard::blockReason);
+        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, s.mcpAllowPrivateHosts()),
+                resources);
         started.add(agents);
         return agents;
     }

@@ -5,6 +5,8 @@ import dev.paddock.app.cli.Units;
 import dev.paddock.core.spi.Limits;
 import java.io.IOException;
 import java.io.Reader;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -62,7 +64,8 @@ public record ServeSettings(
         long tenantStorageQuota,
         String storeUrl,
         boolean mcpAllowPrivateHosts,
-        ModelPrices modelPrices) {
+        ModelPrices modelPrices,
+        String githubBaseUrl) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -93,7 +96,7 @@ public record ServeSettings(
         k.put("default_disk", new String[] {"10g", "disk limit of /workspace + outputs if none is asked (0: none)"});
         k.put("max_disk", new String[] {"100g", "largest limits.disk one may ask for (0: no maximum)"});
         k.put("max_checkpoint_size", new String[] {"10g", "largest checkpoint archive (0: no limit)"});
-        k.put("tenant_storage_quota", new String[] {"50g", "checkpoint bytes one tenant may keep (0: no limit)"});
+        k.put("tenant_storage_quota", new String[] {"50g", "checkpoint and uploaded file bytes one tenant may keep (0: no limit)"});
         k.put("bwrap_path", new String[] {"/usr/bin/bwrap", "bubblewrap binary"});
         k.put("cgroup_root", new String[] {"/sys/fs/cgroup", "cgroup filesystem root"});
         k.put("bwrap_uid_base", new String[] {"200000", "first host uid for sandboxes"});
@@ -110,6 +113,7 @@ public record ServeSettings(
         k.put("packages_pip_index_url", new String[] {"", "pip index for environment packages"});
         k.put("packages_npm_registry", new String[] {"", "npm registry for environment packages"});
         k.put("packages_apt_sources", new String[] {"", "apt sources file for environment packages"});
+        k.put("github_base_url", new String[] {"https://github.com/", "base that session repository urls must start with"});
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
         k.put("mcp_allow_private_hosts", new String[] {"false", "let agents' MCP servers be on private/loopback addresses"});
@@ -181,7 +185,8 @@ public record ServeSettings(
                 limit("tenant_storage_quota", v.get("tenant_storage_quota")),
                 blankToNull(v.get("store_url")),
                 bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")),
-                modelPrices(v.get("model_prices")));
+                modelPrices(v.get("model_prices")),
+                baseUrl("github_base_url", v.get("github_base_url")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
@@ -212,6 +217,22 @@ public record ServeSettings(
         } catch (IllegalArgumentException e) {
             throw new SettingsException(e.getMessage());
         }
+    }
+
+    /** An http(s) URL with a host, ending in '/', that other URLs are checked to start with. */
+    private static String baseUrl(String key, String s) {
+        String v = nonBlank(key, s);
+        URI uri;
+        try {
+            uri = new URI(v);
+        } catch (URISyntaxException e) {
+            throw new SettingsException(key + " must be an http:// or https:// URL, got '" + v + "'");
+        }
+        if (!("https".equals(uri.getScheme()) || "http".equals(uri.getScheme())) || uri.getHost() == null || uri.getRawUserInfo() != null
+                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new SettingsException(key + " must be an http:// or https:// URL with a host and no credentials, query or fragment, got '" + v + "'");
+        }
+        return v.endsWith("/") ? v : v + "/";
     }
 
     private static int port(String s) {

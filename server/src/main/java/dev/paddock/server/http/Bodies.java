@@ -42,6 +42,11 @@ public final class Bodies {
         return raw.length == 0 ? null : json.read(raw, type);
     }
 
+    /** The largest upload (file content, archive, multipart file) a request may carry: {@code max_upload_size}. */
+    public long maxUploadBytes() {
+        return maxUploadBytes;
+    }
+
     /** The raw body as a stream that fails with 413 past the upload limit; never buffered whole. */
     public BoundedInputStream upload(Context ctx, String what) {
         return bounded(ctx, maxUploadBytes, what);

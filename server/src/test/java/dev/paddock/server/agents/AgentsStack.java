@@ -5,6 +5,7 @@ import dev.paddock.agents.ManagedAgents;
 import dev.paddock.agents.mcp.McpSettings;
 import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
+import dev.paddock.agents.ResourceSettings;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /** A real Paddock with the Managed Agents API on loopback: SQLite, the subprocess driver, host, agents, server. */
@@ -32,25 +34,35 @@ final class AgentsStack implements AutoCloseable {
     final String baseUrl;
 
     AgentsStack(AgentsConfig config) {
-        this(config, false);
+        this(config, false, ResourceSettings.defaults(), h -> h, c -> c);
     }
 
     /** {@code mcpAllowPrivateHosts}: agents' MCP servers may be on loopback (tests run them there). */
     AgentsStack(AgentsConfig config, boolean mcpAllowPrivateHosts) {
+        this(config, mcpAllowPrivateHosts, ResourceSettings.defaults(), h -> h, c -> c);
+    }
+
+    /** With session resource settings and changed host and server settings (limits, quotas). */
+    AgentsStack(AgentsConfig config, ResourceSettings resources, UnaryOperator<HostConfig> hostConfig, UnaryOperator<ServerConfig> serverConfig) {
+        this(config, false, resources, hostConfig, serverConfig);
+    }
+
+    AgentsStack(AgentsConfig config, boolean mcpAllowPrivateHosts, ResourceSettings resources, UnaryOperator<HostConfig> hostConfig,
+                UnaryOperator<ServerConfig> serverConfig) {
         try {
             dataDir = Files.createTempDirectory("paddock-agents-test");
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
         store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
-        host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
+        host = new RuntimeHost(hostConfig.apply(HostConfig.defaults(dataDir).withDefaultDriver("subprocess")), store,
                 List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
         host.start();
         ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         apiKey = keys.create(ApiKeys.DEFAULT_TENANT, "test", true).secret();
         Vault vault = new Vault(store.secrets(), VaultKey.fromDataDir(dataDir));
-        agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, mcpAllowPrivateHosts));
-        server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)));
+        agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, mcpAllowPrivateHosts), resources);
+        server = new PaddockServer(host, keys, serverConfig.apply(ServerConfig.defaults().withPort(0)), List.of(new AgentsRoutes(agents)));
         baseUrl = "http://127.0.0.1:" + server.start();
     }
 

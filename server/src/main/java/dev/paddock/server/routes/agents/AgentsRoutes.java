@@ -12,12 +12,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The Managed Agents API under {@code /v1}: agents, environments (and their keys and work queue), sessions and
- * their events, vaults and their credentials, in the shapes of the official SDKs. The {@code anthropic-beta} header
- * is accepted and ignored.
+ * The Managed Agents API under {@code /v1}: agents, environments (and their keys and work queue), sessions, their
+ * resources and events, files, skills, vaults and their credentials, in the shapes of the official SDKs. The
+ * {@code anthropic-beta} header is accepted and ignored.
  */
 public final class AgentsRoutes implements RouteModule {
-    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions", "/v1/vaults", "/v1/skills");
+    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions", "/v1/vaults", "/v1/skills", "/v1/files");
     /** The SDKs read an error's reason from {@code error.details.error_code}. */
     private static final ApiErrors.ErrorDetails SDK_DETAILS = e -> SdkErrorCodes.details(e.errorCode());
 
@@ -49,6 +49,8 @@ public final class AgentsRoutes implements RouteModule {
         new AgentRoutes(agents.agents(), b).register(r);
         new EnvironmentRoutes(agents.environments(), b).register(r);
         new SessionRoutes(agents.sessions(), b).register(r);
+        new SessionResourceRoutes(agents.sessionResources(), b).register(r);
+        new FilesApiRoutes(agents.files(), context.bodies().maxUploadBytes()).register(r);
         new SessionEventRoutes(agents.sessions(), agents.intake(), agents.events(), b, json).register(r);
         new WorkRoutes(agents.environments(), agents.work(), b, json).register(r);
         new VaultRoutes(agents.vaults(), agents.credentials(), agents.credentialValidation(), b).register(r);
