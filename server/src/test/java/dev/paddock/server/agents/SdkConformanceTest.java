@@ -1,0 +1,482 @@
+package dev.paddock.server.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.paddock.access.Principal;
+import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.testing.ScriptedModel;
+import dev.paddock.agents.testing.ScriptedModel.Reply;
+import dev.paddock.agents.worker.PaddockWorker;
+import dev.paddock.core.store.PageRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The official SDKs end to end against a real Paddock on loopback (SQLite, the subprocess driver, a scripted
+ * Messages API in place of the vendor's): every scenario of {@link SdkScenario#ALL} runs through each SDK in each
+ * lane — the TypeScript SDK with its own EnvironmentWorker, the Java SDK and the Python SDK with Paddock's Java
+ * worker ({@code paddock worker}) in the self-hosted lane. Each session's events are checked for their order,
+ * for what they say, and against the TypeScript SDK's declared types; errors must arrive as the SDK's typed errors.
+ */
+class SdkConformanceTest {
+    enum Lane {
+        TYPESCRIPT_CLOUD(false), TYPESCRIPT_SDK_WORKER(true), JAVA_CLOUD(false), JAVA_PADDOCK_WORKER(true),
+        PYTHON_CLOUD(false), PYTHON_PADDOCK_WORKER(true);
+
+        final boolean selfHosted;
+
+        Lane(boolean selfHosted) {
+            this.selfHosted = selfHosted;
+        }
+
+        String client() {
+            return name().substring(0, name().indexOf('_')).toLowerCase();
+        }
+
+        /** Whether the worker stops a tool that runs when the session is interrupted (the SDK's worker does not). */
+        boolean killsInterruptedTools() {
+            return this != TYPESCRIPT_SDK_WORKER;
+        }
+    }
+
+    static ScriptedModel model;
+    static AgentsStack stack;
+    static Rest api;
+
+    @BeforeAll
+    static void start() throws IOException {
+        model = new ScriptedModel((results, call) -> answer(model.requests.get(call - 1)));
+        // a short retry budget, so that a model that stays overloaded exhausts it in seconds
+        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k")
+                .withModelRetry(Duration.ofSeconds(3), Duration.ofMillis(500)));
+        api = new Rest(stack.baseUrl, stack.apiKey);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (stack != null) stack.close();
+        if (model != null) model.close();
+    }
+
+    /** Each agent's model is named {@code sdk.<lane>.<scenario>}; the scenario answers its session's n-th request. */
+    private static Reply answer(JsonNode request) {
+        String name = request.get("model").asString();
+        long step = model.requests.stream().filter(r -> r.get("model").asString().equals(name)).count();
+        return scenario(name.substring(name.lastIndexOf('.') + 1)).model().apply((int) step);
+    }
+
+    private static SdkScenario scenario(String name) {
+        return SdkScenario.ALL.stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Lane.class)
+    @Timeout(value = 6, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void everyScenarioRunsThroughTheSdk(Lane lane) throws Exception {
+        Path work = Files.createTempDirectory("paddock-sdk-" + lane.client());
+        try {
+            Files.createDirectories(work.resolve("workdir"));
+            runLane(lane, work);
+        } finally {
+            try (Stream<Path> files = Files.walk(work)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static void runLane(Lane lane, Path work) throws Exception {
+        String env;
+        String envKey = null;
+        if (lane.selfHosted) {
+            env = api.post("/v1/environments", Map.of("name", "sdk-" + lane, "config", Map.of("type", "self_hosted"))).body().get("id").asString();
+            envKey = api.post("/v1/environments/" + env + "/keys", Map.of("name", "worker")).body().get("key").asString();
+        } else {
+            env = api.post("/v1/environments", Map.of("name", "sdk-" + lane)).body().get("id").asString();
+        }
+        String workerId = "sdk-" + lane.name().toLowerCase();
+        Function<String, Optional<String>> workerFiles = switch (lane) {
+            case TYPESCRIPT_CLOUD, JAVA_CLOUD, PYTHON_CLOUD -> null;
+            case TYPESCRIPT_SDK_WORKER -> name -> fileUnder(work.resolve("workdir"), name);
+            default -> name -> workerFile(new Principal("worker", workerId, false), name);
+        };
+        Path gate = work.resolve("interrupt-gate");
+        List<Map<String, Object>> plans = new ArrayList<>();
+        String interruptedAgent = null;
+        for (SdkScenario s : SdkScenario.ALL) {
+            Rest.Answer agent = api.post("/v1/agents", Map.of("name", s.name(), "model", "sdk." + lane + "." + s.name(), "tools", s.tools()));
+            assertThat(agent.status()).as(agent.body().toString()).isEqualTo(200);
+            String agentId = agent.body().get("id").asString();
+            if (s.interruptWhenToolRuns()) interruptedAgent = agentId;
+            plans.add(s.plan(agentId, env, gate.toString()));
+        }
+        // opens the gate for the client's interrupt once the long tool has started
+        String gatedAgent = interruptedAgent;
+        Thread gatekeeper = Thread.ofVirtual().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                Optional<String> started = workerFiles != null ? workerFiles.apply("started.txt")
+                        : sessionOf(gatedAgent).flatMap(session -> sessionFile(session, "started.txt"));
+                if (started.isPresent()) {
+                    try {
+                        Files.createFile(gate);
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return;
+                }
+                sleepQuietly(Duration.ofMillis(100));
+            }
+        });
+
+        PaddockWorker worker = null;
+        Thread workerThread = null;
+        if (lane.selfHosted && lane != Lane.TYPESCRIPT_SDK_WORKER) {
+            // it serves one session at a time, like the SDK's worker: a short idle lets it go on to the next scenario's
+            worker = new PaddockWorker(new PaddockWorker.Settings(stack.baseUrl, env, envKey, workerId, Duration.ofSeconds(1),
+                    Duration.ofSeconds(2), null), stack.host);
+            workerThread = Thread.ofVirtual().start(worker::run);
+        }
+        JsonNode answer;
+        try {
+            answer = switch (lane.client()) {
+                case "java" -> {
+                    try (JavaSdkDriver driver = new JavaSdkDriver(stack.baseUrl, stack.apiKey)) {
+                        yield driver.run(plans);
+                    }
+                }
+                case "typescript" -> ScriptDrivers.typescript(plan(plans, work, lane == Lane.TYPESCRIPT_SDK_WORKER
+                        ? Map.of("environmentId", env, "environmentKey", envKey, "workdir", work.resolve("workdir").toString()) : null));
+                default -> ScriptDrivers.python(plan(plans, work, null));
+            };
+        } finally {
+            gatekeeper.interrupt();
+            if (worker != null) {
+                worker.close();
+                workerThread.join(Duration.ofSeconds(10));
+            }
+        }
+
+        List<JsonNode> allEvents = new ArrayList<>();
+        for (JsonNode result : answer.get("results")) {
+            SdkScenario s = scenario(result.get("scenario").asString());
+            Outcome o = new Outcome(lane, s, result, workerFiles != null ? workerFiles : name -> sessionFile(result.get("session_id").asString(), name));
+            o.checkOrder();
+            o.checkToolCallsAnswered();
+            checkScenario(o);
+            result.get("events").forEach(allEvents::add);
+        }
+        assertThat(answer.get("results")).hasSize(SdkScenario.ALL.size());
+        SdkTypes.check(lane.toString(), allEvents);
+        JsonNode errors = answer.get("errors");
+        String notFound = lane.client().equals("java") ? "NotFoundException" : "NotFoundError";
+        assertThat(errors.get("stale_session").asString()).isEqualTo(notFound);
+        assertThat(errors.get("stale_session_events").asString()).isEqualTo(notFound);
+        assertThat(errors.get("stale_agent").asString()).isEqualTo(notFound);
+    }
+
+    private static Path plan(List<Map<String, Object>> scenarios, Path dir, Map<String, String> worker) throws IOException {
+        Map<String, Object> plan = new LinkedHashMap<>();
+        plan.put("baseUrl", stack.baseUrl);
+        plan.put("apiKey", stack.apiKey);
+        plan.put("output", dir.resolve("result.json").toString());
+        plan.put("scenarios", scenarios);
+        if (worker != null) plan.put("worker", worker);
+        Path file = dir.resolve("plan.json");
+        Files.write(file, Rest.JSON.writeValueAsBytes(plan));
+        return file;
+    }
+
+    /** What each scenario is about, beyond the order of its events. */
+    private static void checkScenario(Outcome o) {
+        switch (o.scenario.name()) {
+            case "tool_call" -> {
+                JsonNode use = o.only("agent.tool_use");
+                assertThat(o.toolResultText(use)).contains("hello-sdk");
+                assertThat(o.modelSawResults().get(use.get("id").asString())).contains("hello-sdk");
+            }
+            case "parallel_tools" -> {
+                // each result names its call, and the model got every result under its own call's id
+                List<JsonNode> uses = o.all("agent.tool_use");
+                assertThat(uses).extracting(u -> u.get("name").asString()).containsExactly("bash", "bash", "write");
+                assertThat(o.toolResultText(uses.get(0))).contains("first");
+                assertThat(o.toolResultText(uses.get(1))).contains("second");
+                Map<String, String> seen = o.modelSawResults();
+                assertThat(seen).containsOnlyKeys(uses.stream().map(u -> u.get("id").asString()).toList());
+                assertThat(seen.get(uses.get(0).get("id").asString())).contains("first");
+                assertThat(seen.get(uses.get(1).get("id").asString())).contains("second");
+                assertThat(o.file("p3.txt")).contains("third\n");
+            }
+            case "tool_error" -> {
+                assertThat(o.resultOf(o.only("agent.tool_use")).get("is_error").asBoolean()).isTrue();
+                assertThat(o.lastModelRequestResults().getFirst().get("is_error").asBoolean()).isTrue();
+            }
+            case "refusal" -> {
+                JsonNode idle = o.last();
+                assertThat(idle.get("stop_details").get("type").asString()).isEqualTo("refusal");
+                assertThat(idle.get("stop_details").get("category").asString()).isEqualTo("cyber");
+                assertThat(idle.get("stop_details").get("explanation").asString()).isEqualTo("scripted refusal");
+            }
+            case "rate_limited" -> {
+                JsonNode error = o.only("session.error").get("error");
+                assertThat(error.get("type").asString()).isEqualTo("model_rate_limited_error");
+                assertThat(error.get("retry_status").get("type").asString()).isEqualTo("retrying");
+                assertThat(o.only("agent.message").get("content").get(0).get("text").asString()).isEqualTo("Answered after the rate limit.");
+            }
+            case "overloaded" -> {
+                List<JsonNode> errors = o.all("session.error");
+                assertThat(errors).hasSizeGreaterThan(1).allSatisfy(e -> assertThat(e.get("error").get("type").asString()).isEqualTo("model_overloaded_error"));
+                assertThat(errors.subList(0, errors.size() - 1)).allSatisfy(e ->
+                        assertThat(e.get("error").get("retry_status").get("type").asString()).isEqualTo("retrying"));
+                assertThat(errors.getLast().get("error").get("retry_status").get("type").asString()).isEqualTo("exhausted");
+                assertThat(o.last().get("stop_details").isNull()).isTrue();
+            }
+            case "bad_request" -> {
+                JsonNode error = o.only("session.error").get("error");
+                assertThat(error.get("type").asString()).isEqualTo("model_request_failed_error");
+                assertThat(error.get("retry_status").get("type").asString()).isEqualTo("terminal");
+                assertThat(o.result.get("status").asString()).isEqualTo("terminated");
+            }
+            case "custom_tool" -> {
+                JsonNode use = o.only("agent.custom_tool_use");
+                assertThat(use.get("name").asString()).isEqualTo("lookup");
+                assertThat(use.get("input").get("q").asString()).isEqualTo("answer");
+                assertThat(o.all("session.status_idle").getFirst().get("stop_reason").get("event_ids"))
+                        .extracting(JsonNode::asString).containsExactly(use.get("id").asString());
+                assertThat(o.modelSawResults()).containsEntry(use.get("id").asString(), "forty-two");
+            }
+            case "confirm_allow" -> {
+                JsonNode use = o.only("agent.tool_use");
+                assertThat(use.get("evaluated_permission").asString()).isEqualTo("ask");
+                assertThat(o.resultOf(use).get("is_error").asBoolean()).isFalse();
+                assertThat(o.file("confirm_allow.txt")).contains("confirmed\n");
+            }
+            case "confirm_deny" -> {
+                JsonNode use = o.only("agent.tool_use");
+                assertThat(o.resultOf(use).get("is_error").asBoolean()).isTrue();
+                assertThat(o.modelSawResults().get(use.get("id").asString())).contains("not this time");
+                assertThat(o.file("confirm_deny.txt")).isEmpty();
+            }
+            case "interrupt_model" -> {
+                // the cancelled request recorded no answer, and the session did not wait for the slow model
+                assertThat(o.types()).doesNotContain("agent.message");
+                assertThat(o.only("span.model_request_end").get("is_error").asBoolean()).isTrue();
+                assertThat(o.result.get("idle_after_interrupt_ms").asLong()).isLessThan(10_000);
+                assertThat(o.modelRequests()).hasSize(1);
+            }
+            case "interrupt_tool" -> {
+                JsonNode use = o.only("agent.tool_use");
+                assertThat(o.resultOf(use).get("is_error").asBoolean()).isTrue();
+                assertThat(o.toolResultText(use)).containsIgnoringCase("interrupt");
+                assertThat(o.result.get("idle_after_interrupt_ms").asLong()).as("idle long before the tool's 20 s").isLessThan(10_000);
+                assertThat(o.modelRequests()).hasSize(1);
+                assertThat(o.file("started.txt")).as("the tool was running when interrupted").contains("started\n");
+                if (o.lane.killsInterruptedTools()) {
+                    // late.txt would be written 3 s after the start by a child in the tool's process group
+                    sleepQuietly(Duration.ofMillis(3500));
+                    assertThat(o.file("late.txt")).as("written by a process the interrupt should have killed").isEmpty();
+                }
+            }
+            default -> throw new AssertionError("no checks for " + o.scenario.name());
+        }
+    }
+
+    private static void sleepQuietly(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The session of this agent, once there is one. */
+    private static Optional<String> sessionOf(String agent) {
+        for (JsonNode session : api.get("/v1/sessions?limit=100", Map.of()).body().get("data")) {
+            if (session.get("agent").get("id").asString().equals(agent)) return Optional.of(session.get("id").asString());
+        }
+        return Optional.empty();
+    }
+
+    /** A file the session's tools wrote in its Paddock sandbox's workspace. */
+    private static Optional<String> sessionFile(String session, String name) {
+        JsonNode sandbox = api.get("/v1/sessions/" + session, Map.of()).body().get("paddock_sandbox_id");
+        if (sandbox == null || sandbox.isNull()) return Optional.empty();
+        return read(new Principal("default", "agents", false), sandbox.asString(), name);
+    }
+
+    /** A file written in any sandbox of Paddock's Java worker (one per session it served). */
+    private static Optional<String> workerFile(Principal owner, String name) {
+        for (var sandbox : stack.host.list(owner, PageRequest.first(100), true).data()) {
+            Optional<String> found = read(owner, sandbox.id(), name);
+            if (found.isPresent()) return found;
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<String> read(Principal owner, String sandbox, String name) {
+        try (InputStream in = stack.host.workspace(owner, sandbox).read("/workspace/" + name)) {
+            return Optional.of(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** A file the SDK's worker wrote somewhere under its workdir. */
+    private static Optional<String> fileUnder(Path dir, String name) {
+        if (!Files.isDirectory(dir)) return Optional.empty();
+        try (Stream<Path> files = Files.walk(dir)) {
+            Optional<Path> found = files.filter(p -> p.getFileName().toString().equals(name)).findFirst();
+            return found.isEmpty() ? Optional.empty() : Optional.of(Files.readString(found.get()));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** One scenario's session as a lane's driver saw it. */
+    record Outcome(Lane lane, SdkScenario scenario, JsonNode result, Function<String, Optional<String>> files) {
+        List<JsonNode> events() {
+            List<JsonNode> out = new ArrayList<>();
+            result.get("events").forEach(out::add);
+            return out;
+        }
+
+        List<String> types() {
+            return events().stream().map(e -> e.get("type").asString()).toList();
+        }
+
+        List<JsonNode> all(String type) {
+            return events().stream().filter(e -> e.get("type").asString().equals(type)).toList();
+        }
+
+        JsonNode only(String type) {
+            List<JsonNode> found = all(type);
+            assertThat(found).as(type + " in " + types()).hasSize(1);
+            return found.getFirst();
+        }
+
+        JsonNode last() {
+            return events().getLast();
+        }
+
+        Optional<String> file(String name) {
+            return files.apply(name);
+        }
+
+        void checkOrder() {
+            String joined = String.join(" ", types()) + " ";
+            assertThat(joined).as(lane + " " + scenario.name()).matches(scenario.pattern(lane.selfHosted));
+            JsonNode last = last();
+            if (scenario.stopReason() == null) {
+                assertThat(last.get("type").asString()).isEqualTo("session.status_terminated");
+            } else {
+                assertThat(last.get("stop_reason").get("type").asString()).as(lane + " " + scenario.name()).isEqualTo(scenario.stopReason());
+                assertThat(result.get("status").asString()).isEqualTo("idle");
+            }
+        }
+
+        /** Every tool call is answered exactly once, after it, by a result that names it. */
+        void checkToolCallsAnswered() {
+            List<JsonNode> events = events();
+            Set<String> answered = new HashSet<>();
+            for (int i = 0; i < events.size(); i++) {
+                JsonNode e = events.get(i);
+                String type = e.get("type").asString();
+                if (!type.equals("agent.tool_use") && !type.equals("agent.custom_tool_use")) continue;
+                String id = e.get("id").asString();
+                int at = i;
+                List<Integer> answers = new ArrayList<>();
+                for (int j = 0; j < events.size(); j++) {
+                    if (id.equals(answerTo(events.get(j)))) answers.add(j);
+                }
+                assertThat(answers).as("answers to " + id + " in " + types()).hasSize(1).allSatisfy(j -> assertThat(j).isGreaterThan(at));
+                answered.add(id);
+            }
+            for (JsonNode e : events) {
+                String to = answerTo(e);
+                if (to != null) assertThat(answered).as("a result for a call that was made").contains(to);
+            }
+        }
+
+        private static String answerTo(JsonNode e) {
+            return switch (e.get("type").asString()) {
+                case "agent.tool_result", "user.tool_result" -> e.get("tool_use_id").asString();
+                case "user.custom_tool_result" -> e.get("custom_tool_use_id").asString();
+                default -> null;
+            };
+        }
+
+        JsonNode resultOf(JsonNode use) {
+            String id = use.get("id").asString();
+            return events().stream().filter(e -> id.equals(answerTo(e))).findFirst().orElseThrow();
+        }
+
+        String toolResultText(JsonNode use) {
+            StringBuilder sb = new StringBuilder();
+            JsonNode content = resultOf(use).get("content");
+            if (content != null) content.forEach(b -> sb.append(b.path("text").asString()));
+            return sb.toString();
+        }
+
+        List<JsonNode> modelRequests() {
+            String name = "sdk." + lane + "." + scenario.name();
+            return model.requests.stream().filter(r -> r.get("model").asString().equals(name)).toList();
+        }
+
+        /** The tool_result blocks of this session's last model request (they are in its last message). */
+        List<JsonNode> lastModelRequestResults() {
+            List<JsonNode> out = new ArrayList<>();
+            JsonNode messages = modelRequests().getLast().get("messages");
+            JsonNode last = messages.get(messages.size() - 1);
+            if (last.get("content").isArray()) {
+                for (JsonNode b : last.get("content")) if ("tool_result".equals(b.path("type").asString())) out.add(b);
+            }
+            return out;
+        }
+
+        /**
+         * What the model was told each of its tool calls answered, by tool_use id: Paddock names a call to the model
+         * by its event's id, so each result must answer a tool_use block of the message before it.
+         */
+        Map<String, String> modelSawResults() {
+            Map<String, String> out = new LinkedHashMap<>();
+            JsonNode messages = modelRequests().getLast().get("messages");
+            Set<String> called = new HashSet<>();
+            for (JsonNode b : messages.get(messages.size() - 2).get("content")) {
+                if ("tool_use".equals(b.path("type").asString())) called.add(b.get("id").asString());
+            }
+            for (JsonNode b : lastModelRequestResults()) {
+                assertThat(called).as("a tool_use block for each tool_result").contains(b.get("tool_use_id").asString());
+                JsonNode c = b.get("content");
+                StringBuilder sb = new StringBuilder();
+                if (c == null) {
+                    // no content at all
+                } else if (c.isString()) {
+                    sb.append(c.asString());
+                } else {
+                    c.forEach(part -> sb.append(part.path("text").asString()));
+                }
+                out.put(b.get("tool_use_id").asString(), sb.toString());
+            }
+            return out;
+        }
+    }
+}
