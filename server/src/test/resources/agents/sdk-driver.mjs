@@ -41,7 +41,7 @@ async function runScenario(s) {
   const events = [];
   const sent = [];
   const stream = await client.beta.sessions.events.stream(session.id);
-  await client.beta.sessions.events.send(session.id, {
+  const accepted = await client.beta.sessions.events.send(session.id, {
     events: [{ type: 'user.message', content: [{ type: 'text', text: s.prompt }] }],
   });
   let interruptedAt = null;
@@ -72,7 +72,11 @@ async function runScenario(s) {
   }
   stream.controller.abort();
   const retrieved = await client.beta.sessions.retrieve(session.id);
-  return { scenario: s.name, session_id: session.id, status: retrieved.status, events, sent, idle_after_interrupt_ms: idleAfterInterruptMs };
+  // the whole log again, through the SDK's auto-pagination in small pages
+  const listed = [];
+  for await (const ev of client.beta.sessions.events.list(session.id, { limit: 4 })) listed.push(ev);
+  return { scenario: s.name, session_id: session.id, status: retrieved.status, events, sent, idle_after_interrupt_ms: idleAfterInterruptMs,
+    session: retrieved, accepted, listed };
 }
 
 /** The SDK's error class for a request Paddock refuses. */

@@ -26,7 +26,7 @@ def run_scenario(s):
     idle_after_interrupt_ms = None
     stream = client.beta.sessions.events.stream(session.id)
     try:
-        client.beta.sessions.events.send(session.id, events=[
+        accepted = client.beta.sessions.events.send(session.id, events=[
             {"type": "user.message", "content": [{"type": "text", "text": s["prompt"]}]}])
         for ev in stream:
             events.append(ev.to_dict(mode="json"))
@@ -58,9 +58,12 @@ def run_scenario(s):
             sent.extend(a["type"] for a in answers)
     finally:
         stream.close()
-    status = client.beta.sessions.retrieve(session.id).status
-    return {"scenario": s["name"], "session_id": session.id, "status": status, "events": events, "sent": sent,
-            "idle_after_interrupt_ms": idle_after_interrupt_ms}
+    retrieved = client.beta.sessions.retrieve(session.id)
+    # the whole log again, through the SDK's auto-pagination in small pages
+    listed = [ev.to_dict(mode="json") for ev in client.beta.sessions.events.list(session.id, limit=4)]
+    return {"scenario": s["name"], "session_id": session.id, "status": retrieved.status, "events": events, "sent": sent,
+            "idle_after_interrupt_ms": idle_after_interrupt_ms, "session": retrieved.to_dict(mode="json"),
+            "accepted": accepted.to_dict(mode="json"), "listed": listed}
 
 
 def error_of(request):

@@ -7,12 +7,14 @@ import com.anthropic.core.ObjectMappers;
 import com.anthropic.core.http.StreamResponse;
 import com.anthropic.models.beta.sessions.BetaManagedAgentsSession;
 import com.anthropic.models.beta.sessions.SessionCreateParams;
+import com.anthropic.models.beta.sessions.events.BetaManagedAgentsSendSessionEvents;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsStreamSessionEvents;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsTextBlock;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsUserCustomToolResultEventParams;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsUserInterruptEventParams;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsUserMessageEventParams;
 import com.anthropic.models.beta.sessions.events.BetaManagedAgentsUserToolConfirmationEventParams;
+import com.anthropic.models.beta.sessions.events.EventListParams;
 import com.anthropic.models.beta.sessions.events.EventSendParams;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,8 +58,9 @@ final class JavaSdkDriver implements AutoCloseable {
         List<String> sent = new ArrayList<>();
         Long interruptedAt = null;
         Long idleAfterInterrupt = null;
+        JsonNode accepted;
         try (StreamResponse<BetaManagedAgentsStreamSessionEvents> stream = client.beta().sessions().events().streamStreaming(session.id())) {
-            send(session.id(), EventSendParams.builder().addUserMessageEvent(List.of(BetaManagedAgentsUserMessageEventParams.Content.ofText(
+            accepted = send(session.id(), EventSendParams.builder().addUserMessageEvent(List.of(BetaManagedAgentsUserMessageEventParams.Content.ofText(
                     BetaManagedAgentsTextBlock.builder().text((String) s.get("prompt")).build()))));
             Iterator<BetaManagedAgentsStreamSessionEvents> it = stream.stream().iterator();
             while (it.hasNext()) {
@@ -100,10 +103,21 @@ final class JavaSdkDriver implements AutoCloseable {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("scenario", s.get("name"));
         result.put("session_id", session.id());
-        result.put("status", client.beta().sessions().retrieve(session.id()).status().asString());
+        BetaManagedAgentsSession retrieved = client.beta().sessions().retrieve(session.id());
+        retrieved.validate();
+        result.put("status", retrieved.status().asString());
         result.put("events", events);
         result.put("sent", sent);
         result.put("idle_after_interrupt_ms", idleAfterInterrupt);
+        result.put("session", wire(retrieved));
+        result.put("accepted", accepted);
+        // the whole log again, through the SDK's auto-pagination in small pages
+        List<JsonNode> listed = new ArrayList<>();
+        client.beta().sessions().events().list(session.id(), EventListParams.builder().limit(4).build()).autoPager().forEach(e -> {
+            e.validate();
+            listed.add(wire(e));
+        });
+        result.put("listed", listed);
         return result;
     }
 
@@ -115,8 +129,10 @@ final class JavaSdkDriver implements AutoCloseable {
         }
     }
 
-    private void send(String session, EventSendParams.Builder params) {
-        client.beta().sessions().events().send(session, params.build());
+    private JsonNode send(String session, EventSendParams.Builder params) {
+        BetaManagedAgentsSendSessionEvents accepted = client.beta().sessions().events().send(session, params.build());
+        accepted.validate();
+        return wire(accepted);
     }
 
     /** An SDK object as its JSON on the wire, in the JSON library the tests read. */

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -120,29 +121,36 @@ class SdkConformanceTest {
             case TYPESCRIPT_SDK_WORKER -> name -> fileUnder(work.resolve("workdir"), name);
             default -> name -> workerFile(new Principal("worker", workerId, false), name);
         };
-        Path gate = work.resolve("interrupt-gate");
         List<Map<String, Object>> plans = new ArrayList<>();
-        String interruptedAgent = null;
+        Map<SdkScenario.Gate, String> gatedAgents = new EnumMap<>(SdkScenario.Gate.class);
+        Map<SdkScenario.Gate, String> gatedModels = new EnumMap<>(SdkScenario.Gate.class);
         for (SdkScenario s : SdkScenario.ALL) {
             Rest.Answer agent = api.post("/v1/agents", Map.of("name", s.name(), "model", "sdk." + lane + "." + s.name(), "tools", s.tools()));
             assertThat(agent.status()).as(agent.body().toString()).isEqualTo(200);
             String agentId = agent.body().get("id").asString();
-            if (s.interruptWhenToolRuns()) interruptedAgent = agentId;
-            plans.add(s.plan(agentId, env, gate.toString()));
+            if (s.interruptGate() != null) {
+                gatedAgents.put(s.interruptGate(), agentId);
+                gatedModels.put(s.interruptGate(), "sdk." + lane + "." + s.name());
+            }
+            plans.add(s.plan(agentId, env, s.interruptGate() == null ? null : gateFile(work, s.interruptGate())));
         }
-        // opens the gate for the client's interrupt once the long tool has started
-        String gatedAgent = interruptedAgent;
+        // opens each gate for the client's interrupt once what it waits for has happened
         Thread gatekeeper = Thread.ofVirtual().start(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                Optional<String> started = workerFiles != null ? workerFiles.apply("started.txt")
-                        : sessionOf(gatedAgent).flatMap(session -> sessionFile(session, "started.txt"));
-                if (started.isPresent()) {
+            Set<SdkScenario.Gate> closed = new HashSet<>(gatedAgents.keySet());
+            while (!closed.isEmpty() && !Thread.currentThread().isInterrupted()) {
+                for (SdkScenario.Gate gate : List.copyOf(closed)) {
+                    boolean open = switch (gate) {
+                        case MODEL_ASKED -> model.requests.stream().anyMatch(r -> r.get("model").asString().equals(gatedModels.get(gate)));
+                        case TOOL_STARTED -> (workerFiles != null ? workerFiles.apply("started.txt")
+                                : sessionOf(gatedAgents.get(gate)).flatMap(session -> sessionFile(session, "started.txt"))).isPresent();
+                    };
+                    if (!open) continue;
                     try {
-                        Files.createFile(gate);
+                        Files.createFile(gateFile(work, gate));
                     } catch (IOException e) {
                         throw new IllegalStateException(e);
                     }
-                    return;
+                    closed.remove(gate);
                 }
                 sleepQuietly(Duration.ofMillis(100));
             }
@@ -176,22 +184,34 @@ class SdkConformanceTest {
             }
         }
 
-        List<JsonNode> allEvents = new ArrayList<>();
+        Map<SdkTypes.Type, List<JsonNode>> shapes = new EnumMap<>(SdkTypes.Type.class);
+        for (SdkTypes.Type t : SdkTypes.Type.values()) shapes.put(t, new ArrayList<>());
         for (JsonNode result : answer.get("results")) {
             SdkScenario s = scenario(result.get("scenario").asString());
             Outcome o = new Outcome(lane, s, result, workerFiles != null ? workerFiles : name -> sessionFile(result.get("session_id").asString(), name));
             o.checkOrder();
             o.checkToolCallsAnswered();
             checkScenario(o);
-            result.get("events").forEach(allEvents::add);
+            // the log listed page by page holds exactly what was streamed, in the same order
+            List<String> listed = new ArrayList<>();
+            result.get("listed").forEach(e -> listed.add(e.get("id").asString()));
+            assertThat(listed).as("listed ids").containsExactlyElementsOf(o.events().stream().map(e -> e.get("id").asString()).toList());
+            result.get("events").forEach(shapes.get(SdkTypes.Type.STREAMED_EVENT)::add);
+            result.get("listed").forEach(shapes.get(SdkTypes.Type.LISTED_EVENT)::add);
+            shapes.get(SdkTypes.Type.SESSION).add(result.get("session"));
+            shapes.get(SdkTypes.Type.EVENTS_SENT).add(result.get("accepted"));
         }
         assertThat(answer.get("results")).hasSize(SdkScenario.ALL.size());
-        SdkTypes.check(lane.toString(), allEvents);
+        SdkTypes.check(lane.toString(), shapes);
         JsonNode errors = answer.get("errors");
         String notFound = lane.client().equals("java") ? "NotFoundException" : "NotFoundError";
         assertThat(errors.get("stale_session").asString()).isEqualTo(notFound);
         assertThat(errors.get("stale_session_events").asString()).isEqualTo(notFound);
         assertThat(errors.get("stale_agent").asString()).isEqualTo(notFound);
+    }
+
+    private static Path gateFile(Path work, SdkScenario.Gate gate) {
+        return work.resolve("gate-" + gate);
     }
 
     private static Path plan(List<Map<String, Object>> scenarios, Path dir, Map<String, String> worker) throws IOException {

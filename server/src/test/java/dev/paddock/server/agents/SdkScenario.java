@@ -4,6 +4,7 @@ import static dev.paddock.agents.testing.ScriptedModel.text;
 import static dev.paddock.agents.testing.ScriptedModel.toolUse;
 
 import dev.paddock.agents.testing.ScriptedModel.Reply;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,13 +16,21 @@ import java.util.regex.Pattern;
 /**
  * One session the SDK conformance suite drives in every lane: the agent's tools, what the scripted model answers
  * to its n-th request (1 for the first), what the client does on the way, and the event types expected in order.
- * With {@code interruptWhenToolRuns} the client sends its interrupt once the test has seen the tool's
- * {@code started.txt} (the driver waits for the plan's gate file). In {@link #expected} the token {@code TOOL_RESULT} stands for the lane's tool result: {@code agent.tool_result}
+ * The client sends its interrupt on the first event of type {@code interruptOn}, once the test has opened the
+ * scenario's {@link Gate} (the driver waits for the gate file named in its plan). In {@link #expected} the token {@code TOOL_RESULT} stands for the lane's tool result: {@code agent.tool_result}
  * when Paddock ran the tool, {@code user.tool_result} when a worker did.
  */
-record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Reply> model, String interruptOn, boolean interruptWhenToolRuns,
+record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Reply> model, String interruptOn, Gate interruptGate,
                    String customToolResult, String confirmation, String denyMessage, String stopReason, List<String> expected) {
     static final String TOOL_RESULT = "TOOL_RESULT";
+
+    /** What the test waits for before it lets the client interrupt. */
+    enum Gate {
+        /** The scripted model has the session's request. */
+        MODEL_ASKED,
+        /** The long tool has written {@code started.txt}. */
+        TOOL_STARTED
+    }
     /** A tool that runs long and would write {@code late.txt} after a while, unless its process group is killed. */
     static final String LONG_TOOL = "echo started > started.txt; (sleep 3; echo late > late.txt) & sleep 20; wait";
 
@@ -57,7 +66,7 @@ record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Rep
                     seq(TURN_START, ASK, "session.error", "session.status_terminated")),
             new SdkScenario("custom_tool", List.of(toolsetConfig(Map.of()), lookupTool()), step -> step == 1
                     ? Reply.message(List.of(toolUse("toolu_custom", "lookup", Map.of("q", "answer"))))
-                    : Reply.message(List.of(text("The lookup said 42."))), null, false, "forty-two", null, null, "end_turn",
+                    : Reply.message(List.of(text("The lookup said 42."))), null, null, "forty-two", null, null, "end_turn",
                     seq(TURN_START, ASK, "agent.custom_tool_use", "session.status_idle", "user.custom_tool_result", "session.status_running",
                             ASK, "agent.message", "session.status_idle")),
             confirmed("confirm_allow", "allow", null,
@@ -67,23 +76,23 @@ record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Rep
                     seq(TURN_START, ASK, "agent.tool_use", "session.status_idle", "user.tool_confirmation", "session.status_running",
                             "agent.tool_result", ASK, "agent.message", "session.status_idle")),
             new SdkScenario("interrupt_model", toolset(), step -> Reply.message(List.of(text("too late"))).after(Duration.ofSeconds(30)),
-                    "span.model_request_start", false, null, null, null, "end_turn",
+                    "span.model_request_start", Gate.MODEL_ASKED, null, null, null, "end_turn",
                     seq(TURN_START, "span.model_request_start", "user.interrupt", "span.model_request_end", "session.status_idle")),
             // last: the SDK's EnvironmentWorker keeps running a tool through an interrupt, so it is busy for a while after
             new SdkScenario("interrupt_tool", toolset(), step -> step == 1
                     ? Reply.message(List.of(toolUse("toolu_long", "bash", Map.of("command", LONG_TOOL))))
                     : Reply.message(List.of(text("should not be asked"))),
-                    "agent.tool_use", true, null, null, null, "end_turn",
+                    "agent.tool_use", Gate.TOOL_STARTED, null, null, null, "end_turn",
                     seq(TURN_START, ASK, "agent.tool_use", "user.interrupt", "agent.tool_result", "session.status_idle")));
 
     private static SdkScenario scenario(String name, List<Map<String, Object>> tools, IntFunction<Reply> model, String stopReason, List<String> expected) {
-        return new SdkScenario(name, tools, model, null, false, null, null, null, stopReason, expected);
+        return new SdkScenario(name, tools, model, null, null, null, null, null, stopReason, expected);
     }
 
     private static SdkScenario confirmed(String name, String verdict, String denyMessage, List<String> expected) {
         return new SdkScenario(name, List.of(toolsetConfig(Map.of("permission_policy", Map.of("type", "always_ask")))), step -> step == 1
                 ? Reply.message(List.of(toolUse("toolu_ask", "bash", Map.of("command", "echo confirmed > " + name + ".txt"))))
-                : Reply.message(List.of(text("Understood."))), null, false, null, verdict, denyMessage, "end_turn", expected);
+                : Reply.message(List.of(text("Understood."))), null, null, null, verdict, denyMessage, "end_turn", expected);
     }
 
     private static List<Map<String, Object>> toolset() {
@@ -126,7 +135,7 @@ record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Rep
     }
 
     /** What a driver needs to run this scenario, as JSON-ready values. */
-    Map<String, Object> plan(String agent, String environment, String interruptGate) {
+    Map<String, Object> plan(String agent, String environment, Path gateFile) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("name", name);
         p.put("agent", agent);
@@ -134,7 +143,7 @@ record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Rep
         p.put("prompt", "scenario " + name);
         if (interruptOn != null) {
             p.put("interruptOn", interruptOn);
-            if (interruptWhenToolRuns) p.put("interruptGate", interruptGate);
+            if (interruptGate != null) p.put("interruptGate", gateFile.toString());
         }
         if (customToolResult != null) p.put("customToolResult", customToolResult);
         if (confirmation != null) p.put("confirmation", confirmation);
