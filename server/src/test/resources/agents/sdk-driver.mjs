@@ -97,6 +97,8 @@ try {
     stale_session_events: await errorOf(() => client.beta.sessions.events.send('sesn_011CZkZAtmR3yMPDzynEDxu7',
       { events: [{ type: 'user.interrupt' }] })),
     stale_agent: await errorOf(() => client.beta.agents.retrieve('agent_011CZkZAtmR3yMPDzynEDxu7')),
+    terminated_session: await errorOf(() => client.beta.sessions.events.send(results.find((r) => r.status === 'terminated').session_id,
+      { events: [{ type: 'user.message', content: [{ type: 'text', text: 'still there?' }] }] })),
   };
   writeFileSync(plan.output, JSON.stringify({ results, errors }));
 } finally {

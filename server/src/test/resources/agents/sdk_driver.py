@@ -80,5 +80,8 @@ errors = {
     "stale_session_events": error_of(lambda: client.beta.sessions.events.send(
         "sesn_011CZkZAtmR3yMPDzynEDxu7", events=[{"type": "user.interrupt"}])),
     "stale_agent": error_of(lambda: client.beta.agents.retrieve("agent_011CZkZAtmR3yMPDzynEDxu7")),
+    "terminated_session": error_of(lambda: client.beta.sessions.events.send(
+        next(r for r in results if r["status"] == "terminated")["session_id"],
+        events=[{"type": "user.message", "content": [{"type": "text", "text": "still there?"}]}])),
 }
 json.dump({"results": results, "errors": errors}, open(plan["output"], "w"))

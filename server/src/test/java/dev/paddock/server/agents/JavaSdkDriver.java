@@ -41,13 +41,16 @@ final class JavaSdkDriver implements AutoCloseable {
     }
 
     JsonNode run(List<Map<String, Object>> scenarios) throws InterruptedException {
-        List<Object> results = new ArrayList<>();
+        List<Map<String, Object>> results = new ArrayList<>();
         for (Map<String, Object> s : scenarios) results.add(runScenario(s));
+        String terminated = (String) results.stream().filter(r -> "terminated".equals(r.get("status"))).findFirst().orElseThrow().get("session_id");
         Map<String, Object> errors = new LinkedHashMap<>();
         errors.put("stale_session", errorOf(() -> client.beta().sessions().retrieve("sesn_011CZkZAtmR3yMPDzynEDxu7")));
         errors.put("stale_session_events", errorOf(() -> client.beta().sessions().events().send("sesn_011CZkZAtmR3yMPDzynEDxu7",
                 EventSendParams.builder().addEvent(BetaManagedAgentsUserInterruptEventParams.builder().build()).build())));
         errors.put("stale_agent", errorOf(() -> client.beta().agents().retrieve("agent_011CZkZAtmR3yMPDzynEDxu7")));
+        errors.put("terminated_session", errorOf(() -> send(terminated, EventSendParams.builder().addUserMessageEvent(List.of(
+                BetaManagedAgentsUserMessageEventParams.Content.ofText(BetaManagedAgentsTextBlock.builder().text("still there?").build()))))));
         return Rest.JSON.valueToTree(Map.of("results", results, "errors", errors));
     }
 

@@ -204,10 +204,13 @@ class SdkConformanceTest {
         assertThat(answer.get("results")).hasSize(SdkScenario.ALL.size());
         SdkTypes.check(lane.toString(), shapes);
         JsonNode errors = answer.get("errors");
-        String notFound = lane.client().equals("java") ? "NotFoundException" : "NotFoundError";
+        boolean java = lane.client().equals("java");
+        String notFound = java ? "NotFoundException" : "NotFoundError";
         assertThat(errors.get("stale_session").asString()).isEqualTo(notFound);
         assertThat(errors.get("stale_session_events").asString()).isEqualTo(notFound);
         assertThat(errors.get("stale_agent").asString()).isEqualTo(notFound);
+        // a terminated session takes no more events
+        assertThat(errors.get("terminated_session").asString()).isEqualTo(java ? "ConflictException" : "ConflictError");
     }
 
     private static Path gateFile(Path work, SdkScenario.Gate gate) {
