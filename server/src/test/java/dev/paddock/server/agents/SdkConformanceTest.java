@@ -188,7 +188,9 @@ class SdkConformanceTest {
         for (SdkTypes.Type t : SdkTypes.Type.values()) shapes.put(t, new ArrayList<>());
         for (JsonNode result : answer.get("results")) {
             SdkScenario s = scenario(result.get("scenario").asString());
-            Outcome o = new Outcome(lane, s, result, workerFiles != null ? workerFiles : name -> sessionFile(result.get("session_id").asString(), name));
+            String modelName = "sdk." + lane + "." + s.name();
+            SdkOutcome o = new SdkOutcome(lane, s, result, workerFiles != null ? workerFiles : name -> sessionFile(result.get("session_id").asString(), name),
+                    model.requests.stream().filter(r -> r.get("model").asString().equals(modelName)).toList());
             o.checkOrder();
             o.checkToolCallsAnswered();
             checkScenario(o);
@@ -230,8 +232,8 @@ class SdkConformanceTest {
     }
 
     /** What each scenario is about, beyond the order of its events. */
-    private static void checkScenario(Outcome o) {
-        switch (o.scenario.name()) {
+    private static void checkScenario(SdkOutcome o) {
+        switch (o.scenario().name()) {
             case "tool_call" -> {
                 JsonNode use = o.only("agent.tool_use");
                 assertThat(o.toolResultText(use)).contains("hello-sdk");
@@ -277,7 +279,7 @@ class SdkConformanceTest {
                 JsonNode error = o.only("session.error").get("error");
                 assertThat(error.get("type").asString()).isEqualTo("model_request_failed_error");
                 assertThat(error.get("retry_status").get("type").asString()).isEqualTo("terminal");
-                assertThat(o.result.get("status").asString()).isEqualTo("terminated");
+                assertThat(o.result().get("status").asString()).isEqualTo("terminated");
             }
             case "custom_tool" -> {
                 JsonNode use = o.only("agent.custom_tool_use");
@@ -303,23 +305,23 @@ class SdkConformanceTest {
                 // the cancelled request recorded no answer, and the session did not wait for the slow model
                 assertThat(o.types()).doesNotContain("agent.message");
                 assertThat(o.only("span.model_request_end").get("is_error").asBoolean()).isTrue();
-                assertThat(o.result.get("idle_after_interrupt_ms").asLong()).isLessThan(10_000);
+                assertThat(o.result().get("idle_after_interrupt_ms").asLong()).isLessThan(10_000);
                 assertThat(o.modelRequests()).hasSize(1);
             }
             case "interrupt_tool" -> {
                 JsonNode use = o.only("agent.tool_use");
                 assertThat(o.resultOf(use).get("is_error").asBoolean()).isTrue();
                 assertThat(o.toolResultText(use)).containsIgnoringCase("interrupt");
-                assertThat(o.result.get("idle_after_interrupt_ms").asLong()).as("idle long before the tool's 20 s").isLessThan(10_000);
+                assertThat(o.result().get("idle_after_interrupt_ms").asLong()).as("idle long before the tool's 20 s").isLessThan(10_000);
                 assertThat(o.modelRequests()).hasSize(1);
                 assertThat(o.file("started.txt")).as("the tool was running when interrupted").contains("started\n");
-                if (o.lane.killsInterruptedTools()) {
+                if (o.lane().killsInterruptedTools()) {
                     // late.txt would be written 3 s after the start by a child in the tool's process group
                     sleepQuietly(Duration.ofMillis(3500));
                     assertThat(o.file("late.txt")).as("written by a process the interrupt should have killed").isEmpty();
                 }
             }
-            default -> throw new AssertionError("no checks for " + o.scenario.name());
+            default -> throw new AssertionError("no checks for " + o.scenario().name());
         }
     }
 
@@ -371,135 +373,6 @@ class SdkConformanceTest {
             return found.isEmpty() ? Optional.empty() : Optional.of(Files.readString(found.get()));
         } catch (IOException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** One scenario's session as a lane's driver saw it. */
-    record Outcome(Lane lane, SdkScenario scenario, JsonNode result, Function<String, Optional<String>> files) {
-        List<JsonNode> events() {
-            List<JsonNode> out = new ArrayList<>();
-            result.get("events").forEach(out::add);
-            return out;
-        }
-
-        List<String> types() {
-            return events().stream().map(e -> e.get("type").asString()).toList();
-        }
-
-        List<JsonNode> all(String type) {
-            return events().stream().filter(e -> e.get("type").asString().equals(type)).toList();
-        }
-
-        JsonNode only(String type) {
-            List<JsonNode> found = all(type);
-            assertThat(found).as(type + " in " + types()).hasSize(1);
-            return found.getFirst();
-        }
-
-        JsonNode last() {
-            return events().getLast();
-        }
-
-        Optional<String> file(String name) {
-            return files.apply(name);
-        }
-
-        void checkOrder() {
-            String joined = String.join(" ", types()) + " ";
-            assertThat(joined).as(lane + " " + scenario.name()).matches(scenario.pattern(lane.selfHosted));
-            JsonNode last = last();
-            if (scenario.stopReason() == null) {
-                assertThat(last.get("type").asString()).isEqualTo("session.status_terminated");
-            } else {
-                assertThat(last.get("stop_reason").get("type").asString()).as(lane + " " + scenario.name()).isEqualTo(scenario.stopReason());
-                assertThat(result.get("status").asString()).isEqualTo("idle");
-            }
-        }
-
-        /** Every tool call is answered exactly once, after it, by a result that names it. */
-        void checkToolCallsAnswered() {
-            List<JsonNode> events = events();
-            Set<String> answered = new HashSet<>();
-            for (int i = 0; i < events.size(); i++) {
-                JsonNode e = events.get(i);
-                String type = e.get("type").asString();
-                if (!type.equals("agent.tool_use") && !type.equals("agent.custom_tool_use")) continue;
-                String id = e.get("id").asString();
-                int at = i;
-                List<Integer> answers = new ArrayList<>();
-                for (int j = 0; j < events.size(); j++) {
-                    if (id.equals(answerTo(events.get(j)))) answers.add(j);
-                }
-                assertThat(answers).as("answers to " + id + " in " + types()).hasSize(1).allSatisfy(j -> assertThat(j).isGreaterThan(at));
-                answered.add(id);
-            }
-            for (JsonNode e : events) {
-                String to = answerTo(e);
-                if (to != null) assertThat(answered).as("a result for a call that was made").contains(to);
-            }
-        }
-
-        private static String answerTo(JsonNode e) {
-            return switch (e.get("type").asString()) {
-                case "agent.tool_result", "user.tool_result" -> e.get("tool_use_id").asString();
-                case "user.custom_tool_result" -> e.get("custom_tool_use_id").asString();
-                default -> null;
-            };
-        }
-
-        JsonNode resultOf(JsonNode use) {
-            String id = use.get("id").asString();
-            return events().stream().filter(e -> id.equals(answerTo(e))).findFirst().orElseThrow();
-        }
-
-        String toolResultText(JsonNode use) {
-            StringBuilder sb = new StringBuilder();
-            JsonNode content = resultOf(use).get("content");
-            if (content != null) content.forEach(b -> sb.append(b.path("text").asString()));
-            return sb.toString();
-        }
-
-        List<JsonNode> modelRequests() {
-            String name = "sdk." + lane + "." + scenario.name();
-            return model.requests.stream().filter(r -> r.get("model").asString().equals(name)).toList();
-        }
-
-        /** The tool_result blocks of this session's last model request (they are in its last message). */
-        List<JsonNode> lastModelRequestResults() {
-            List<JsonNode> out = new ArrayList<>();
-            JsonNode messages = modelRequests().getLast().get("messages");
-            JsonNode last = messages.get(messages.size() - 1);
-            if (last.get("content").isArray()) {
-                for (JsonNode b : last.get("content")) if ("tool_result".equals(b.path("type").asString())) out.add(b);
-            }
-            return out;
-        }
-
-        /**
-         * What the model was told each of its tool calls answered, by tool_use id: Paddock names a call to the model
-         * by its event's id, so each result must answer a tool_use block of the message before it.
-         */
-        Map<String, String> modelSawResults() {
-            Map<String, String> out = new LinkedHashMap<>();
-            JsonNode messages = modelRequests().getLast().get("messages");
-            Set<String> called = new HashSet<>();
-            for (JsonNode b : messages.get(messages.size() - 2).get("content")) {
-                if ("tool_use".equals(b.path("type").asString())) called.add(b.get("id").asString());
-            }
-            for (JsonNode b : lastModelRequestResults()) {
-                assertThat(called).as("a tool_use block for each tool_result").contains(b.get("tool_use_id").asString());
-                JsonNode c = b.get("content");
-                StringBuilder sb = new StringBuilder();
-                if (c == null) {
-                    // no content at all
-                } else if (c.isString()) {
-                    sb.append(c.asString());
-                } else {
-                    c.forEach(part -> sb.append(part.path("text").asString()));
-                }
-                out.put(b.get("tool_use_id").asString(), sb.toString());
-            }
-            return out;
         }
     }
 }

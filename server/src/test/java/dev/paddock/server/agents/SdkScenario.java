@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
  * One session the SDK conformance suite drives in every lane: the agent's tools, what the scripted model answers
  * to its n-th request (1 for the first), what the client does on the way, and the event types expected in order.
  * The client sends its interrupt on the first event of type {@code interruptOn}, once the test has opened the
- * scenario's {@link Gate} (the driver waits for the gate file named in its plan). In {@link #expected} the token {@code TOOL_RESULT} stands for the lane's tool result: {@code agent.tool_result}
- * when Paddock ran the tool, {@code user.tool_result} when a worker did.
+ * scenario's {@link Gate} (the driver waits for the gate file named in its plan). In {@link #expected} the token
+ * {@code TOOL_RESULT} stands for the lane's tool result: {@code agent.tool_result} when Paddock ran the tool,
+ * {@code user.tool_result} when a worker did.
  */
 record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Reply> model, String interruptOn, Gate interruptGate,
                    String customToolResult, String confirmation, String denyMessage, String stopReason, List<String> expected) {
@@ -31,6 +32,7 @@ record SdkScenario(String name, List<Map<String, Object>> tools, IntFunction<Rep
         /** The long tool has written {@code started.txt}. */
         TOOL_STARTED
     }
+
     /** A tool that runs long and would write {@code late.txt} after a while, unless its process group is killed. */
     static final String LONG_TOOL = "echo started > started.txt; (sleep 3; echo late > late.txt) & sleep 20; wait";
 
