@@ -14,8 +14,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,9 +47,12 @@ class SelfHostedWorkerTest {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         stack.close();
         model.close();
+        try (Stream<Path> files = Files.walk(workdir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     @Test
