@@ -1,6 +1,9 @@
 package dev.paddock.agents;
 
 import dev.paddock.agents.loop.ModelGateway;
+import dev.paddock.agents.mcp.McpCallResult;
+import dev.paddock.agents.mcp.McpFailure;
+import dev.paddock.core.agents.ToolResultEvent;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +88,35 @@ final class AgentEvents {
         error.put("message", message);
         error.put("retry_status", retryStatus);
         return Map.of("error", error);
+    }
+
+    /** {@code session.error} about an MCP server: {@code mcp_connection_failed_error} or {@code mcp_authentication_failed_error}. */
+    static Map<String, Object> mcpError(McpFailure f) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("type", f.kind().errorType());
+        error.put("message", f.getMessage());
+        error.put("mcp_server_name", f.serverName());
+        error.put("retry_status", EXHAUSTED);
+        return Map.of("error", error);
+    }
+
+    /** {@code agent.mcp_tool_use}: the server's name and the tool's own name; {@code permission} allow, ask or deny. */
+    static Map<String, Object> mcpToolUse(String serverName, String toolName, Object input, String permission) {
+        Map<String, Object> use = new LinkedHashMap<>();
+        use.put("mcp_server_name", serverName);
+        use.put("name", toolName);
+        use.put("input", input);
+        use.put("evaluated_permission", permission);
+        return use;
+    }
+
+    /** {@code agent.mcp_tool_result}. */
+    static Map<String, Object> mcpToolResult(String useId, McpCallResult r) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("mcp_tool_use_id", useId);
+        result.put("content", r.content().isEmpty() ? List.of(textBlock(ToolResultEvent.NO_OUTPUT)) : r.content());
+        result.put("is_error", r.isError());
+        return result;
     }
 
     /** {@code span.model_request_end}. */

@@ -1,5 +1,7 @@
 package dev.paddock.agents;
 
+import dev.paddock.agents.mcp.McpToolNames;
+import dev.paddock.agents.mcp.McpUrls;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -46,11 +48,21 @@ final class AgentSpec {
             String where = "mcp_servers[" + i + "]";
             Map<String, Object> s = Fields.object(raw.get(i), where);
             Fields.allowOnly(s, Set.of("name", "type", "url"), where);
+            if (s.get("type") != null && !"url".equals(s.get("type"))) {
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".type' must be 'url'");
+            }
             String url = Fields.requiredString(s, "url", 2048);
             if (!url.startsWith("https://") && !url.startsWith("http://")) {
                 throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".url' must be an http(s) URL");
             }
-            out.add(new Agent.McpServer(Fields.requiredString(s, "name", 128), url));
+            if (McpUrls.parse(url).isEmpty()) {
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".url' must be an absolute http(s) URL with a host and no user info");
+            }
+            String name = Fields.requiredString(s, "name", 255);
+            if (out.stream().anyMatch(o -> o.name().equals(name))) {
+                throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".name' repeats the MCP server name '" + Text.clip(name, 60) + "'");
+            }
+            out.add(new Agent.McpServer(name, url));
         }
         return out;
     }
@@ -68,6 +80,7 @@ final class AgentSpec {
         List<AgentTool> out = new ArrayList<>();
         if (raw == null) return out;
         Set<String> names = new HashSet<>();
+        Set<String> mcpToolsets = new HashSet<>();
         for (int i = 0; i < raw.size(); i++) {
             String where = "tools[" + i + "]";
             Map<String, Object> t = Fields.object(raw.get(i), where);
@@ -98,6 +111,10 @@ final class AgentSpec {
                     if (!TOOL_NAME.matcher(name).matches()) {
                         throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".name' must be 1-64 letters, digits, _ or -");
                     }
+                    if (McpToolNames.isQualified(name)) {
+                        throw new PaddockException(ErrorCode.INVALID_FIELD, "field '" + where + ".name' must not start with '" + McpToolNames.PREFIX
+                                + "', which names MCP tools");
+                    }
                     if (!names.add(name)) throw new PaddockException(ErrorCode.DUPLICATE_TOOL, "tool name '" + name + "' is used twice");
                     Map<String, Object> schema = Fields.object(t.get("input_schema"), where + ".input_schema");
                     if (schema == null || !"object".equals(schema.get("type"))) {
@@ -107,11 +124,24 @@ final class AgentSpec {
                 }
                 case AgentTool.McpToolset.TYPE -> {
                     Fields.allowOnly(t, Set.of("type", "mcp_server_name", "configs", "default_config"), where);
-                    String server = Fields.requiredString(t, "mcp_server_name", 128);
+                    String server = Fields.requiredString(t, "mcp_server_name", 255);
                     boolean known = servers.stream().anyMatch(s -> server.equals(s.name()));
                     if (!known) throw new PaddockException(ErrorCode.UNKNOWN_MCP_SERVER, "field '" + where + ".mcp_server_name' names no server in 'mcp_servers'");
+                    if (!mcpToolsets.add(server)) {
+                        throw new PaddockException(ErrorCode.DUPLICATE_TOOL, "MCP server '" + Text.clip(server, 60) + "' has two mcp_toolset entries");
+                    }
+                    List<AgentTool.Config> configs = new ArrayList<>();
+                    List<Object> rawConfigs = Fields.array(t.get("configs"), where + ".configs");
+                    Set<String> configured = new HashSet<>();
+                    for (int j = 0; rawConfigs != null && j < rawConfigs.size(); j++) {
+                        String cw = where + ".configs[" + j + "]";
+                        Map<String, Object> c = Fields.object(rawConfigs.get(j), cw);
+                        String name = Fields.requiredString(c, "name", 128);
+                        if (!configured.add(name)) throw new PaddockException(ErrorCode.DUPLICATE_TOOL, "field '" + cw + ".name' configures '" + Text.clip(name, 60) + "' twice");
+                        configs.add(config(c, cw, name));
+                    }
                     out.add(new AgentTool.McpToolset(server,
-                            config(Fields.object(t.get("default_config"), where + ".default_config"), where + ".default_config", null)));
+                            config(Fields.object(t.get("default_config"), where + ".default_config"), where + ".default_config", null), configs));
                 }
                 default -> throw new PaddockException(ErrorCode.INVALID_TOOL_TYPE, "field '" + where + ".type' must be "
                         + AgentToolset.TYPE + ", mcp_toolset or custom, got '" + Text.clip(type, 60) + "'");

@@ -59,9 +59,22 @@ public sealed interface AgentTool {
         }
     }
 
-    /** The tools of one of the agent's MCP servers. */
-    record McpToolset(String serverName, Config defaultConfig) implements AgentTool {
+    /**
+     * The tools of one of the agent's MCP servers: {@code configs} override the default for the tools they name
+     * (the server decides which tools exist, so a name is not checked against it).
+     */
+    record McpToolset(String serverName, Config defaultConfig, List<Config> configs) implements AgentTool {
         static final String TYPE = "mcp_toolset";
+
+        public McpToolset {
+            configs = List.copyOf(configs);
+        }
+
+        /** A tool's own config, else the toolset's default. */
+        public Config configOf(String tool) {
+            for (Config c : configs) if (tool.equals(c.name())) return c;
+            return defaultConfig;
+        }
 
         @Override
         public Map<String, Object> toWire() {
@@ -69,7 +82,7 @@ public sealed interface AgentTool {
             m.put("type", TYPE);
             m.put("mcp_server_name", serverName);
             m.put("default_config", defaultConfig.toWire());
-            m.put("configs", new ArrayList<>());
+            m.put("configs", wireMcp(configs));
             return m;
         }
     }
@@ -98,11 +111,26 @@ public sealed interface AgentTool {
             for (Object c : AgentSpec.list(m.get("configs"))) configs.add(Config.fromWire(AgentSpec.map(c)));
             return new Toolset(defaults, configs);
         }
-        if (McpToolset.TYPE.equals(type)) return new McpToolset((String) m.get("mcp_server_name"), defaults);
+        if (McpToolset.TYPE.equals(type)) {
+            List<Config> configs = new ArrayList<>();
+            for (Object c : AgentSpec.list(m.get("configs"))) configs.add(Config.fromWire(AgentSpec.map(c)));
+            return new McpToolset((String) m.get("mcp_server_name"), defaults, configs);
+        }
         if (Custom.TYPE.equals(type)) {
             return new Custom((String) m.get("name"), (String) m.get("description"), AgentSpec.map(m.get("input_schema")));
         }
         return null;
+    }
+
+    /** An MCP tool's config carries its name only (no {@code type}: the SDK's MCP tool configs have none). */
+    private static List<Object> wireMcp(List<Config> configs) {
+        List<Object> out = new ArrayList<>();
+        for (Config c : configs) {
+            Map<String, Object> m = c.toWire();
+            m.remove("type");
+            out.add(m);
+        }
+        return out;
     }
 
     private static List<Object> wire(List<Config> configs) {

@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.access.Principal;
 import dev.paddock.agents.loop.History;
+import dev.paddock.agents.mcp.McpToolNames;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -124,6 +125,10 @@ public final class EventIntake {
                     if (history == null) history = histories.get();
                     History.PendingUse use = knownUse(history, e, idField, where, session);
                     String useId = use.eventId();
+                    if (McpToolNames.isQualified(use.name())) {
+                        throw new PaddockException(ErrorCode.WRONG_RESULT_TYPE, "tool call " + useId + " is an MCP tool call, which the server "
+                                + "makes itself; it takes no result from a client");
+                    }
                     if (builtIn == use.custom()) {
                         throw new PaddockException(ErrorCode.WRONG_RESULT_TYPE, "tool call " + useId + " is a " + (use.custom() ? "custom" : "built-in")
                                 + " tool call; answer it with " + (use.custom() ? SessionEventType.USER_CUSTOM_TOOL_RESULT : SessionEventType.USER_TOOL_RESULT));

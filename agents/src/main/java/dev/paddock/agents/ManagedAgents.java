@@ -2,6 +2,8 @@ package dev.paddock.agents;
 
 import dev.paddock.agents.loop.AnthropicModelGateway;
 import dev.paddock.agents.loop.ModelGateway;
+import dev.paddock.agents.mcp.McpSessions;
+import dev.paddock.agents.mcp.McpSettings;
 import dev.paddock.core.agents.AgentsStore;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.host.RuntimeHost;
@@ -23,6 +25,9 @@ public final class ManagedAgents implements AutoCloseable {
     private final WorkQueue work;
     private final SessionEngine engine;
     private final AnthropicModelGateway gateway;
+    private final VaultService vaults;
+    private final VaultCredentialService credentials;
+    private final CredentialValidation validation;
 
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock) {
         this(host, store, config, clock, null);
@@ -30,6 +35,14 @@ public final class ManagedAgents implements AutoCloseable {
 
     /** As above; {@code model} replaces the Messages API client (tests), null: the configured endpoint. */
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model) {
+        this(host, store, config, clock, model, McpSettings.NONE);
+    }
+
+    /**
+     * As above; {@code mcp} holds the cipher for vault credentials (the installation's vault) and whether MCP servers
+     * may be on private addresses.
+     */
+    public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model, McpSettings mcp) {
         Set<String> drivers = host.drivers().stream().map(Conformance::driver).collect(Collectors.toSet());
         this.gateway = model == null && config.hasModel() ? new AnthropicModelGateway(config.modelBaseUrl(), config.modelApiKey()) : null;
         ModelGateway chosen = model != null ? model : gateway;
@@ -40,10 +53,14 @@ public final class ManagedAgents implements AutoCloseable {
         this.work = new WorkQueue(store.work(), config, clock);
         SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config);
         SessionEnding ending = new SessionEnding(store.resources(), events, work, sandboxes, clock);
-        this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, config, clock);
+        this.vaults = new VaultService(store.resources(), clock);
+        this.credentials = new VaultCredentialService(store.resources(), vaults, mcp.credentialCipher(), clock);
+        McpSessions mcpSessions = new McpSessions(mcp, credentials::forMcpServer, clock);
+        this.validation = new CredentialValidation(credentials, mcpSessions, clock);
+        this.engine = new SessionEngine(store.resources(), events, sandboxes, ending, supplier, mcpSessions, config, clock);
         SessionFinder finder = new SessionFinder(store.resources(), environments);
         this.intake = new EventIntake(finder, events, engine, work);
-        this.sessions = new SessionService(store.resources(), agents, environments, finder, intake, events, engine, work, ending, config, clock);
+        this.sessions = new SessionService(store.resources(), agents, environments, vaults, finder, intake, events, engine, work, ending, config, clock);
     }
 
     public AgentService agents() { return agents; }
@@ -57,6 +74,12 @@ public final class ManagedAgents implements AutoCloseable {
     public EventLog events() { return events; }
 
     public WorkQueue work() { return work; }
+
+    public VaultService vaults() { return vaults; }
+
+    public VaultCredentialService credentials() { return credentials; }
+
+    public CredentialValidation credentialValidation() { return validation; }
 
     SessionEngine engine() { return engine; }
 

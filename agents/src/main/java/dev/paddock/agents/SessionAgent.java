@@ -1,6 +1,8 @@
 package dev.paddock.agents;
 
 import dev.paddock.agents.loop.ModelGateway;
+import dev.paddock.agents.mcp.McpToolNames;
+import dev.paddock.agents.mcp.SessionMcp;
 import dev.paddock.toolset.AgentToolset;
 import dev.paddock.toolset.ToolDefinition;
 import java.util.ArrayList;
@@ -10,7 +12,8 @@ import java.util.Map;
 
 /**
  * The agent a session runs, read once from the session's snapshot of it: its model, system prompt, the tools the
- * model is offered, and for each built-in tool whether it is enabled and whether the user confirms each call first.
+ * model is offered, and for each built-in tool (and, once {@link #withMcp added}, each MCP tool) whether it is enabled
+ * and whether the user confirms each call first.
  *
  * @param toolset the settings of the built-in tools by name; empty when the agent has no toolset
  */
@@ -41,13 +44,23 @@ public record SessionAgent(String modelId, String system, List<ModelGateway.Tool
         return new SessionAgent(agent.model().id(), agent.system(), tools, toolset);
     }
 
+    /** The agent with its MCP servers' tools offered beside its own, each with its permission policy. */
+    public SessionAgent withMcp(SessionMcp.Offer offer) {
+        if (offer.specs().isEmpty()) return this;
+        List<ModelGateway.ToolSpec> all = new ArrayList<>(tools);
+        all.addAll(offer.specs());
+        Map<String, ToolSetting> settings = new HashMap<>(toolset);
+        offer.tools().forEach((name, tool) -> settings.put(name, new ToolSetting(true, tool.asksFirst())));
+        return new SessionAgent(modelId, system, all, settings);
+    }
+
     /** True when {@code name} is an enabled built-in tool, which Paddock (or a self-hosted worker) runs. */
     public boolean runsBuiltIn(String name) {
         ToolSetting s = toolset.get(name);
-        return s != null && s.enabled();
+        return s != null && s.enabled() && !McpToolNames.isQualified(name);
     }
 
-    /** True when a call of built-in tool {@code name} waits for the user's confirmation. */
+    /** True when a call of built-in or MCP tool {@code name} waits for the user's confirmation. */
     public boolean asksFirst(String name) {
         ToolSetting s = toolset.get(name);
         return s != null && s.asksFirst();

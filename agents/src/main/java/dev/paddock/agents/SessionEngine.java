@@ -5,6 +5,11 @@ import dev.paddock.agents.AgentEvents.StopReason;
 import dev.paddock.agents.loop.Block;
 import dev.paddock.agents.loop.History;
 import dev.paddock.agents.loop.ModelGateway;
+import dev.paddock.agents.mcp.McpCallResult;
+import dev.paddock.agents.mcp.McpFailure;
+import dev.paddock.agents.mcp.McpSessions;
+import dev.paddock.agents.mcp.McpToolNames;
+import dev.paddock.agents.mcp.SessionMcp;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.Resource;
@@ -56,6 +61,7 @@ public final class SessionEngine implements AutoCloseable {
     private final SessionSandboxes sandboxes;
     private final SessionEnding ending;
     private final Supplier<ModelGateway> model;
+    private final McpSessions mcp;
     private final AgentsConfig config;
     private final Clock clock;
     private final Map<String, Run> runs = new ConcurrentHashMap<>();
@@ -63,12 +69,13 @@ public final class SessionEngine implements AutoCloseable {
     private volatile boolean closed;
 
     SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, SessionEnding ending, Supplier<ModelGateway> model,
-                  AgentsConfig config, Clock clock) {
+                  McpSessions mcp, AgentsConfig config, Clock clock) {
         this.store = store;
         this.events = events;
         this.sandboxes = sandboxes;
         this.ending = ending;
         this.model = model;
+        this.mcp = mcp;
         this.config = config;
         this.clock = clock;
     }
@@ -85,6 +92,8 @@ public final class SessionEngine implements AutoCloseable {
         long activeSince;
         /** The model request or tool call under way, which an interrupt cancels; null between steps. */
         volatile Future<?> step;
+        /** The session's MCP servers, as this turn offers them; null before the first turn. */
+        volatile SessionMcp mcp;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -123,6 +132,7 @@ public final class SessionEngine implements AutoCloseable {
     }
 
     public void forget(String sessionId) {
+        mcp.close(sessionId);
         Run run = runs.remove(sessionId);
         if (run != null) {
             run.interrupted.set(true);
@@ -191,11 +201,21 @@ public final class SessionEngine implements AutoCloseable {
         }
         setStatus(run, Session.RUNNING);
         append(run, SessionEventType.SESSION_STATUS_RUNNING, Map.of());
+        SessionMcp servers = mcp.of(run.tenantId, run.sessionId);
+        run.mcp = servers;
+        try {
+            agent = agent.withMcp(servers.offer(SessionResource.of(session).agent(), SessionResource.of(session).vaultIds()));
+        } catch (McpFailure f) {
+            mcpFailed(run, f);
+            return;
+        }
         int turns = 0;
         while (true) {
             if (run.interrupted.getAndSet(false)) {
                 for (History.PendingUse use : history.read(History::pending)) {
-                    toolResult(run, use.eventId(), "interrupted by the user before this tool call finished", true);
+                    String text = "interrupted by the user before this tool call finished";
+                    if (McpToolNames.isQualified(use.name())) mcpResult(run, use.eventId(), McpCallResult.error(text));
+                    else toolResult(run, use.eventId(), text, true);
                 }
                 idle(run, StopReason.END_TURN);
                 return;
@@ -214,7 +234,22 @@ public final class SessionEngine implements AutoCloseable {
                 }
                 if (verdict != null && verdict.denied()) {
                     String why = verdict.denyMessage();
-                    toolResult(run, use.eventId(), "the user denied this tool call" + (why == null ? "" : ": " + why), true);
+                    String text = "the user denied this tool call" + (why == null ? "" : ": " + why);
+                    if (McpToolNames.isQualified(use.name())) mcpResult(run, use.eventId(), McpCallResult.error(text));
+                    else toolResult(run, use.eventId(), text, true);
+                    continue;
+                }
+                if (McpToolNames.isQualified(use.name())) {
+                    // the server calls MCP tools itself, in both lanes: the credential never leaves it
+                    McpCallResult r;
+                    try {
+                        r = interruptibly(run, "mcp", () -> servers.call(use.name(), use.input()));
+                    } catch (McpFailure f) {
+                        mcpFailed(run, f);
+                        return;
+                    }
+                    if (r == null) break; // interrupted: the turn loop answers the call
+                    mcpResult(run, use.eventId(), r);
                     continue;
                 }
                 if (env.selfHosted()) {
@@ -309,6 +344,7 @@ public final class SessionEngine implements AutoCloseable {
         for (Block block : t.blocks()) {
             switch (block) {
                 case Block.Text text -> append(run, SessionEventType.AGENT_MESSAGE, AgentEvents.message(text.text()));
+                case Block.ToolUse use when McpToolNames.isQualified(use.name()) -> append(run, SessionEventType.AGENT_MCP_TOOL_USE, mcpToolUse(run, agent, use));
                 case Block.ToolUse use when agent.runsBuiltIn(use.name()) -> append(run, SessionEventType.AGENT_TOOL_USE,
                         AgentEvents.toolUse(use.name(), use.input(), agent.asksFirst(use.name()) ? "ask" : "allow"));
                 case Block.ToolUse use -> append(run, SessionEventType.AGENT_CUSTOM_TOOL_USE, AgentEvents.toolUse(use.name(), use.input(), null));
@@ -401,6 +437,34 @@ public final class SessionEngine implements AutoCloseable {
         }
     }
 
+    /** The model's call of an MCP tool as its event; a name the session did not offer is recorded as denied. */
+    private Map<String, Object> mcpToolUse(Run run, SessionAgent agent, Block.ToolUse use) {
+        return run.mcp.tool(use.name())
+                .map(t -> AgentEvents.mcpToolUse(t.serverName(), t.toolName(), use.input(), agent.asksFirst(use.name()) ? "ask" : "allow"))
+                .orElseGet(() -> {
+                    String rest = use.name().substring(McpToolNames.PREFIX.length());
+                    int cut = rest.indexOf("__");
+                    return AgentEvents.mcpToolUse(cut < 0 ? "" : rest.substring(0, cut), cut < 0 ? rest : rest.substring(cut + 2), use.input(), "deny");
+                });
+    }
+
+    private void mcpResult(Run run, String useId, McpCallResult r) {
+        append(run, SessionEventType.AGENT_MCP_TOOL_RESULT, AgentEvents.mcpToolResult(useId, r));
+    }
+
+    /**
+     * An MCP server could not be used: its open calls are answered as not made, the session gets the SDK's
+     * {@code mcp_*_error}, and the turn ends; the next message connects again.
+     */
+    private void mcpFailed(Run run, McpFailure f) {
+        run.mcp.drop(f.serverName());
+        for (History.PendingUse use : run.history.read(History::pending)) {
+            if (McpToolNames.isQualified(use.name())) mcpResult(run, use.eventId(), McpCallResult.error("not called: " + f.getMessage()));
+        }
+        append(run, SessionEventType.SESSION_ERROR, AgentEvents.mcpError(f));
+        idle(run, StopReason.RETRIES_EXHAUSTED);
+    }
+
     private void toolResult(Run run, String useId, String text, boolean isError) {
         append(run, SessionEventType.AGENT_TOOL_RESULT, new ToolResultEvent(SessionEventType.AGENT_TOOL_RESULT, useId, text, isError).body());
     }
@@ -481,5 +545,6 @@ public final class SessionEngine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        mcp.close();
     }
 }

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,20 +14,22 @@ import java.util.Map;
  * {@code paddock_sandbox_id}, the sandbox its tools run in (null until the first tool call; kept in the row, not
  * the body). Its files and {@code /mnt/session/outputs} are read through {@code /v1/sandboxes/{id}/files} and
  * {@code /outputs}, also after the session ended. {@code usage} and {@code stats} are kept by the agent loop (see
- * {@link SessionUsage}); Paddock does not fill resources, vaults, budget or outcome evaluations yet, so those are
- * written empty.
+ * {@link SessionUsage}); {@code vault_ids} are the vaults whose credentials the loop sends to MCP servers. Paddock does
+ * not fill resources, budget or outcome evaluations yet, so those are written empty.
  *
  * @param createdAt ISO-8601, as on the wire; likewise {@code updatedAt} and {@code archivedAt} (null while live)
  * @param readAt when the session was read, for {@code stats.duration_seconds}; null: not answered
  */
 public record SessionResource(String id, Agent agent, String environmentId, String status, String title, Map<String, String> metadata,
-                              String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt) {
+                              String createdAt, String updatedAt, String archivedAt, String sandboxId, SessionUsage usage, Instant readAt,
+                              List<String> vaultIds) {
     static final String TYPE = "session";
 
     static final String SANDBOX_FIELD = "paddock_sandbox_id";
 
     public SessionResource {
         metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+        vaultIds = vaultIds == null ? List.of() : List.copyOf(vaultIds);
     }
 
     /** Reads a stored session. */
@@ -35,20 +38,20 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         Map<String, String> metadata = Fields.storedMetadata(m.get("metadata"));
         return new SessionResource((String) m.get("id"), Agent.fromWire(AgentSpec.map(m.get("agent"))), (String) m.get("environment_id"),
                 (String) m.get("status"), (String) m.get("title"), metadata, (String) m.get("created_at"), (String) m.get("updated_at"),
-                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null);
+                (String) m.get("archived_at"), s.sandboxId(), SessionUsage.fromStored(m.get("usage")), null, strings(m.get("vault_ids")));
     }
 
     SessionResource withTitleAndMetadata(String t, Map<String, String> md, String at) {
-        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt);
+        return new SessionResource(id, agent, environmentId, status, t, md, createdAt, at, archivedAt, sandboxId, usage, readAt, vaultIds);
     }
 
     SessionResource archive(String at) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, at, sandboxId, usage, readAt, vaultIds);
     }
 
     /** The session as read at {@code now}: its answer carries the time since it was created. */
     SessionResource readAt(Instant now) {
-        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now);
+        return new SessionResource(id, agent, environmentId, status, title, metadata, createdAt, updatedAt, archivedAt, sandboxId, usage, now, vaultIds);
     }
 
     /** The session as answered. */
@@ -74,7 +77,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("title", title);
         m.put("metadata", new LinkedHashMap<>(metadata));
         m.put("resources", new ArrayList<>());
-        m.put("vault_ids", new ArrayList<>());
+        m.put("vault_ids", new ArrayList<>(vaultIds));
         m.put("budget", null);
         m.put("stats", usage.statsToWire(null, null));
         m.put("usage", usage.usageToWire());
@@ -83,6 +86,12 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("updated_at", updatedAt);
         m.put("archived_at", archivedAt);
         return m;
+    }
+
+    private static List<String> strings(Object stored) {
+        List<String> out = new ArrayList<>();
+        if (stored instanceof List<?> l) l.forEach(v -> out.add(String.valueOf(v)));
+        return out;
     }
 
     /** {@code session.updated}: the title and metadata after the update. */

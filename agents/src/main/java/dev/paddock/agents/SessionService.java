@@ -30,6 +30,7 @@ public final class SessionService {
     private final ResourceStore store;
     private final AgentService agents;
     private final EnvironmentService environments;
+    private final VaultService vaults;
     private final SessionFinder finder;
     private final EventIntake intake;
     private final EventLog events;
@@ -39,11 +40,12 @@ public final class SessionService {
     private final AgentsConfig config;
     private final Clock clock;
 
-    SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, SessionFinder finder, EventIntake intake,
-                   EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock) {
+    SessionService(ResourceStore store, AgentService agents, EnvironmentService environments, VaultService vaults, SessionFinder finder,
+                   EventIntake intake, EventLog events, SessionEngine engine, WorkQueue work, SessionEnding ending, AgentsConfig config, Clock clock) {
         this.store = store;
         this.agents = agents;
         this.environments = environments;
+        this.vaults = vaults;
         this.finder = finder;
         this.intake = intake;
         this.events = events;
@@ -71,13 +73,12 @@ public final class SessionService {
         if (resources != null && !resources.isEmpty()) {
             throw new PaddockException(ErrorCode.RESOURCES_NOT_SUPPORTED, "Paddock does not mount session resources yet; send no 'resources'");
         }
-        List<String> vaults = Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id");
-        if (!vaults.isEmpty()) throw new PaddockException(ErrorCode.VAULTS_NOT_SUPPORTED, "Paddock does not support vaults on sessions yet; send no 'vault_ids'");
+        List<String> vaultIds = vaults.requireUsable(p, Fields.strings(body.get("vault_ids"), "vault_ids", 16, null, "a vault id"));
         if (body.get("budget") != null) throw new PaddockException(ErrorCode.BUDGET_NOT_SUPPORTED, "Paddock does not enforce session budgets yet; send no 'budget'");
         Instant now = clock.instant();
         String id = Ids.newId(PREFIX, now);
         SessionResource s = new SessionResource(id, agent, envId, Session.IDLE, Fields.optionalString(body, "title", 512),
-                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null, SessionUsage.NONE, null);
+                Fields.metadata(body.get("metadata"), "metadata"), Times.iso(now), Times.iso(now), null, null, SessionUsage.NONE, null, vaultIds);
         Session session = Session.create(id, p.tenantId(), envId, agent.id(), now, s.toStored());
         List<Object> initial = Fields.array(body.get("initial_events"), "initial_events");
         if (initial != null) intake.validate(p, session, initial);
@@ -116,6 +117,9 @@ public final class SessionService {
     public SessionResource update(Principal p, String id, Map<String, Object> body) {
         Callers.requireApiKey(p, "update sessions");
         Fields.allowOnly(body, UPDATE_FIELDS, "");
+        if (body.get("vault_ids") != null) {
+            throw new PaddockException(ErrorCode.VAULTS_NOT_SUPPORTED, "a session's vault_ids are set when it is created and cannot be changed");
+        }
         if (body.get("agent") != null || body.get("budget") != null) {
             throw new PaddockException(ErrorCode.NOT_SUPPORTED, "Paddock cannot change a session's agent or budget yet; update its title or metadata");
         }

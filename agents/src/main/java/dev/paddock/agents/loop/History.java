@@ -1,5 +1,6 @@
 package dev.paddock.agents.loop;
 
+import dev.paddock.agents.mcp.McpToolNames;
 import dev.paddock.core.agents.SessionEvent;
 import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.agents.ToolResultEvent;
@@ -61,6 +62,14 @@ public final class History {
                 uses.put(e.id(), new PendingUse(e.id(), name, input, type == SessionEventType.AGENT_CUSTOM_TOOL_USE));
                 append("assistant", List.of(new Block.ToolUse(e.id(), name, input)));
             }
+            case AGENT_MCP_TOOL_USE -> {
+                // the model knows an MCP tool by its qualified name; the event keeps the server and tool apart
+                Map<String, Object> input = map(b.get("input"));
+                String name = McpToolNames.qualified(String.valueOf(b.get("mcp_server_name")), String.valueOf(b.get("name")));
+                uses.put(e.id(), new PendingUse(e.id(), name, input, false));
+                append("assistant", List.of(new Block.ToolUse(e.id(), name, input)));
+            }
+            case AGENT_MCP_TOOL_RESULT -> result(String.valueOf(b.get("mcp_tool_use_id")), b);
             case AGENT_TOOL_RESULT, USER_TOOL_RESULT -> result(String.valueOf(b.get("tool_use_id")), b);
             case USER_CUSTOM_TOOL_RESULT -> result(String.valueOf(b.get("custom_tool_use_id")), b);
             case USER_TOOL_CONFIRMATION -> confirmations.put(String.valueOf(b.get("tool_use_id")),

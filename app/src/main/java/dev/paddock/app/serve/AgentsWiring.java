@@ -3,6 +3,8 @@ package dev.paddock.app.serve;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.agents.PackageMirrors;
+import dev.paddock.agents.mcp.McpSettings;
+import dev.paddock.core.egress.SecretCipher;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
 import java.time.Clock;
@@ -16,14 +18,17 @@ final class AgentsWiring {
 
     private AgentsWiring() {}
 
-    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, List<AutoCloseable> started) {
+    static ManagedAgents start(ServeSettings s, RuntimeHost host, JdbcStore store, SecretCipher vault, List<AutoCloseable> started) {
         AgentsConfig config = AgentsConfig.defaults().withModel(s.modelBaseUrl(), s.modelApiKey())
                 .withSandboxFree(s.allowSandboxFree(), "subprocess")
                 .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()));
         if (s.allowSandboxFree()) {
             log.warn("allow_sandbox_free is on: sessions in environments of type 'none' run tools on this host without isolation");
         }
-        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC());
+        if (s.mcpAllowPrivateHosts()) {
+            log.warn("mcp_allow_private_hosts is on: agents' MCP servers may be on private, loopback and link-local addresses of this network");
+        }
+        ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, s.mcpAllowPrivateHosts()));
         started.add(agents);
         return agents;
     }

@@ -130,7 +130,7 @@ public final class PaddockApp implements AutoCloseable {
                 new BrowserRoutes(browser),
                 new SecretRoutes(egress.vault()),
                 new EgressRoutes(host, store.egressAudit()),
-                new AgentsRoutes(AgentsWiring.start(s, host, store, started)),
+                new AgentsRoutes(AgentsWiring.start(s, host, store, egress.vault(), started)),
                 new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())));
     }
 

@@ -59,7 +59,8 @@ public record ServeSettings(
         long maxDisk,
         long maxCheckpointSize,
         long tenantStorageQuota,
-        String storeUrl) {
+        String storeUrl,
+        boolean mcpAllowPrivateHosts) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -108,6 +109,7 @@ public record ServeSettings(
         k.put("packages_apt_sources", new String[] {"", "apt sources file for environment packages"});
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
+        k.put("mcp_allow_private_hosts", new String[] {"false", "let agents' MCP servers be on private/loopback addresses"});
         return Collections.unmodifiableMap(k);
     }
 
@@ -174,7 +176,8 @@ public record ServeSettings(
                 limit("max_disk", v.get("max_disk")),
                 limit("max_checkpoint_size", v.get("max_checkpoint_size")),
                 limit("tenant_storage_quota", v.get("tenant_storage_quota")),
-                blankToNull(v.get("store_url")));
+                blankToNull(v.get("store_url")),
+                bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {

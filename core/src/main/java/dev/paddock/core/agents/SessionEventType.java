@@ -20,6 +20,8 @@ public enum SessionEventType {
     AGENT_TOOL_USE("agent.tool_use"),
     AGENT_CUSTOM_TOOL_USE("agent.custom_tool_use"),
     AGENT_TOOL_RESULT("agent.tool_result"),
+    AGENT_MCP_TOOL_USE("agent.mcp_tool_use"),
+    AGENT_MCP_TOOL_RESULT("agent.mcp_tool_result"),
     SESSION_STATUS_RUNNING("session.status_running"),
     SESSION_STATUS_IDLE("session.status_idle"),
     SESSION_STATUS_TERMINATED("session.status_terminated"),

@@ -4,6 +4,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.egress.SecretCipher;
 import dev.paddock.core.egress.SecretMetadata;
 import dev.paddock.core.egress.SecretRepository;
 import dev.paddock.core.egress.SecretValue;
@@ -21,9 +22,10 @@ import java.util.regex.Pattern;
 /**
  * Tenant-scoped secrets, encrypted at rest with AES-256-GCM (a fresh random 96-bit nonce for every value, the
  * tenant and secret id as associated data). Listing and metadata never include values; only {@link #reveal}
- * decrypts, and the egress proxy is its only intended caller.
+ * decrypts, and the egress proxy is its only intended caller. As a {@link SecretCipher} it seals values kept in other
+ * rows (vault credentials for MCP servers) with the same key and cipher, under associated data of their own.
  */
-public final class Vault implements SecretVault {
+public final class Vault implements SecretVault, SecretCipher {
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,128}");
     private static final int NONCE_BYTES = 12;
@@ -98,6 +100,40 @@ public final class Vault implements SecretVault {
         }
     }
 
+    @Override
+    public byte[] seal(String tenantId, String ownerId, SecretValue value) {
+        requireTenant(tenantId);
+        byte[] nonce = new byte[NONCE_BYTES];
+        random.nextBytes(nonce);
+        try {
+            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+            cipher.init(Cipher.ENCRYPT_MODE, key.key(), new GCMParameterSpec(TAG_BITS, nonce));
+            cipher.updateAAD(ownedAad(tenantId, ownerId));
+            byte[] sealed = cipher.doFinal(value.bytes());
+            byte[] out = new byte[NONCE_BYTES + sealed.length];
+            System.arraycopy(nonce, 0, out, 0, NONCE_BYTES);
+            System.arraycopy(sealed, 0, out, NONCE_BYTES, sealed.length);
+            return out;
+        } catch (GeneralSecurityException e) {
+            throw PaddockException.internal("cannot encrypt the secret of " + ownerId, e);
+        }
+    }
+
+    @Override
+    public SecretValue open(String tenantId, String ownerId, byte[] sealed) {
+        requireTenant(tenantId);
+        try {
+            if (sealed == null || sealed.length <= NONCE_BYTES) throw new GeneralSecurityException("too short");
+            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+            cipher.init(Cipher.DECRYPT_MODE, key.key(), new GCMParameterSpec(TAG_BITS, sealed, 0, NONCE_BYTES));
+            cipher.updateAAD(ownedAad(tenantId, ownerId));
+            return SecretValue.ofBytes(cipher.doFinal(sealed, NONCE_BYTES, sealed.length - NONCE_BYTES));
+        } catch (GeneralSecurityException e) {
+            throw new PaddockException(ErrorCode.SECRET_UNDECRYPTABLE,
+                    "the secret of " + ownerId + " cannot be decrypted with this vault key (wrong key or damaged data)");
+        }
+    }
+
     /** A token derived from the vault key for {@code label} that reveals nothing about the key ({@link VaultKey#placeholderToken}). */
     public byte[] placeholderToken(String label) { return key.placeholderToken(label); }
 
@@ -127,6 +163,10 @@ public final class Vault implements SecretVault {
         } catch (GeneralSecurityException e) {
             throw PaddockException.internal("cannot encrypt secret " + id, e);
         }
+    }
+
+    private static byte[] ownedAad(String tenantId, String ownerId) {
+        return ("paddock-vault-owned-v1|" + tenantId + "|" + ownerId).getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] aad(String tenantId, String id) {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.stream.Stream;
 
@@ -39,6 +40,25 @@ class VaultTest {
         // a new vault over the same directory and key file reads it back
         Vault reopened = new Vault(new FileSecretRepository(data.resolve("vault")), VaultKey.fromDataDir(data));
         assertThat(reopened.reveal("tenant_a", meta.id()).reveal()).isEqualTo(SECRET);
+    }
+
+    @Test
+    void aSealedValueOpensOnlyForItsTenantAndOwnerWithTheSameKey() {
+        Vault vault = new Vault(new InMemorySecretRepository(), key());
+        byte[] sealed = vault.seal("t", "vcrd_a", SecretValue.of(SECRET));
+        assertThat(new String(sealed, StandardCharsets.ISO_8859_1)).doesNotContain(SECRET);
+        assertThat(vault.seal("t", "vcrd_a", SecretValue.of(SECRET))).as("a fresh nonce each time").isNotEqualTo(sealed);
+        assertThat(vault.open("t", "vcrd_a", sealed).reveal()).isEqualTo(SECRET);
+        for (Runnable wrong : new Runnable[] {
+                () -> vault.open("u", "vcrd_a", sealed),
+                () -> vault.open("t", "vcrd_b", sealed),
+                () -> new Vault(new InMemorySecretRepository(), otherKey()).open("t", "vcrd_a", sealed),
+                () -> vault.open("t", "vcrd_a", new byte[5])}) {
+            assertThatThrownBy(wrong::run).isInstanceOfSatisfying(PaddockException.class, e -> {
+                assertThat(e.code()).isEqualTo("secret_undecryptable");
+                assertThat(e.getMessage()).doesNotContain(SECRET);
+            });
+        }
     }
 
     @Test
@@ -124,6 +144,12 @@ class VaultTest {
         assertThat(String.valueOf(key())).doesNotContain("AAAA");
         var s = new StoredSecret("sec_0123456789abcdefghjkmnpqrs", "t", "n", new byte[12], new byte[] {1, 2}, java.time.Instant.EPOCH, java.time.Instant.EPOCH, 1);
         assertThat(s.toString()).doesNotContain("ciphertext").doesNotContain("nonce");
+    }
+
+    private static VaultKey otherKey() {
+        byte[] raw = new byte[32];
+        Arrays.fill(raw, (byte) 1);
+        return VaultKey.fromBase64(Base64.getEncoder().encodeToString(raw), "test");
     }
 
     private static VaultKey key() {

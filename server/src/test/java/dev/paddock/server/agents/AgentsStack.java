@@ -2,6 +2,9 @@ package dev.paddock.server.agents;
 
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
+import dev.paddock.agents.mcp.McpSettings;
+import dev.paddock.egress.vault.Vault;
+import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.host.HostConfig;
@@ -29,6 +32,11 @@ final class AgentsStack implements AutoCloseable {
     final String baseUrl;
 
     AgentsStack(AgentsConfig config) {
+        this(config, false);
+    }
+
+    /** {@code mcpAllowPrivateHosts}: agents' MCP servers may be on loopback (tests run them there). */
+    AgentsStack(AgentsConfig config, boolean mcpAllowPrivateHosts) {
         try {
             dataDir = Files.createTempDirectory("paddock-agents-test");
         } catch (IOException e) {
@@ -40,7 +48,8 @@ final class AgentsStack implements AutoCloseable {
         host.start();
         ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
         apiKey = keys.create(ApiKeys.DEFAULT_TENANT, "test", true).secret();
-        agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC());
+        Vault vault = new Vault(store.secrets(), VaultKey.fromDataDir(dataDir));
+        agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, mcpAllowPrivateHosts));
         server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)));
         baseUrl = "http://127.0.0.1:" + server.start();
     }

@@ -13,10 +13,11 @@ import java.util.Optional;
 
 /**
  * The Managed Agents API under {@code /v1}: agents, environments (and their keys and work queue), sessions and
- * their events, in the shapes of the official SDKs. The {@code anthropic-beta} header is accepted and ignored.
+ * their events, vaults and their credentials, in the shapes of the official SDKs. The {@code anthropic-beta} header
+ * is accepted and ignored.
  */
 public final class AgentsRoutes implements RouteModule {
-    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions");
+    private static final List<String> PATHS = List.of("/v1/agents", "/v1/environments", "/v1/sessions", "/v1/vaults");
     /** The SDKs read an error's reason from {@code error.details.error_code}. */
     private static final ApiErrors.ErrorDetails SDK_DETAILS = e -> SdkErrorCodes.details(e.errorCode());
 
@@ -50,6 +51,7 @@ public final class AgentsRoutes implements RouteModule {
         new SessionRoutes(agents.sessions(), b).register(r);
         new SessionEventRoutes(agents.sessions(), agents.intake(), agents.events(), b, json).register(r);
         new WorkRoutes(agents.environments(), agents.work(), b, json).register(r);
+        new VaultRoutes(agents.vaults(), agents.credentials(), agents.credentialValidation(), b).register(r);
         // Conflicts and lost leases are final answers: the SDKs must not retry them.
         r.after(ctx -> {
             int status = ctx.statusCode();
