@@ -23,14 +23,23 @@ public final class Main {
 
     /** Runs the CLI with the given context and answers the exit code; never throws for expected failures. */
     public static int run(CliContext ctx, String... args) {
-        CommandLine cmd = commandLine(ctx);
+        CommandLine cmd = commandLine(ctx, args);
         int code = cmd.execute(args);
         ctx.out().flush();
         ctx.err().flush();
         return code;
     }
 
+    /** The command line with every subcommand (what help lists). */
     public static CommandLine commandLine(CliContext ctx) {
+        return commandLine(ctx, new String[0]);
+    }
+
+    /**
+     * The command line for {@code args}: only the subcommand they name, when they name one, since building the model
+     * of every command costs a short command more than its request; all of them otherwise (help, usage errors).
+     */
+    public static CommandLine commandLine(CliContext ctx, String[] args) {
         CommandLine.IFactory defaults = CommandLine.defaultFactory();
         CommandLine.IFactory factory = new CommandLine.IFactory() {
             @Override public <K> K create(Class<K> cls) throws Exception {
@@ -40,10 +49,18 @@ public final class Main {
             }
         };
         CommandLine cmd = new CommandLine(new PaddockCommand(), factory);
+        String named = args.length > 0 ? args[0] : null;
+        PaddockCommand.SUBCOMMANDS.forEach((name, make) -> {
+            if (named != null && PaddockCommand.SUBCOMMANDS.containsKey(named) && !"help".equals(named) && !name.equals(named)) return;
+            Object sub = make.get();
+            if (sub instanceof ContextAware aware) aware.context(ctx);
+            cmd.addSubcommand(name, new CommandLine(sub, factory));
+        });
         cmd.setOut(ctx.out());
         cmd.setErr(ctx.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
-        cmd.getSubcommands().get("serve").getCommandSpec().usageMessage().footer(ServeCommand.keysHelp());
+        CommandLine serve = cmd.getSubcommands().get("serve");
+        if (serve != null) serve.getCommandSpec().usageMessage().footer(ServeCommand.keysHelp());
         cmd.setExecutionExceptionHandler((ex, line, parse) -> report(ctx, ex, line));
         return cmd;
     }

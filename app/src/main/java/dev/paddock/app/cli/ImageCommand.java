@@ -30,7 +30,7 @@ import tools.jackson.databind.node.ObjectNode;
 @Command(name = "image", description = "Build, import, list and remove images (root filesystems for sandboxes).",
         subcommands = {ImageCommand.Build.class, ImageCommand.Import.class, ImageCommand.ListAll.class, ImageCommand.Remove.class})
 public final class ImageCommand {
-    private ImageCommand() {}
+    ImageCommand() {}
 
     abstract static class Local extends ClientCommand {
         ImageStore store() {

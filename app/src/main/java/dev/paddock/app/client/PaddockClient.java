@@ -4,13 +4,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.channels.ClosedChannelException;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -22,34 +20,30 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A small client of the Paddock REST API over {@code java.net.http}. Error answers become {@link ApiException},
+ * A small client of the Paddock REST API over HTTP/1.1 ({@link Http1}). Error answers become {@link ApiException},
  * a server that does not answer becomes {@link UnreachableException}. The key goes in a header, never in a URL.
  */
 public final class PaddockClient {
     public static final JsonMapper JSON = JsonMapper.builder().build();
 
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
     private final String baseUrl;
     private final String apiKey;
-    private final HttpClient http;
 
     public PaddockClient(String baseUrl, String apiKey) {
         this.baseUrl = stripSlash(baseUrl);
         this.apiKey = apiKey;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     public String baseUrl() { return baseUrl; }
 
     /** A JSON request; answers the raw body of a 2xx answer (empty for 204). */
     public byte[] call(String method, String path, Map<String, ?> query, JsonNode body) {
-        HttpRequest.BodyPublisher publisher = body == null
-                ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body));
-        HttpRequest.Builder req = request(path, query).method(method, publisher).header("Accept", "application/json");
-        if (body != null) req.header("Content-Type", "application/json");
-        HttpResponse<byte[]> res = send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
-        if (res.statusCode() >= 400) throw error(res.statusCode(), res.body());
-        return res.body();
+        Map<String, String> headers = headers("application/json");
+        if (body != null) headers.put("Content-Type", "application/json");
+        Http1.Body payload = body == null ? Http1.Body.NONE : new Http1.Body.Bytes(JSON.writeValueAsBytes(body));
+        return complete(send(method, path, query, headers, payload));
     }
 
     public JsonNode json(String method, String path, Map<String, ?> query, JsonNode body) {
@@ -62,51 +56,36 @@ public final class PaddockClient {
 
     /** Streams a binary answer (file content, archives); the caller closes the stream. */
     public InputStream download(String path, Map<String, ?> query) {
-        HttpRequest req = request(path, query).GET().header("Accept", "*/*").build();
-        HttpResponse<InputStream> res = send(req, HttpResponse.BodyHandlers.ofInputStream());
-        if (res.statusCode() >= 400) {
-            throw error(res.statusCode(), readAll(res.body()));
-        }
+        Http1.Response res = send("GET", path, query, headers("*/*"), Http1.Body.NONE);
+        if (res.status() >= 400) throw error(res.status(), readAll(res.body()));
         return res.body();
     }
 
     /** Sends a binary body (file content, archives) and answers the raw body of the answer. */
     public byte[] upload(String method, String path, Map<String, ?> query, Supplier<InputStream> content) {
-        HttpRequest req = request(path, query)
-                .method(method, HttpRequest.BodyPublishers.ofInputStream(content))
-                .header("Content-Type", "application/octet-stream")
-                .header("Accept", "application/json")
-                .build();
-        HttpResponse<byte[]> res = send(req, HttpResponse.BodyHandlers.ofByteArray());
-        if (res.statusCode() >= 400) throw error(res.statusCode(), res.body());
-        return res.body();
+        Map<String, String> headers = headers("application/json");
+        headers.put("Content-Type", "application/octet-stream");
+        return complete(send(method, path, query, headers, new Http1.Body.Streamed(content)));
     }
 
     /** POSTs a JSON body asking for {@code text/event-stream} and hands every event to {@code sink} as it arrives. */
     public void stream(String path, JsonNode body, Consumer<SseEvent> sink) {
-        HttpRequest req = request(path, Map.of())
-                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
-                .header("Content-Type", "application/json")
-                .header("Accept", "text/event-stream")
-                .build();
-        HttpResponse<InputStream> res = send(req, HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream in = res.body()) {
-            if (res.statusCode() >= 400) throw error(res.statusCode(), in.readAllBytes());
-            SseReader.read(in, sink);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the output stream from " + baseUrl + " broke off: " + e.getMessage(), e);
-        }
+        Map<String, String> headers = headers("text/event-stream");
+        headers.put("Content-Type", "application/json");
+        readEvents(send("POST", path, Map.of(), headers, new Http1.Body.Bytes(JSON.writeValueAsBytes(body))), sink, "output stream");
     }
 
     /** GETs {@code path} asking for {@code text/event-stream} and hands every event to {@code sink} as it arrives. */
     public void streamGet(String path, Map<String, ?> query, Consumer<SseEvent> sink) {
-        HttpRequest req = request(path, query).GET().header("Accept", "text/event-stream").build();
-        HttpResponse<InputStream> res = send(req, HttpResponse.BodyHandlers.ofInputStream());
+        readEvents(send("GET", path, query, headers("text/event-stream"), Http1.Body.NONE), sink, "event stream");
+    }
+
+    private void readEvents(Http1.Response res, Consumer<SseEvent> sink, String what) {
         try (InputStream in = res.body()) {
-            if (res.statusCode() >= 400) throw error(res.statusCode(), in.readAllBytes());
+            if (res.status() >= 400) throw error(res.status(), in.readAllBytes());
             SseReader.read(in, sink);
         } catch (IOException e) {
-            throw new UncheckedIOException("the event stream from " + baseUrl + " broke off: " + e.getMessage(), e);
+            throw new UncheckedIOException("the " + what + " from " + baseUrl + " broke off: " + e.getMessage(), e);
         }
     }
 
@@ -119,29 +98,38 @@ public final class PaddockClient {
         }
     }
 
-    private HttpRequest.Builder request(String path, Map<String, ?> query) {
+    private Map<String, String> headers(String accept) {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Accept", accept);
+        if (apiKey != null && !apiKey.isBlank()) h.put("x-api-key", apiKey);
+        return h;
+    }
+
+    private Http1.Response send(String method, String path, Map<String, ?> query, Map<String, String> headers, Http1.Body body) {
         URI uri;
         try {
             uri = URI.create(baseUrl + path + queryString(query));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid server URL '" + baseUrl + "'");
         }
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri);
-        if (apiKey != null && !apiKey.isBlank()) b.header("x-api-key", apiKey);
-        return b;
-    }
-
-    private <T> HttpResponse<T> send(HttpRequest req, HttpResponse.BodyHandler<T> handler) {
+        if (uri.getHost() == null) throw new IllegalArgumentException("invalid server URL '" + baseUrl + "'");
         try {
-            return http.send(req, handler);
-        } catch (ConnectException | HttpConnectTimeoutException | ClosedChannelException e) {
+            return Http1.send(uri, method, headers, body, CONNECT_TIMEOUT);
+        } catch (ConnectException | SocketTimeoutException | NoRouteToHostException | UnknownHostException e) {
             throw new UnreachableException(baseUrl);
         } catch (IOException e) {
-            if (e.getCause() instanceof ConnectException) throw new UnreachableException(baseUrl);
             throw new UncheckedIOException("request to " + baseUrl + " failed: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UncheckedIOException("interrupted", new IOException(e));
+        }
+    }
+
+    /** The whole body of a 2xx answer; an error answer becomes an {@link ApiException}. */
+    private byte[] complete(Http1.Response res) {
+        try (res) {
+            byte[] body = res.body().readAllBytes();
+            if (res.status() >= 400) throw error(res.status(), body);
+            return body;
+        } catch (IOException e) {
+            throw new UncheckedIOException("the answer from " + baseUrl + " broke off: " + e.getMessage(), e);
         }
     }
 

@@ -1,0 +1,259 @@
+package dev.paddock.app.client;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * One HTTP/1.1 exchange per connection over a plain socket, TLS only for {@code https} URLs. The CLI's client: a
+ * command is one or two requests, and the JDK's {@code java.net.http} client costs a CLI call more to start (it sets
+ * up TLS and its executor even for {@code http://127.0.0.1}) than the request itself. Bodies go with a
+ * Content-Length, or chunked when streamed; answers are read by Content-Length, chunked, or to the end.
+ */
+final class Http1 {
+    /** The most header bytes an answer may carry before the client gives up on it. */
+    private static final int MAX_HEADER_BYTES = 64 * 1024;
+
+    private Http1() {}
+
+    /** A request body: none, bytes of known length, or a stream sent chunked. */
+    sealed interface Body {
+        Body NONE = new Bytes(null);
+
+        record Bytes(byte[] bytes) implements Body {}
+
+        record Streamed(Supplier<InputStream> content) implements Body {}
+    }
+
+    /** The answer; its body streams from the connection, which closing the answer closes. */
+    record Response(int status, Map<String, String> headers, InputStream body) implements Closeable {
+        @Override
+        public void close() throws IOException {
+            body.close();
+        }
+    }
+
+    static Response send(URI uri, String method, Map<String, String> headers, Body body, Duration connectTimeout) throws IOException {
+        boolean tls = "https".equalsIgnoreCase(uri.getScheme());
+        if (!tls && !"http".equalsIgnoreCase(uri.getScheme())) throw new IOException("unsupported URL scheme: " + uri.getScheme());
+        String host = uri.getHost();
+        int port = uri.getPort() > 0 ? uri.getPort() : tls ? 443 : 80;
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
+            if (tls) socket = startTls(socket, host, port);
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+            writeHead(out, uri, method, headers, body, host, port, tls);
+            writeBody(out, body);
+            out.flush();
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+            int status;
+            Map<String, String> answer = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            do { // 1xx answers (100 Continue) come before the real one
+                answer.clear();
+                status = readHead(in, answer);
+            } while (status >= 100 && status < 200);
+            return new Response(status, answer, bodyOf(in, status, method, answer, socket));
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private static Socket startTls(Socket plain, String host, int port) throws IOException {
+        SSLSocket ssl = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault()).createSocket(plain, host, port, true);
+        SSLParameters params = ssl.getSSLParameters();
+        params.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name the host
+        ssl.setSSLParameters(params);
+        ssl.startHandshake();
+        return ssl;
+    }
+
+    private static void writeHead(OutputStream out, URI uri, String method, Map<String, String> headers, Body body,
+                                  String host, int port, boolean tls) throws IOException {
+        String target = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+                + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        StringBuilder head = new StringBuilder(256).append(method).append(' ').append(target).append(" HTTP/1.1\r\n");
+        boolean defaultPort = port == (tls ? 443 : 80);
+        head.append("Host: ").append(host.contains(":") ? "[" + host + "]" : host).append(defaultPort ? "" : ":" + port).append("\r\n");
+        head.append("Connection: close\r\nUser-Agent: paddock-cli\r\n");
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            if (h.getValue().indexOf('\r') >= 0 || h.getValue().indexOf('\n') >= 0) throw new IOException("header " + h.getKey() + " holds a line break");
+            head.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n");
+        }
+        switch (body) {
+            case Body.Bytes b when b.bytes() != null -> head.append("Content-Length: ").append(b.bytes().length).append("\r\n");
+            case Body.Bytes ignored -> {
+                if (!"GET".equals(method) && !"HEAD".equals(method)) head.append("Content-Length: 0\r\n");
+            }
+            case Body.Streamed ignored -> head.append("Transfer-Encoding: chunked\r\n");
+        }
+        out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    private static void writeBody(OutputStream out, Body body) throws IOException {
+        switch (body) {
+            case Body.Bytes b -> {
+                if (b.bytes() != null) out.write(b.bytes());
+            }
+            case Body.Streamed s -> {
+                byte[] buf = new byte[64 * 1024];
+                try (InputStream in = s.content().get()) {
+                    int n;
+                    while ((n = in.read(buf)) > 0) {
+                        out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                        out.write(buf, 0, n);
+                        out.write('\r');
+                        out.write('\n');
+                    }
+                }
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            }
+        }
+    }
+
+    /** Reads the status line and headers; answers the status code. */
+    private static int readHead(InputStream in, Map<String, String> headers) throws IOException {
+        int[] budget = {MAX_HEADER_BYTES};
+        String status = line(in, budget);
+        if (!status.startsWith("HTTP/1.") || status.length() < 12) throw new IOException("not an HTTP/1.1 answer");
+        int code;
+        try {
+            code = Integer.parseInt(status.substring(9, 12));
+        } catch (NumberFormatException e) {
+            throw new IOException("not an HTTP status line");
+        }
+        for (String h = line(in, budget); !h.isEmpty(); h = line(in, budget)) {
+            int colon = h.indexOf(':');
+            if (colon > 0) headers.merge(h.substring(0, colon).trim(), h.substring(colon + 1).trim(), (a, b) -> a + ", " + b);
+        }
+        return code;
+    }
+
+    private static String line(InputStream in, int[] budget) throws IOException {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream(80);
+        while (true) {
+            int c = in.read();
+            if (c < 0) throw new EOFException("the connection closed inside the answer's headers");
+            if (--budget[0] < 0) throw new IOException("the answer's headers are too large");
+            if (c == '\n') break;
+            if (c != '\r') buf.write(c);
+        }
+        return buf.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    private static InputStream bodyOf(InputStream in, int status, String method, Map<String, String> headers, Socket socket) {
+        InputStream raw;
+        if ("HEAD".equals(method) || status == 204 || status == 304) {
+            raw = InputStream.nullInputStream();
+        } else if (headers.getOrDefault("Transfer-Encoding", "").toLowerCase(Locale.ROOT).contains("chunked")) {
+            raw = new Chunked(in);
+        } else if (headers.containsKey("Content-Length")) {
+            long length;
+            try {
+                length = Long.parseLong(headers.get("Content-Length").trim());
+            } catch (NumberFormatException e) {
+                length = 0;
+            }
+            raw = new Bounded(in, length);
+        } else {
+            raw = in; // to the end of the connection
+        }
+        return new FilterInputStream(raw) {
+            @Override
+            public void close() throws IOException {
+                socket.close();
+            }
+        };
+    }
+
+    /** A body of known length. */
+    private static final class Bounded extends FilterInputStream {
+        private long left;
+
+        Bounded(InputStream in, long length) {
+            super(in);
+            this.left = length;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (left <= 0) return -1;
+            int c = in.read();
+            if (c >= 0) left--;
+            return c;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (left <= 0) return -1;
+            int n = in.read(b, off, (int) Math.min(len, left));
+            if (n > 0) left -= n;
+            return n;
+        }
+    }
+
+    /** A chunked body, decoded; trailers are read and dropped. */
+    private static final class Chunked extends FilterInputStream {
+        private long left;
+        private boolean done;
+
+        Chunked(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (done) return -1;
+            if (left == 0) {
+                left = nextChunkSize();
+                if (left == 0) {
+                    int[] budget = {MAX_HEADER_BYTES};
+                    while (!line(in, budget).isEmpty()) { } // trailers
+                    done = true;
+                    return -1;
+                }
+            }
+            int n = in.read(b, off, (int) Math.min(len, left));
+            if (n < 0) throw new EOFException("the connection closed inside a chunk");
+            left -= n;
+            if (left == 0) line(in, new int[] {2}); // the CRLF after the chunk
+            return n;
+        }
+
+        private long nextChunkSize() throws IOException {
+            String size = line(in, new int[] {1024});
+            int semi = size.indexOf(';');
+            try {
+                return Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+            } catch (NumberFormatException e) {
+                throw new IOException("a chunk size is not a number");
+            }
+        }
+    }
+}
