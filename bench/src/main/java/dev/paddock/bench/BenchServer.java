@@ -59,6 +59,12 @@ final class BenchServer implements AutoCloseable {
         return server;
     }
 
+    /** The server's base URL, e.g. {@code http://127.0.0.1:40123}. */
+    String url() { return base; }
+
+    /** The admin key the server was started with. */
+    String key() { return key; }
+
     String create(String request) throws Exception {
         return idIn(post("/v1/sandboxes", request));
     }
