@@ -31,6 +31,9 @@ class ServeSettingsTest {
         assertThat(s.defaultTimeout()).isEqualTo(Duration.ofHours(1));
         assertThat(s.idleSuspendAfter()).isNull();
         assertThat(s.maxUploadBytes()).isEqualTo(1L << 30);
+        assertThat(s.modelRetryBudget()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(ServeSettings.resolve(Map.of(), Map.of("PADDOCK_MODEL_RETRY_BUDGET", "30s"), null, home).modelRetryBudget())
+                .isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
@@ -73,6 +76,8 @@ class ServeSettingsTest {
                 .hasMessageContaining("does not exist");
         assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_MODEL_PRICES", "local-model=cheap"), null, home))
                 .isInstanceOf(SettingsException.class).hasMessageContaining("model_prices entry 'local-model=cheap'");
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_MODEL_RETRY_BUDGET", "a while"), null, home))
+                .isInstanceOf(SettingsException.class).hasMessageContaining("model_retry_budget");
     }
 
     @Test

@@ -25,6 +25,7 @@ final class AgentsWiring {
                 .withSandboxFree(s.allowSandboxFree(), "subprocess")
                 .withPackageMirrors(new PackageMirrors(s.packagesPipIndexUrl(), s.packagesNpmRegistry(), s.packagesAptSources()))
                 .withModelPrices(s.modelPrices());
+        config = config.withModelRetry(s.modelRetryBudget(), config.modelRetryBackoff());
         if (s.allowSandboxFree()) {
             log.warn("allow_sandbox_free is on: sessions in environments of type 'none' run tools on this host without isolation");
         }

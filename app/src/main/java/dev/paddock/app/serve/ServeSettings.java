@@ -65,7 +65,8 @@ public record ServeSettings(
         String storeUrl,
         boolean mcpAllowPrivateHosts,
         ModelPrices modelPrices,
-        String githubBaseUrl) {
+        String githubBaseUrl,
+        Duration modelRetryBudget) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -108,6 +109,7 @@ public record ServeSettings(
         k.put("store_url", new String[] {"", "the store: postgresql://user:password@host:5432/db (secret; default: SQLite in the data dir)"});
         k.put("model_base_url", new String[] {"", "Messages API for agent sessions"});
         k.put("model_api_key", new String[] {"", "key for model_base_url (secret)"});
+        k.put("model_retry_budget", new String[] {"2m", "how long a model request may be retried (429, 529, 5xx)"});
         k.put("allow_sandbox_free", new String[] {"false", "allow environments of type none"});
         k.put("model_prices", new String[] {"", "list prices for session budgets: model=input/output,… ($ per million tokens)"});
         k.put("packages_pip_index_url", new String[] {"", "pip index for environment packages"});
@@ -186,7 +188,8 @@ public record ServeSettings(
                 blankToNull(v.get("store_url")),
                 bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")),
                 modelPrices(v.get("model_prices")),
-                baseUrl("github_base_url", v.get("github_base_url")));
+                baseUrl("github_base_url", v.get("github_base_url")),
+                duration("model_retry_budget", v.get("model_retry_budget")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
