@@ -98,7 +98,7 @@ public record SessionResource(String id, Agent agent, String environmentId, Stri
         m.put("resources", new ArrayList<>(resources));
         m.put("vault_ids", new ArrayList<>(vaultIds));
         m.put("budget", budget == null ? null : budget.toWire());
-        m.put(SessionLimits.FIELD, limits == null ? null : limits.toWire());
+        if (limits != null) m.put(SessionLimits.FIELD, limits.toWire()); // an extension: absent unless set, so the SDKs' shape stays exact
         m.put("stats", usage.statsToWire(null, null));
         m.put("usage", usage.toStored());
         m.put("outcome_evaluations", new ArrayList<>());

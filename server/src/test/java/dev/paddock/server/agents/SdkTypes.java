@@ -21,7 +21,7 @@ final class SdkTypes {
         STREAMED_EVENT("BetaManagedAgentsStreamSessionEvents", "sessions/events", ""),
         LISTED_EVENT("BetaManagedAgentsSessionEvent", "sessions/events", ""),
         /** With Paddock's one documented extension of the session object. */
-        SESSION("BetaManagedAgentsSession", "sessions/sessions", " & { paddock_sandbox_id: string | null }"),
+        SESSION("BetaManagedAgentsSession", "sessions/sessions", " & { paddock_sandbox_id: string | null; paddock_limits?: { max_model_requests?: number; max_tokens?: number; max_active_seconds?: number } }"),
         EVENTS_SENT("BetaManagedAgentsSendSessionEvents", "sessions/events", "");
 
         final String sdkName;
