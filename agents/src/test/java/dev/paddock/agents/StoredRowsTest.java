@@ -63,7 +63,6 @@ class StoredRowsTest {
             assertThat(JSON.writeValueAsString(f.agents.sessions().get(f.caller, sessionId).toWire()).replaceAll("\"duration_seconds\":[0-9.]+", "\"duration_seconds\":SECONDS"))
                     .isEqualTo(session.replace("{\"url\":\"https://mcp.example/sse\",\"type\":\"url\",\"name\":\"docs\"}", server)
                             .replace("\"stats\":{},\"usage\":{}", noUsage)
-                            .replace("\"budget\":null,", "\"budget\":null,\"paddock_limits\":null,")
                             .replaceFirst("}$", ",\"paddock_sandbox_id\":\"sbx_1\"}"));
 
             Environment read = f.agents.environments().get(f.caller, envId);
