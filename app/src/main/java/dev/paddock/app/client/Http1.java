@@ -62,16 +62,25 @@ final class Http1 {
             socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
             if (tls) socket = startTls(socket, host, port);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
-            writeHead(out, uri, method, headers, body, host, port, tls);
-            writeBody(out, body);
-            out.flush();
+            IOException sending = null;
+            try {
+                writeHead(out, uri, method, headers, body, host, port, tls);
+                writeBody(out, body);
+                out.flush();
+            } catch (IOException e) {
+                sending = e; // the server may have refused the body (413) and closed: its answer says why
+            }
             InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
             int status;
             Map<String, String> answer = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-            do { // 1xx answers (100 Continue) come before the real one
-                answer.clear();
-                status = readHead(in, answer);
-            } while (status >= 100 && status < 200);
+            try {
+                do { // 1xx answers (100 Continue) come before the real one
+                    answer.clear();
+                    status = readHead(in, answer);
+                } while (status >= 100 && status < 200);
+            } catch (IOException e) {
+                throw sending != null ? sending : e;
+            }
             return new Response(status, answer, bodyOf(in, status, method, answer, socket));
         } catch (IOException | RuntimeException e) {
             socket.close();
