@@ -73,7 +73,11 @@ class TenantGateTest {
             Map.entry("POST /v1/sessions", "creates the caller's own (naming another tenant's agent: checked below)"),
             Map.entry("GET /v1/sessions", "collection"),
             Map.entry("POST /v1/skills", "creates the caller's own"),
-            Map.entry("GET /v1/skills", "collection"));
+            Map.entry("GET /v1/skills", "collection"),
+            Map.entry("POST /v1/files", "creates the caller's own"),
+            Map.entry("GET /v1/files", "collection"),
+            Map.entry("POST /v1/vaults", "creates the caller's own"),
+            Map.entry("GET /v1/vaults", "collection"));
 
     private Path dataDir;
     private PaddockApp app;
@@ -112,9 +116,18 @@ class TenantGateTest {
         JsonNode work = send(keyA, "GET", "/v1/environments/" + a.get("environment_id") + "/work", null).path("data");
         assertThat(work.size()).as("a user message queues work for the self-hosted environment").isPositive();
         a.put("work_id", work.get(0).path("id").asString());
-        JsonNode skill = JSON.readTree(upload(keyA, "/v1/skills", "a-notes/SKILL.md", "---\nname: a-notes\ndescription: A's notes.\n---\n").body());
+        JsonNode skill = JSON.readTree(upload(keyA, "/v1/skills", "files", "a-notes/SKILL.md", "---\nname: a-notes\ndescription: A's notes.\n---\n").body());
         a.put("skill_id", skill.path("id").asString());
         a.put("version", skill.path("latest_version_id").asString());
+        a.put("file_id", JSON.readTree(upload(keyA, "/v1/files", "file", "a-notes.txt", "a's secret").body()).path("id").asString());
+        String cloud = send(keyA, "POST", "/v1/environments", "{\"name\":\"env-cloud-a\",\"config\":{\"type\":\"cloud\"}}").path("id").asString();
+        JsonNode withFile = send(keyA, "POST", "/v1/sessions", "{\"agent\":\"" + a.get("agent_id") + "\",\"environment_id\":\"" + cloud
+                + "\",\"resources\":[{\"type\":\"file\",\"file_id\":\"" + a.get("file_id") + "\",\"mount_path\":\"/workspace/a-notes.txt\"}]}");
+        a.put("resource_id", withFile.path("resources").path(0).path("id").asString());
+        a.put("vault_id", send(keyA, "POST", "/v1/vaults", "{\"display_name\":\"a-vault\"}").path("id").asString());
+        a.put("credential_id", send(keyA, "POST", "/v1/vaults/" + a.get("vault_id") + "/credentials",
+                "{\"auth\":{\"type\":\"static_bearer\",\"token\":\"a-secret-value\",\"mcp_server_url\":\"https://mcp.example.com/mcp\"}}")
+                .path("id").asString());
         a.values().forEach(v -> assertThat(v).as("every resource of A was made: %s", a).isNotBlank());
     }
 
@@ -289,10 +302,10 @@ class TenantGateTest {
         return r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body());
     }
 
-    /** A multipart upload of one file (a skill's), as the Skills API takes it. */
-    private HttpResponse<String> upload(String key, String path, String filename, String content) {
+    /** A multipart upload of one file in part {@code part}, as the Skills API ({@code files}) and the Files API ({@code file}) take it. */
+    private HttpResponse<String> upload(String key, String path, String part, String filename, String content) {
         String boundary = "tenant-gate-boundary";
-        String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"files\"; filename=\"" + filename + "\"\r\n\r\n"
+        String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + part + "\"; filename=\"" + filename + "\"\r\n\r\n"
                 + content + "\r\n--" + boundary + "--\r\n";
         HttpRequest r = HttpRequest.newBuilder(URI.create(app.url() + path)).timeout(Duration.ofSeconds(30)).header("x-api-key", key)
                 .header("Content-Type", "multipart/form-data; boundary=" + boundary).POST(HttpRequest.BodyPublishers.ofString(body)).build();
