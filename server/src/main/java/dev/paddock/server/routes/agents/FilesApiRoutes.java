@@ -14,7 +14,6 @@ import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * {@code /v1/files}: upload (multipart/form-data with one {@code file} part, parsed by Jetty: large parts go to a
@@ -47,11 +46,11 @@ final class FilesApiRoutes {
         try {
             parts = ctx.uploadedFiles("file");
         } catch (Exception e) { // Kotlin code: checked ServletException and IOException arrive undeclared
-            if (tooLarge(e)) {
+            if (MultipartFailures.tooLarge(e)) {
                 throw new PaddockException(ErrorCode.FILE_UPLOAD_TOO_LARGE, "the file is larger than this server's max_upload_size of "
                         + maxUploadBytes + " bytes");
             }
-            throw new PaddockException(ErrorCode.INVALID_UPLOAD, "the multipart body cannot be read (" + Text.clip(rootMessage(e), 120)
+            throw new PaddockException(ErrorCode.INVALID_UPLOAD, "the multipart body cannot be read (" + Text.clip(MultipartFailures.rootMessage(e), 120)
                     + "); send one part named 'file' with a filename");
         }
         if (parts.size() != 1) {
@@ -74,20 +73,5 @@ final class FilesApiRoutes {
         ctx.header("Content-Length", String.valueOf(file.sizeBytes()));
         ctx.header("Content-Disposition", "attachment; filename*=UTF-8''" + URLEncoder.encode(file.filename(), StandardCharsets.UTF_8).replace("+", "%20"));
         ctx.result(in);
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
-        return String.valueOf(t.getMessage());
-    }
-
-    /** Jetty refuses a part past maxFileSize (or a body past maxTotalRequestSize) with an exception that says so. */
-    private static boolean tooLarge(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
-            if (m.contains("max file size") || m.contains("exceeds") || m.contains("too large") || m.contains("413")) return true;
-        }
-        return false;
     }
 }

@@ -90,11 +90,8 @@ final class SkillRoutes {
 
     /** Jetty refuses an upload over its limits or a broken body; either way the client learns which. */
     private PaddockException unreadable(Exception e) {
-        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-            String m = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
-            if (m.contains("exceeded") || m.contains("exceeds") || m.contains("too large")) {
-                return new PaddockException(ErrorCode.SKILL_TOO_LARGE, "a skill's files may take at most " + limits.maxTotalBytes() + " bytes together");
-            }
+        if (MultipartFailures.tooLarge(e)) {
+            return new PaddockException(ErrorCode.SKILL_TOO_LARGE, "a skill's files may take at most " + limits.maxTotalBytes() + " bytes together");
         }
         return new PaddockException(ErrorCode.SKILL_UPLOAD_INVALID, "the multipart/form-data body could not be read: " + Text.clip(String.valueOf(e.getMessage()), 160));
     }
