@@ -86,6 +86,7 @@ public final class BwrapDriver implements SandboxDriver {
         etcBase();
         int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(Collectors.toSet()));
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
+        KernelLimits.read().shortOf(config.uidCount()).ifPresent(log::warn);
     }
 
     /** The shared part of sandbox /etc directories, rebuilt when the host's loader cache changed (a package was installed). */
@@ -260,8 +261,8 @@ public final class BwrapDriver implements SandboxDriver {
                 log = new String(Files.readAllBytes(paths.log()), StandardCharsets.UTF_8).trim();
             } catch (IOException ignored) { }
             if (log.isEmpty()) throw e;
-            throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, e.getMessage()
-                    + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400), e);
+            String message = e.getMessage() + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400);
+            throw e.errorCode() == ErrorCode.SANDBOX_START_FAILED ? StartFailure.of(message) : new PaddockException(e.errorCode(), message, e);
         }
     }
 

@@ -23,10 +23,10 @@ final class HostCheck {
         if (InitBinary.class.getResource(InitBinary.RESOURCE) == null) {
             out.add("the init agent was not built into this jar: build driver-bwrap on Linux with gcc and static glibc (Debian: gcc, libc6-dev)");
         }
-        if (readInt(Path.of("/proc/sys/user/max_user_namespaces")) == 0) {
+        if (KernelLimits.sysctl("user/max_user_namespaces") == 0) {
             out.add("user namespaces are disabled (user.max_user_namespaces = 0); bwrap needs them: sysctl -w user.max_user_namespaces=10000");
         }
-        if (readInt(Path.of("/proc/sys/kernel/unprivileged_userns_clone")) == 0) {
+        if (KernelLimits.sysctl("kernel/unprivileged_userns_clone") == 0) {
             out.add("unprivileged user namespaces are disabled: sysctl -w kernel.unprivileged_userns_clone=1");
         }
         closedParent(config.dataDir()).ifPresent(dir -> out.add("sandboxes run as their own uids and cannot pass through " + dir
@@ -54,15 +54,6 @@ final class HostCheck {
             return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
         } catch (IOException | RuntimeException e) {
             return false;
-        }
-    }
-
-    /** The number in a one-line file, or -1 when it is absent. */
-    private static int readInt(Path p) {
-        try {
-            return Integer.parseInt(Files.readString(p).trim());
-        } catch (IOException | RuntimeException e) {
-            return -1;
         }
     }
 }

@@ -58,12 +58,11 @@ final class SandboxLauncher {
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 abort();
-                throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "the sandbox did not come up within " + timeout.toMillis() + " ms");
+                throw new PaddockException(ErrorCode.SANDBOX_START_TIMEOUT, "the sandbox did not come up within " + timeout.toMillis()
+                        + " ms; the host is busy");
             }
             String err = new String(process.getErrorStream().readNBytes(2048), StandardCharsets.UTF_8).trim();
-            if (process.exitValue() != 0) {
-                throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "could not start the sandbox: " + Text.clip(err, 400));
-            }
+            if (process.exitValue() != 0) throw StartFailure.of("could not start the sandbox: " + Text.clip(err, 400));
         } catch (IOException e) {
             throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "could not read the output of " + initBinary + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {

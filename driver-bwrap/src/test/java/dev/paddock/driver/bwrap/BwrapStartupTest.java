@@ -4,7 +4,9 @@ import static dev.paddock.driver.bwrap.TestSandboxes.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.CapacityExhaustedException;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.init.InitBinary;
@@ -12,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -72,6 +75,42 @@ class BwrapStartupTest {
         try (Stream<Path> claims = Files.list(env.dataDir.resolve("uids"))) {
             assertThat(claims).as("the uid was given back").isEmpty();
         }
+    }
+
+    @Test
+    void aForkRefusedForLackOfRoomIsTheHostAtCapacityNotAFailedStart() throws Exception {
+        BwrapDriver full = driverWithBwrap("echo 'bwrap: Creating new namespace failed: Resource temporarily unavailable' >&2\nexit 1", null);
+        String id = TestSandboxes.newId();
+
+        assertThatThrownBy(() -> full.create(SandboxSpec.defaults(id, "t"), TestSandboxes.FENCE))
+                .isInstanceOf(CapacityExhaustedException.class)
+                .hasMessageContaining("Resource temporarily unavailable").hasMessageContaining("kernel.pid_max")
+                .extracting(e -> ((PaddockException) e).code()).isEqualTo("host_at_capacity");
+        assertThat(env.dataDir.resolve("run/" + id)).doesNotExist();
+        assertThat(cgroupDir("freezer", id)).doesNotExist();
+    }
+
+    @Test
+    void aSandboxThatDoesNotComeUpInTimeAnswersATimeoutToRetryAndLeavesNothingBehind() throws Exception {
+        BwrapDriver slow = driverWithBwrap("exec sleep 30", Duration.ofMillis(300));
+        String id = TestSandboxes.newId();
+
+        assertThatThrownBy(() -> slow.create(SandboxSpec.defaults(id, "t"), TestSandboxes.FENCE))
+                .isInstanceOf(PaddockException.class)
+                .hasMessageContaining("did not come up within 300 ms")
+                .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_start_timeout");
+        assertThat(ErrorCode.SANDBOX_START_TIMEOUT.httpStatus()).as("a client retries it").isEqualTo(503);
+        assertThat(env.dataDir.resolve("run/" + id)).doesNotExist();
+        assertThat(cgroupDir("freezer", id)).doesNotExist();
+    }
+
+    /** A driver whose bwrap is a shell script running {@code body} (it answers --help, which the driver asks at start). */
+    private BwrapDriver driverWithBwrap(String body, Duration startTimeout) throws Exception {
+        Path fake = env.dataDir.resolve("fake-bwrap");
+        Files.writeString(fake, "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n" + body + "\n");
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        BwrapConfig defaults = BwrapConfig.defaults(env.dataDir);
+        return new BwrapDriver(new BwrapConfig(env.dataDir, defaults.uidBase(), defaults.uidCount(), fake, null, startTimeout));
     }
 
     @Test

@@ -202,7 +202,10 @@ public final class DockerDriver implements SandboxDriver {
                 }
             }
             long now = System.nanoTime();
-            if (now > deadline) throw startFailed(paths, "init did not answer within " + config.startTimeout().toSeconds() + " s" + logOf(containerId));
+            if (now > deadline) {
+                throw new PaddockException(ErrorCode.SANDBOX_START_TIMEOUT, "sandbox " + paths.sandboxId() + " did not start: init did not answer within "
+                        + config.startTimeout().toSeconds() + " s; the host is busy" + logOf(containerId));
+            }
             if (now > nextStateCheck) {
                 nextStateCheck = now + Duration.ofMillis(200).toNanos();
                 Optional<DockerEngine.Container> c = engine.inspect(containerId);

@@ -181,7 +181,7 @@ public final class GvisorDriver implements SandboxDriver {
             }
             pause(5);
         }
-        throw new PaddockException(ErrorCode.SANDBOX_START_FAILED, "the sandbox's init did not answer within " + timeout.toMillis() + " ms"
+        throw new PaddockException(ErrorCode.SANDBOX_START_TIMEOUT, "the sandbox's init did not answer within " + timeout.toMillis() + " ms"
                 + (last == null ? "" : " (" + last.getMessage() + ")") + "; sandbox log: " + Runsc.tail(paths.log()), last);
     }
 

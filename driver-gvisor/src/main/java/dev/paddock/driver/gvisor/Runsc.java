@@ -122,7 +122,9 @@ final class Runsc {
                     .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new PaddockException(failure, "runsc " + args[0] + " did not finish within " + timeout.toMillis() + " ms");
+                // a start that outlasts its timeout is a busy host, which a client retries
+                ErrorCode late = failure == ErrorCode.SANDBOX_START_FAILED ? ErrorCode.SANDBOX_START_TIMEOUT : failure;
+                throw new PaddockException(late, "runsc " + args[0] + " did not finish within " + timeout.toMillis() + " ms");
             }
             if (p.exitValue() != 0) {
                 throw new PaddockException(failure, "runsc " + args[0] + " failed (exit " + p.exitValue() + "): " + tail(log));
