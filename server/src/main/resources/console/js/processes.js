@@ -44,15 +44,16 @@ export function renderProcesses(main, id) {
         h('td', { class: 'mono' }, p.pid),
         h('td', { class: 'mono small wrap' }, (p.argv || []).join(' ')),
         h('td', { class: 'small' }, when(p.started_at)),
-        h('td', {}, p.running ? h('span', { class: 'badge badge-running' }, 'running') : h('span', { class: 'badge badge-terminated' }, `exit ${p.exit_code ?? '?'}`)),
+        h('td', {}, p.running ? h('span', { class: 'badge badge-running' }, 'running') : h('span', { class: 'badge badge-terminated' }, exitLabel(p.exit_code))),
         h('td', { class: 'num' }, h('button', { class: 'btn btn-small btn-secondary', type: 'button', dataset: { follow: p.pid } }, 'Follow log')))));
       empty.hidden = processes.length > 0;
       if (followed) send.disabled = !processes.find((p) => p.pid === followed.pid)?.running;
     } catch (err) {
       fail(err);
-    } finally {
-      if (!stopped) listTimer = setTimeout(refreshList, LIST_MS);
+      // a sandbox that ended (or is gone) has no processes to follow: stop asking
+      if (err.status >= 400 && err.status < 500) return;
     }
+    if (!stopped) listTimer = setTimeout(refreshList, LIST_MS);
   }
 
   async function startProcess(event) {
@@ -102,7 +103,7 @@ export function renderProcesses(main, id) {
       }
       const p = processes.find((x) => x.pid === f.pid);
       const running = !p || p.running;
-      logNote.textContent = running ? 'Following: new output appears as it is written.' : `Exited with ${p.exit_code ?? '?'}; this is the whole log.`;
+      logNote.textContent = running ? 'Following: new output appears as it is written.' : `Ended: ${exitLabel(p.exit_code)}; this is the whole log.`;
       send.disabled = !running;
       // one more read after the list said it exited: output written just before the end is not left out
       if (!running && processes.length) {
@@ -137,4 +138,10 @@ export function renderProcesses(main, id) {
     clearTimeout(listTimer);
     clearTimeout(logTimer);
   };
+}
+
+/** A shell reports death by signal N as 128 + N. */
+function exitLabel(code) {
+  if (code === null || code === undefined) return 'exited';
+  return code > 128 && code <= 192 ? `exit ${code} (signal ${code - 128})` : `exit ${code}`;
 }

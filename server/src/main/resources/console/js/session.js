@@ -21,6 +21,8 @@ export function renderSession(main, id) {
   const send = h('button', { id: 'send-message', class: 'btn btn-primary', type: 'submit' }, 'Send');
   const interrupt = h('button', { id: 'interrupt-session', class: 'btn btn-danger', type: 'button', onclick: () => interruptTurn() }, 'Interrupt');
   const composer = h('form', { class: 'composer', onsubmit: (e) => sendMessage(e) }, message, h('div', { class: 'actions' }, interrupt, send));
+  // Ctrl+Enter (or Cmd+Enter) sends; Enter alone makes a new line
+  message.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) composer.requestSubmit(); });
   const timeline = createTimeline();
   const seen = new Set();
   const previews = new Map();

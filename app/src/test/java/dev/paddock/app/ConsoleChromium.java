@@ -6,6 +6,7 @@ import com.microsoft.playwright.Browser;
 import com.microsoft.playwright.BrowserType;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import com.microsoft.playwright.assertions.PlaywrightAssertions;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +22,11 @@ final class ConsoleChromium implements AutoCloseable {
             .setHeadless(true)
             .setArgs(List.of("--no-sandbox", "--disable-gpu", "--disable-background-networking",
                     "--disable-component-update", "--disable-sync", "--no-first-run")));
+
+    ConsoleChromium() {
+        // an agent's turn or a sandbox's first samples can take seconds on a busy machine: assertions wait for them
+        PlaywrightAssertions.setDefaultAssertionTimeout(30_000);
+    }
 
     /** A page with what went wrong in it. */
     record Tab(Page page, List<String> problems) {}

@@ -78,6 +78,7 @@ class ConsoleSandboxPagesBrowserTest {
         assertThat(page.locator("#secret-value")).hasValue("");
         String secretId = row.getAttribute("data-id");
         assertThat(secretId).startsWith("sec_");
+        page.screenshot(new Page.ScreenshotOptions().setPath(Paths.get("target/console-secrets.png")).setFullPage(true));
 
         int port = upstream.getAddress().getPort();
         ObjectNode body = PaddockClient.JSON.createObjectNode();
@@ -138,6 +139,7 @@ class ConsoleSandboxPagesBrowserTest {
         Locator rows = page.locator("#checkpoints-table tbody tr");
         assertThat(rows).hasCount(1);
         assertThat(rows).containsText("workspace_tar");
+        page.screenshot(new Page.ScreenshotOptions().setPath(Paths.get("target/console-checkpoints.png")).setFullPage(true));
         String cp = rows.getAttribute("data-id");
 
         sh(id, "echo two > note.txt");
@@ -184,6 +186,7 @@ class ConsoleSandboxPagesBrowserTest {
         assertThat(page.locator("#usage-live .stat-value")).hasText(String.valueOf(live));
         assertThat(page.locator("#usage-live")).containsText("running");
         assertThat(page.locator("#usage-storage")).containsText("of 50 GiB"); // the default tenant_storage_quota
+        page.screenshot(new Page.ScreenshotOptions().setPath(Paths.get("target/console-usage.png")).setFullPage(true));
 
         page.locator("#nav a[data-view='keys']").click();
         page.locator("#key-name").fill("ci-runner");
