@@ -29,6 +29,7 @@ import tools.jackson.databind.node.ObjectNode;
  * API keys made, shown once and revoked.
  */
 @Tag("browser")
+@Tag("bwrap")
 class ConsoleSandboxPagesBrowserTest {
     static HttpServer upstream;
     static BwrapServer server;
