@@ -17,7 +17,7 @@ export const session = {
   signOut: () => sessionStorage.removeItem(KEY),
 };
 
-async function request(method, path, { query, json, body, accept = 'application/json', key } = {}) {
+export async function request(method, path, { query, json, body, accept = 'application/json', key } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query || {})) if (v !== undefined && v !== null) url.searchParams.set(k, v);
   const headers = { Accept: accept };
@@ -40,7 +40,7 @@ async function request(method, path, { query, json, body, accept = 'application/
   return res;
 }
 
-async function toError(res) {
+export async function toError(res) {
   try {
     const data = await res.json();
     if (data && data.error) return new ApiError(res.status, data.error.code || data.error.type, data.error.message || `HTTP ${res.status}`);
@@ -48,7 +48,7 @@ async function toError(res) {
   return new ApiError(res.status, `http_${res.status}`, `The server answered HTTP ${res.status}.`);
 }
 
-async function json(method, path, opts) {
+export async function json(method, path, opts) {
   const res = await request(method, path, opts);
   if (res.status === 204) return null;
   const text = await res.text();
@@ -156,7 +156,7 @@ async function screencast(id, quality, onEvent, signal) {
  * Reads a Server-Sent Events response, handing each event ({type, data}) to {@code onEvent} until it returns
  * something other than undefined (then answered) or the stream ends (then undefined).
  */
-async function readEvents(res, onEvent) {
+export async function readEvents(res, onEvent) {
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   try {

@@ -8,6 +8,7 @@ import { renderSandbox } from './sandbox.js';
 import { renderLive } from './live.js';
 import { renderDrivers } from './drivers.js';
 import { renderRuntimes } from './runtimes.js';
+import { renderPage } from './pages.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -33,8 +34,9 @@ function route() {
   const hash = window.location.hash || '#/sandboxes';
   const parts = hash.replace(/^#\/?/, '').split('/');
   for (const link of nav.querySelectorAll('a')) link.classList.toggle('active', link.dataset.view === parts[0]);
-  let view;
-  if (parts[0] === 'sandboxes' && parts[1] && parts[2] === 'live') view = renderLive(main, decodeURIComponent(parts[1]));
+  let view = renderPage(main, parts);
+  if (view !== undefined) { /* a page of pages.js: sessions, network, checkpoints, processes, secrets, keys, usage */ }
+  else if (parts[0] === 'sandboxes' && parts[1] && parts[2] === 'live') view = renderLive(main, decodeURIComponent(parts[1]));
   else if (parts[0] === 'sandboxes' && parts[1]) view = renderSandbox(main, decodeURIComponent(parts[1]));
   else if (parts[0] === 'drivers') view = renderDrivers(main);
   else if (parts[0] === 'runtimes') view = renderRuntimes(main);

@@ -2,6 +2,8 @@ import { api } from './api.js';
 import { h, replace, badge, formatBytes, when } from './dom.js';
 import { fail, toast } from './ui.js';
 import { createFileBrowser } from './files.js';
+import { sandboxTabs } from './parts.js';
+import { createUsageCharts } from './charts.js';
 
 const REFRESH_MS = 5000;
 
@@ -13,6 +15,7 @@ export function renderSandbox(main, id) {
   const files = createFileBrowser(id);
   // a command may have changed the files: show the new state
   const terminal = createCommandBox(id, () => files.refresh());
+  const charts = createUsageCharts(id);
   let current = null;
   let canSuspend = false;
   let timer = null;
@@ -20,9 +23,11 @@ export function renderSandbox(main, id) {
 
   replace(main,
     h('p', { class: 'crumbs' }, h('a', { href: '#/sandboxes' }, '← Sandboxes')),
+    sandboxTabs(id, ''),
     h('section', { class: 'panel' },
       h('div', { class: 'panel-head row' }, h('div', { class: 'title-row' }, title, state), actions),
       details),
+    charts.element,
     h('div', { class: 'columns' }, terminal.element, files.element));
 
   function show(s) {
@@ -94,6 +99,7 @@ export function renderSandbox(main, id) {
   return () => {
     stopped = true;
     clearTimeout(timer);
+    charts.stop();
   };
 }
 

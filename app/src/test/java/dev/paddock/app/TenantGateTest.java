@@ -77,7 +77,8 @@ class TenantGateTest {
             Map.entry("POST /v1/files", "creates the caller's own"),
             Map.entry("GET /v1/files", "collection"),
             Map.entry("POST /v1/vaults", "creates the caller's own"),
-            Map.entry("GET /v1/vaults", "collection"));
+            Map.entry("GET /v1/vaults", "collection"),
+            Map.entry("GET /v1/usage", "the caller's own tenant's figures (SystemRoutesTest: another tenant's are not counted)"));
 
     private Path dataDir;
     private PaddockApp app;

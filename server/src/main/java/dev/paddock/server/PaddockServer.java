@@ -18,6 +18,7 @@ import dev.paddock.server.routes.OutputRoutes;
 import dev.paddock.server.routes.ProcessRoutes;
 import dev.paddock.server.routes.SandboxRoutes;
 import dev.paddock.server.routes.SystemRoutes;
+import dev.paddock.server.routes.UsageRoutes;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.config.SizeUnit;
@@ -161,6 +162,7 @@ public final class PaddockServer implements AutoCloseable {
         new OutputRoutes(host).register(r);
         new CheckpointRoutes(host, bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
+        new UsageRoutes(host).register(r);
         RouteContext context = new RouteContext(r, bodies, json);
         modules.forEach(m -> m.register(context));
     }

@@ -115,4 +115,30 @@ class SystemRoutesTest {
         assertThat(r.headers().firstValue("cache-control")).hasValue("no-store");
         assertThat(r.headers().firstValue("x-content-type-options")).hasValue("nosniff");
     }
+    @Test
+    void usageCountsTheTenantsLiveSandboxesAndStoredBytesOnly() {
+        Api tenant = t.newTenant("usage");
+        Api other = t.newTenant("usage-other");
+        String first = tenant.post("/v1/sandboxes", "{}").json().path("id").asString();
+        tenant.post("/v1/sandboxes", "{}");
+        tenant.post("/v1/sandboxes/" + first + "/exec", "{\"command\": \"head -c 50000 /dev/urandom > noise.bin\"}");
+        long checkpointBytes = tenant.post("/v1/sandboxes/" + first + "/checkpoints", "{}").json().path("size_bytes").asLong();
+        assertThat(checkpointBytes).isPositive();
+        assertThat(tenant.get("/v1/sandboxes/" + first).json().path("status").has("cpu_nanos")).isTrue();
+
+        var usage = tenant.get("/v1/usage");
+        assertThat(usage.status()).isEqualTo(200);
+        assertThat(usage.json().path("type").asString()).isEqualTo("tenant_usage");
+        assertThat(usage.json().path("sandboxes").path("live").asInt()).isEqualTo(2);
+        assertThat(usage.json().path("sandboxes").path("by_state").path("running").asInt()).isEqualTo(2);
+        assertThat(usage.json().path("storage").path("used_bytes").asLong()).isEqualTo(checkpointBytes);
+        assertThat(usage.json().path("storage").path("quota_bytes").isNull()).as("no quota set").isTrue();
+
+        tenant.delete("/v1/sandboxes/" + first);
+        assertThat(tenant.get("/v1/usage").json().path("sandboxes").path("live").asInt()).as("an ended sandbox is not live").isEqualTo(1);
+        var others = other.get("/v1/usage").json();
+        assertThat(others.path("sandboxes").path("live").asInt()).as("another tenant's sandboxes are not counted").isZero();
+        assertThat(others.path("storage").path("used_bytes").asLong()).isZero();
+        assertThat(t.as(null).get("/v1/usage").status()).isEqualTo(401);
+    }
 }

@@ -43,7 +43,8 @@ public record SandboxView(
 
     public record Idle(Long suspendAfterSeconds, Long terminateAfterSeconds) {}
 
-    public record Status(long memoryBytes, int pids, long oomKills, boolean frozen) {}
+    /** Figures a driver cannot measure are -1; {@code cpuNanos} is the CPU time the sandbox used since it started. */
+    public record Status(long memoryBytes, int pids, long oomKills, boolean frozen, long cpuNanos) {}
 
     public static SandboxView of(SandboxRecord r) {
         return of(r, null);
@@ -59,7 +60,7 @@ public record SandboxView(
                 seconds(r.timeout()), r.expiresAt(),
                 new Idle(seconds(r.idleSuspendAfter()), seconds(r.idleTerminateAfter())),
                 r.createdAt(), r.updatedAt(), r.lastActivityAt(), r.stateReason(),
-                s == null ? null : new Status(s.memoryBytes(), s.pids(), s.oomKills(), s.frozen()));
+                s == null ? null : new Status(s.memoryBytes(), s.pids(), s.oomKills(), s.frozen(), s.cpuNanos()));
     }
 
     private static Long seconds(Duration d) {
