@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,17 +37,27 @@ import static org.awaitility.Awaitility.await;
  */
 @Tag("bwrap")
 class PairedDaemonEndToEndTest {
-    BwrapServer server;
-    PaddockClient api;
+    /** One server for the class (its start is most of a test's time); each test pairs a daemon of its own. */
+    static BwrapServer server;
+    static PaddockClient api;
     LoopbackRelayProxy network;
     Path daemonDir;
     DaemonRuntime daemon;
     CompletableFuture<Boolean> serving;
 
-    @BeforeEach
-    void start() throws Exception {
+    @BeforeAll
+    static void startServer() throws Exception {
         server = new BwrapServer("pdm");
         api = server.api;
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (server != null) server.close();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
         network = new LoopbackRelayProxy(server.app.port());
         daemonDir = Files.createTempDirectory(Path.of("/tmp"), "pdmd");
     }
@@ -55,7 +67,6 @@ class PairedDaemonEndToEndTest {
         try {
             if (daemon != null) daemon.close();
             network.close();
-            server.close();
         } finally {
             BwrapDriver local = new BwrapDriver(BwrapConfig.defaults(daemonDir));
             local.list().forEach(local::destroy);

@@ -3,6 +3,7 @@ package dev.paddock.app.cli;
 import dev.paddock.app.daemon.DaemonRuntime;
 import dev.paddock.app.daemon.PairedDaemon;
 import dev.paddock.app.serve.ServeSettings;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -58,17 +59,27 @@ public final class RuntimePairCommand implements Callable<Integer>, ContextAware
         int[] exit = {0};
         DaemonRuntime runtime = StartupFailures.start(ctx, () -> DaemonRuntime.start(settings, url, host, capacity, offline, this::say), exit);
         if (runtime == null) return exit[0];
-        Runtime.getRuntime().addShutdownHook(new Thread(runtime::close, "paddock-daemon-shutdown"));
         PairedDaemon daemon = runtime.daemon();
         try {
             daemon.pair(code);
         } catch (PairedDaemon.PairingRefused e) {
             runtime.close();
             throw new CliException("pairing refused: " + e.getMessage(), 1);
+        } catch (IOException e) {
+            runtime.close();
+            throw new CliException("cannot reach " + url + ": " + e.getMessage(), 1);
         }
+        // SIGTERM and Ctrl-C end the sandboxes and close the socket, so the server fails their next op at once
+        Thread hook = new Thread(runtime::close, "paddock-daemon-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         say("paired as runtime " + daemon.runtimeId() + " (" + runtime.driverId() + " driver, capacity " + capacity + ", host " + host + ")");
         boolean stopped = daemon.run();
         runtime.close();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run
+        }
         return stopped ? 0 : 1;
     }
 
