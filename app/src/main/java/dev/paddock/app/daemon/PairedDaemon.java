@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -55,7 +56,6 @@ public final class PairedDaemon implements AutoCloseable {
     private volatile int badFrames;
     private volatile long heartbeatSeconds = 25;
     private long pendingBytes;
-    private Thread heartbeats;
 
     public PairedDaemon(Settings settings, LocalSandboxes sandboxes, Log log) {
         this.settings = settings;
@@ -71,7 +71,12 @@ public final class PairedDaemon implements AutoCloseable {
         HttpResponse<String> res = http.send(HttpRequest.newBuilder(settings.server().resolve("/v1/runtimes/exchange"))
                 .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        JsonNode n = JSON.readTree(res.body().isEmpty() ? "{}" : res.body());
+        JsonNode n;
+        try {
+            n = JSON.readTree(res.body().isEmpty() ? "{}" : res.body());
+        } catch (JacksonException e) {
+            throw new PairingRefused("the server answered HTTP " + res.statusCode() + " without Paddock's JSON; is --server a Paddock server?");
+        }
         if (res.statusCode() != 201) {
             String message = n.path("error").path("message").asString("the server answered HTTP " + res.statusCode());
             throw new PairingRefused(Text.clip(message, 300) + " (" + n.path("error").path("code").asString("http_" + res.statusCode()) + ")");
@@ -94,7 +99,7 @@ public final class PairedDaemon implements AutoCloseable {
      */
     public boolean run() throws InterruptedException {
         if (token == null) throw new IllegalStateException("pair first");
-        heartbeats = Thread.ofPlatform().daemon().name("paddock-daemon-heartbeat").start(this::beat);
+        Thread.ofPlatform().daemon().name("paddock-daemon-heartbeat").start(this::beat);
         long backoff = 500;
         long offlineSince = System.nanoTime();
         while (!closing) {
