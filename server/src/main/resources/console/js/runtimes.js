@@ -35,15 +35,15 @@ export function renderRuntimes(main) {
   const refresh = () => api.runtimes().then((page) => {
     const rows = page?.data || [];
     if (rows.length === 0) {
-      replace(table, h('p', { class: 'muted' }, 'No sandbox tab is paired yet.'));
+      replace(table, h('p', { class: 'muted' }, 'No sandbox tab or daemon is paired yet (a daemon: paddock runtime code, then paddock runtime pair on its machine).'));
       return;
     }
     replace(table, h('div', { class: 'table-wrap' }, h('table', { class: 'table', id: 'runtimes-table' },
       h('thead', {}, h('tr', {}, ['Runtime', 'Kind', 'Status', 'Last heartbeat', 'Sandbox', 'Boot'].map((t) => h('th', {}, t)))),
       h('tbody', {}, rows.map((r) => h('tr', { dataset: { id: r.id } },
-        h('td', { class: 'mono' }, r.id), h('td', {}, r.kind),
+        h('td', { class: 'mono' }, r.id), h('td', {}, r.kind === 'daemon' ? `daemon on ${r.host_name || '?'} (${r.driver || '?'}, ${r.capacity ?? 0} max)` : r.kind),
         h('td', {}, h('span', { class: `badge badge-${r.status === 'online' ? 'running' : 'terminated'}` }, r.status)),
-        h('td', {}, when(r.last_heartbeat_at)), h('td', { class: 'mono' }, r.sandbox_id || '—'),
+        h('td', {}, when(r.last_heartbeat_at)), h('td', { class: 'mono' }, (r.sandbox_ids || []).join(' ') || r.sandbox_id || '—'),
         h('td', {}, r.boot_mode ? `${r.boot_mode === 'state' ? 'saved state' : 'cold'} ${r.boot_millis} ms` : '—')))))));
   }).catch(fail);
   refresh();

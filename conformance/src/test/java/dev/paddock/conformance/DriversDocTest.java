@@ -2,6 +2,7 @@ package dev.paddock.conformance;
 
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.driver.browservm.DaemonDriver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,8 @@ class DriversDocTest {
                 DataDirs.deleteQuietly(dataDir);
             }
         }
+        // a paired daemon's sandboxes need a server and a daemon: its record is proven by app's DaemonConformanceTest
+        records.add(DaemonDriver.conformanceRecord());
         String expected = DriversTable.render(records);
         Path doc = repositoryRoot().resolve("docs/drivers.md");
 

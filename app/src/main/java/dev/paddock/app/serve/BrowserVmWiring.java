@@ -3,6 +3,7 @@ package dev.paddock.app.serve;
 import dev.paddock.driver.browservm.BrowserVm;
 import dev.paddock.driver.browservm.BrowserVmConfig;
 import dev.paddock.driver.browservm.BrowserVmDriver;
+import dev.paddock.driver.browservm.DaemonDriver;
 import java.time.Clock;
 import java.util.List;
 
@@ -17,6 +18,13 @@ final class BrowserVmWiring {
         BrowserVm service = new BrowserVm(BrowserVmConfig.defaults(BrowserVmConfig.defaultAssetsDir()), Clock.systemUTC());
         started.add(service);
         BrowserVmDriver driver = new BrowserVmDriver(service);
+        started.add(driver);
+        return driver;
+    }
+
+    /** Paired daemons (paddock runtime pair) share the tabs' pairing, runtimes and relay: one more driver on the same service. */
+    static DaemonDriver daemon(BrowserVmDriver browserVm, List<AutoCloseable> started) {
+        DaemonDriver driver = new DaemonDriver(browserVm.runtimeService());
         started.add(driver);
         return driver;
     }

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * knows: each one this machine can run is loaded beside it, each one it cannot is listed with the reason (see
  * {@link UnavailableDriver}).
  */
-final class DriverLoader {
+public final class DriverLoader {
     /** A driver this build knows: its claims, what this machine lacks for it, and how to start it. */
     private record Known(String id, Supplier<Conformance> record, Function<ServeSettings, List<String>> problems,
                          Function<ServeSettings, SandboxDriver> start) {
@@ -52,7 +52,7 @@ final class DriverLoader {
     }
 
     /** The configured default driver, or a {@link StartupException} with what this machine lacks for it. */
-    static SandboxDriver load(ServeSettings s) {
+    public static SandboxDriver load(ServeSettings s) {
         if (s.driver().equals(SubprocessDriver.ID)) return subprocess(s);
         Known k = KNOWN.stream().filter(d -> d.id().equals(s.driver())).findFirst()
                 .orElseThrow(() -> new StartupException("unknown driver '" + s.driver() + "'; use one of "

@@ -89,6 +89,7 @@ public final class PaddockApp implements AutoCloseable {
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
             List<SandboxDriver> drivers = new ArrayList<>(loaded);
             drivers.add(browserVm);
+            drivers.add(BrowserVmWiring.daemon(browserVm, started));
             SandboxDriver sandboxFree = DriverLoader.sandboxFree(s, driver);
             if (sandboxFree != null) drivers.add(sandboxFree);
             RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());

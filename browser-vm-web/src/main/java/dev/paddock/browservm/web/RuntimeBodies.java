@@ -10,7 +10,8 @@ final class RuntimeBodies {
 
     record ExchangeBody(String code, String kind) {}
 
-    record PairingCode(String code, String kind, Instant expiresAt, String tabUrl) {}
+    /** {@code tabUrl} for a sandbox tab, {@code command} (what to run on the daemon's machine) for a paired daemon. */
+    record PairingCode(String code, String kind, Instant expiresAt, String tabUrl, String command) {}
 
     record Exchanged(String runtimeId, String runtimeToken, String kind, String relayPath, long heartbeatSeconds) {}
 }

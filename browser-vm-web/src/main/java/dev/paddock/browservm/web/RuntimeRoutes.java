@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Paired runtimes (browser-vm tabs): mint a pairing code (API key), exchange it for a runtime token (the code is
+ * Paired runtimes (browser-vm tabs and paired daemons): mint a pairing code (API key), exchange it for a runtime token (the code is
  * the credential), list/get/revoke runtimes (API key), and the relay WebSocket (runtime token in the query string,
  * since browsers cannot set WebSocket headers; the token is never logged).
  */
@@ -75,7 +75,7 @@ final class RuntimeRoutes {
         });
         r.wsBeforeUpgrade(RELAY, ctx -> {
             try {
-                vm.authenticate(ctx.queryParam("token"));
+                vm.authenticate(relayToken(ctx.header("Authorization"), ctx.queryParam("token")));
             } catch (PaddockException e) {
                 // Javalin does not write a result set before an upgrade: the refusal goes straight to the response
                 refuseUpgrade(ctx, e);
@@ -87,7 +87,7 @@ final class RuntimeRoutes {
                 ctx.session.setIdleTimeout(Duration.ofMinutes(2));
                 BrowserRuntime rt;
                 try {
-                    rt = vm.authenticate(ctx.queryParam("token"));
+                    rt = vm.authenticate(relayToken(ctx.header("Authorization"), ctx.queryParam("token")));
                 } catch (PaddockException e) {
                     ctx.closeSession(4401, "invalid runtime token");
                     return;
@@ -116,18 +116,22 @@ final class RuntimeRoutes {
 
     private void pair(Context ctx) {
         RuntimeBodies.PairBody body = bodies.json(ctx, RuntimeBodies.PairBody.class);
-        requireKind(body.kind());
-        PairingCodes.Minted m = vm.pair(Auth.principal(ctx).tenantId());
-        // the code travels in the URL fragment: browsers never send it to a server or put it in a Referer
-        ctx.status(201).json(new RuntimeBodies.PairingCode(m.code(), BrowserRuntime.KIND, m.expiresAt(), "/sandbox-tab#code=" + m.code()));
+        String kind = requireKind(body.kind());
+        PairingCodes.Minted m = vm.pair(Auth.principal(ctx).tenantId(), kind);
+        // a tab's code travels in the URL fragment: browsers never send it to a server or put it in a Referer;
+        // a daemon's is typed into `paddock runtime pair` on its machine
+        boolean tab = kind.equals(BrowserRuntime.KIND);
+        ctx.status(201).json(new RuntimeBodies.PairingCode(m.code(), kind, m.expiresAt(), tab ? "/sandbox-tab#code=" + m.code() : null,
+                tab ? null : "paddock runtime pair " + m.code() + " --server " + serverUrl(ctx)));
     }
 
     private void exchange(Context ctx) {
         RuntimeBodies.ExchangeBody body = bodies.json(ctx, RuntimeBodies.ExchangeBody.class);
-        requireKind(body.kind());
+        String kind = requireKind(body.kind());
         if (body.code() == null) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'code' is required");
-        BrowserVm.Exchanged x = vm.exchange(body.code());
-        ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), BrowserRuntime.KIND, RELAY, x.heartbeatSeconds()));
+        BrowserVm.Exchanged x = vm.exchange(body.code(), kind);
+        ctx.header("Cache-Control", "no-store");
+        ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), kind, RELAY, x.heartbeatSeconds()));
     }
 
     private void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
@@ -151,10 +155,28 @@ final class RuntimeRoutes {
         ctx.json(rt.view());
     }
 
-    private static void requireKind(String kind) {
-        if (!BrowserRuntime.KIND.equals(kind)) {
-            throw new PaddockException(ErrorCode.INVALID_KIND, "field 'kind' must be \"" + BrowserRuntime.KIND + "\"");
+    private static String requireKind(String kind) {
+        if (!BrowserRuntime.KIND.equals(kind) && !BrowserRuntime.DAEMON_KIND.equals(kind)) {
+            throw new PaddockException(ErrorCode.INVALID_KIND,
+                    "field 'kind' must be \"" + BrowserRuntime.KIND + "\" or \"" + BrowserRuntime.DAEMON_KIND + "\"");
         }
+        return kind;
+    }
+
+    /** The server's base URL as the caller reached it, for the command a daemon's machine runs. */
+    private static String serverUrl(Context ctx) {
+        String url = ctx.fullUrl();
+        int path = url.indexOf("/v1/");
+        return path < 0 ? url : url.substring(0, path);
+    }
+
+    /**
+     * The runtime token of a relay upgrade: a paired daemon sends it as {@code Authorization: Bearer} (kept out of
+     * URLs), a browser tab in the query string (browsers cannot set WebSocket headers).
+     */
+    private static String relayToken(String authorization, String query) {
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) return authorization.substring(7).trim();
+        return query;
     }
 
     private static String id(Context ctx) {

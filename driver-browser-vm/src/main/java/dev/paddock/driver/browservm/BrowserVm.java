@@ -70,17 +70,27 @@ public final class BrowserVm implements AutoCloseable {
 
     /** A one-time code for {@code tenantId}'s next sandbox tab. */
     public PairingCodes.Minted pair(String tenantId) {
-        return codes.mint(tenantId);
+        return pair(tenantId, BrowserRuntime.KIND);
+    }
+
+    /** A one-time code for {@code tenantId}'s next runtime of {@code kind} (a sandbox tab or a paired daemon). */
+    public PairingCodes.Minted pair(String tenantId, String kind) {
+        return codes.mint(tenantId, kind);
     }
 
     /** Trades a pairing code for a new runtime and its token (shown once; only its hash is kept). */
     public Exchanged exchange(String code) {
-        String tenant = codes.redeem(code);
+        return exchange(code, BrowserRuntime.KIND);
+    }
+
+    /** Trades a code minted for {@code kind} for a new runtime of that kind and its token. */
+    public Exchanged exchange(String code, String kind) {
+        String tenant = codes.redeem(code, kind);
         String token = Secrets.newSecret(TOKEN_PREFIX);
-        BrowserRuntime rt = new BrowserRuntime(Ids.newId("rt"), tenant, Secrets.hash(token), clock.instant());
+        BrowserRuntime rt = new BrowserRuntime(Ids.newId("rt"), kind, tenant, Secrets.hash(token), clock.instant());
         byId.put(rt.id(), rt);
         byTokenHash.put(rt.tokenHash(), rt);
-        log.info("paired browser-vm runtime {} for tenant {}", rt.id(), tenant);
+        log.info("paired {} runtime {} for tenant {}", kind, rt.id(), tenant);
         return new Exchanged(rt.id(), token, config.heartbeat().toSeconds());
     }
 
@@ -89,7 +99,7 @@ public final class BrowserVm implements AutoCloseable {
         BrowserRuntime rt = Secrets.looksLike(TOKEN_PREFIX, token) ? byTokenHash.get(Secrets.hash(token)) : null;
         if (rt == null || rt.revoked()) {
             throw new PaddockException(ErrorCode.INVALID_RUNTIME_TOKEN,
-                    "the runtime token is unknown or revoked; open a new sandbox tab from the console");
+                    "the runtime token is unknown or revoked; pair again (a new sandbox tab, or paddock runtime pair with a new code)");
         }
         return rt;
     }
@@ -159,17 +169,25 @@ public final class BrowserVm implements AutoCloseable {
         if (c != null) c.close(4410, "the sandbox moved to another sandbox tab");
     }
 
-    /** Binds a new sandbox to one online, idle runtime of the tenant. */
+    /** Binds a new sandbox to one online, idle sandbox tab of the tenant. */
     BrowserRuntime claim(String tenantId, String sandboxId) {
-        List<BrowserRuntime> mine = byId.values().stream().filter(r -> r.tenantId().equals(tenantId) && !r.revoked()).toList();
+        return claim(tenantId, sandboxId, BrowserRuntime.KIND);
+    }
+
+    /** Binds a new sandbox to one online runtime of the tenant and kind with room for it. */
+    BrowserRuntime claim(String tenantId, String sandboxId, String kind) {
+        List<BrowserRuntime> mine = byId.values().stream()
+                .filter(r -> r.tenantId().equals(tenantId) && r.kind().equals(kind) && !r.revoked()).toList();
         for (BrowserRuntime rt : mine) {
             if (rt.online() && rt.bind(sandboxId)) return rt;
         }
+        boolean daemon = BrowserRuntime.DAEMON_KIND.equals(kind);
         if (mine.stream().anyMatch(BrowserRuntime::online)) {
+            if (daemon) throw TabErrors.daemonsBusy();
             throw new PaddockException(ErrorCode.SANDBOX_TABS_BUSY,
                     "every online sandbox tab already runs a sandbox; open another sandbox tab or delete a sandbox");
         }
-        throw TabErrors.noTab("");
+        throw daemon ? TabErrors.noDaemon() : TabErrors.noTab("");
     }
 
     Optional<BrowserRuntime> runtimeOf(String runtimeId) {
@@ -178,15 +196,21 @@ public final class BrowserVm implements AutoCloseable {
 
     /** Starts an op on the sandbox's tab, waiting up to the reconnect grace for an offline tab. */
     PendingCall start(BrowserRuntime rt, String sandboxId, String op, Map<String, Object> args, byte[] data, long timeoutSeconds, long maxReplyBytes) {
-        RelayConnection c;
-        try {
-            c = rt.awaitConnection(config.reconnectGrace(), clock);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PaddockException(ErrorCode.INTERRUPTED, "the server is shutting down; retry");
+        long deadline = System.nanoTime() + config.reconnectGrace().toNanos();
+        while (true) {
+            RelayConnection c;
+            try {
+                c = rt.awaitConnection(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), clock);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PaddockException(ErrorCode.INTERRUPTED, "the server is shutting down; retry");
+            }
+            if (c == null) throw TabErrors.gone(rt, sandboxId);
+            PendingCall p = c.start(sandboxId, op, args, data, timeoutSeconds, maxReplyBytes);
+            if (!p.undelivered || System.nanoTime() >= deadline) return p;
+            // the socket died before the op left (its close not yet seen): wait for the runtime to reconnect, as when offline
+            c.lost();
         }
-        if (c == null) throw TabErrors.gone(sandboxId);
-        return c.start(sandboxId, op, args, data, timeoutSeconds, maxReplyBytes);
     }
 
     /** Runs an op to its answer within {@code bound}. */
@@ -202,7 +226,7 @@ public final class BrowserVm implements AutoCloseable {
         } catch (TimeoutException e) {
             RelayConnection c = rt.connection();
             if (c != null) c.forget(p);
-            throw TabErrors.unresponsive(p.sandboxId, bound.toSeconds());
+            throw TabErrors.unresponsive(rt, p.sandboxId, bound.toSeconds());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) throw re;
             throw PaddockException.internal("browser-vm op failed", e.getCause());

@@ -152,6 +152,7 @@ public final class BrowserVmDriver implements SandboxDriver {
     private final class Presence implements BrowserVm.Presence {
         @Override
         public void offline(BrowserRuntime rt, String why) {
+            if (rt.daemon()) return; // the daemon driver's
             String id = rt.sandboxId();
             BrowserVmSandbox s = id == null ? null : sandboxes.get(id);
             if (s == null || s.runtime() != rt) return;
@@ -162,6 +163,7 @@ public final class BrowserVmDriver implements SandboxDriver {
 
         @Override
         public void online(BrowserRuntime rt, Frames.Hello hello) {
+            if (rt.daemon()) return; // the daemon driver's
             String bound = rt.sandboxId();
             if (bound != null) {
                 BrowserVmSandbox s = sandboxes.get(bound);

@@ -25,7 +25,10 @@ import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A sandbox bound to one paired tab: every operation is a {@code sandbox.op} on that tab's relay connection. */
+/**
+ * A sandbox bound to one paired runtime (a tab, or a paired daemon): every operation is a {@code sandbox.op} on that
+ * runtime's relay connection. {@code driverId} is the driver that made it ({@code browser-vm} or {@code daemon}).
+ */
 final class BrowserVmSandbox implements Sandbox {
     private static final Logger log = LoggerFactory.getLogger(BrowserVmSandbox.class);
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -34,6 +37,7 @@ final class BrowserVmSandbox implements Sandbox {
     private static final Duration EXEC_GRACE = Duration.ofSeconds(30);
 
     private final BrowserVm vm;
+    private final String driverId;
     /** The tab that runs it; another tab of the same tenant adopts it when this one is gone (see the driver). */
     private volatile BrowserRuntime runtime;
     private final SandboxSpec spec;
@@ -45,6 +49,11 @@ final class BrowserVmSandbox implements Sandbox {
     private final AtomicBoolean lostReported = new AtomicBoolean();
 
     BrowserVmSandbox(BrowserVm vm, BrowserRuntime runtime, SandboxSpec spec, ScheduledExecutorService timers) {
+        this(BrowserVmDriver.ID, vm, runtime, spec, timers);
+    }
+
+    BrowserVmSandbox(String driverId, BrowserVm vm, BrowserRuntime runtime, SandboxSpec spec, ScheduledExecutorService timers) {
+        this.driverId = driverId;
         this.vm = vm;
         this.runtime = runtime;
         this.spec = spec;
@@ -52,9 +61,11 @@ final class BrowserVmSandbox implements Sandbox {
     }
 
     @Override
-    public SandboxRef ref() { return new SandboxRef(spec.sandboxId(), BrowserVmDriver.ID, runtime.id()); }
+    public SandboxRef ref() { return new SandboxRef(spec.sandboxId(), driverId, runtime.id()); }
 
     String id() { return spec.sandboxId(); }
+
+    String driverId() { return driverId; }
 
     String tenantId() { return spec.tenantId(); }
 
@@ -103,7 +114,7 @@ final class BrowserVmSandbox implements Sandbox {
 
     @Override
     public ProcessInfo startProcess(ExecRequest request) {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "background processes");
+        throw new UnsupportedCapabilityException(driverId, "background processes");
     }
 
     @Override
@@ -113,12 +124,12 @@ final class BrowserVmSandbox implements Sandbox {
 
     @Override
     public byte[] processLogs(long pid, long offset, int maxBytes) {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "background processes");
+        throw new UnsupportedCapabilityException(driverId, "background processes");
     }
 
     @Override
     public void signalProcess(long pid, int signal) {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "background processes");
+        throw new UnsupportedCapabilityException(driverId, "background processes");
     }
 
     @Override
@@ -129,12 +140,12 @@ final class BrowserVmSandbox implements Sandbox {
 
     @Override
     public void suspend() {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "suspend/resume");
+        throw new UnsupportedCapabilityException(driverId, "suspend/resume");
     }
 
     @Override
     public void resume() {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "suspend/resume");
+        throw new UnsupportedCapabilityException(driverId, "suspend/resume");
     }
 
     /** Kills what runs, clears the tab's workspace (and its OPFS mirror) and frees the tab for another sandbox. */
@@ -148,7 +159,7 @@ final class BrowserVmSandbox implements Sandbox {
         try {
             if (rt.online()) vm.call(rt, spec.sandboxId(), "destroy", Map.of("reason", reason.name().toLowerCase()), null, 1 << 16);
         } catch (PaddockException e) {
-            log.info("sandbox tab of {} could not clean up ({}); it will when it reconnects", spec.sandboxId(), e.code());
+            log.info("the runtime of {} could not clean up ({}); it will when it reconnects", spec.sandboxId(), e.code());
         } finally {
             rt.unbind(spec.sandboxId());
         }

@@ -46,16 +46,7 @@ final class BrowserVmWorkspace implements Workspace {
     public FileEntry write(String path, InputStream content) {
         String p = GuestPaths.inWorkspace(path);
         if (p.equals(ROOT)) throw new PaddockException(ErrorCode.IS_A_DIRECTORY, "/workspace is a directory; name a file under it");
-        byte[] bytes;
-        try {
-            bytes = content.readNBytes((int) MAX_FILE_BYTES + 1);
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading the upload failed", e);
-        }
-        if (bytes.length > MAX_FILE_BYTES) {
-            throw new PaddockException(ErrorCode.FILE_TOO_LARGE,
-                    "the browser-vm driver moves files of at most " + (MAX_FILE_BYTES >> 20) + " MiB per call");
-        }
+        byte[] bytes = upTo(content, "files");
         return entry(sandbox.call("write_file", Map.of("path", p, "size", bytes.length), bytes, 1 << 16).entry());
     }
 
@@ -71,14 +62,38 @@ final class BrowserVmWorkspace implements Workspace {
         sandbox.call("delete", Map.of("path", p, "recursive", recursive), null, 1 << 16);
     }
 
+    /** A tab cannot; a paired daemon's local workspace writes the archive, which travels back as one op's data. */
     @Override
     public void exportTar(String path, OutputStream out) {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "workspace tar export (checkpoints)");
+        if (!sandbox.runtime().daemon()) throw new UnsupportedCapabilityException(sandbox.driverId(), "workspace tar export (checkpoints)");
+        Reply r = sandbox.call("export_tar", Map.of("path", GuestPaths.inWorkspace(path)), null, MAX_FILE_BYTES);
+        try {
+            out.write(r.data());
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing the archive failed", e);
+        }
     }
 
+    /** A tab cannot; a paired daemon's local workspace unpacks the archive (and refuses entries that would leave it). */
     @Override
     public void importTar(String path, InputStream tar) {
-        throw new UnsupportedCapabilityException(BrowserVmDriver.ID, "workspace tar import (checkpoints)");
+        if (!sandbox.runtime().daemon()) throw new UnsupportedCapabilityException(sandbox.driverId(), "workspace tar import (checkpoints)");
+        byte[] bytes = upTo(tar, "archives");
+        sandbox.call("import_tar", Map.of("path", GuestPaths.inWorkspace(path), "size", bytes.length), bytes, 1 << 16);
+    }
+
+    private byte[] upTo(InputStream content, String what) {
+        byte[] bytes;
+        try {
+            bytes = content.readNBytes((int) MAX_FILE_BYTES + 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the upload failed", e);
+        }
+        if (bytes.length > MAX_FILE_BYTES) {
+            throw new PaddockException(ErrorCode.FILE_TOO_LARGE,
+                    "the " + sandbox.driverId() + " driver moves " + what + " of at most " + (MAX_FILE_BYTES >> 20) + " MiB per call");
+        }
+        return bytes;
     }
 
     @Override

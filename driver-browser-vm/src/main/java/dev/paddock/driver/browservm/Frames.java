@@ -37,12 +37,27 @@ public final class Frames {
 
     public sealed interface Inbound permits Hello, Heartbeat, Chunk, Result {}
 
-    /** {@code mirrors}: the sandboxes whose workspace this browser keeps in OPFS (a reopened tab offers to adopt them). */
-    public record Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis, List<String> mirrors) implements Inbound {
+    /**
+     * {@code mirrors}: the sandboxes whose workspace this browser keeps in OPFS (a reopened tab offers to adopt them).
+     * {@code host}, {@code driver} and {@code capacity} are a paired daemon's: its machine's name, the local driver
+     * it runs sandboxes with, and how many it runs at once (null from a tab).
+     */
+    public record Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis, List<String> mirrors,
+                        String host, String driver, Integer capacity) implements Inbound {
+        public Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis, List<String> mirrors) {
+            this(engine, vm, sandboxId, bootMode, bootMillis, mirrors, null, null, null);
+        }
+
         public Hello(String engine, String vm, String sandboxId, String bootMode, Long bootMillis) {
             this(engine, vm, sandboxId, bootMode, bootMillis, List.of());
         }
     }
+
+    /** The engine a paired daemon names in its hello. */
+    public static final String DAEMON_ENGINE = "daemon";
+    /** Most sandboxes one paired daemon may announce. */
+    public static final int MAX_DAEMON_CAPACITY = 64;
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9][A-Za-z0-9.-]{0,252}");
 
     /** At most this many OPFS mirrors are listed in a hello. */
     public static final int MAX_MIRRORS = 32;
@@ -79,7 +94,7 @@ public final class Frames {
     }
 
     private static Hello hello(JsonNode n) throws FrameException {
-        allow(n, Set.of("v", "type", "engine", "vm", "sandbox_id", "boot_mode", "boot_ms", "mirrors"), null);
+        allow(n, Set.of("v", "type", "engine", "vm", "sandbox_id", "boot_mode", "boot_ms", "mirrors", "host", "driver", "capacity"), null);
         String engine = string(n, "engine", 32, true, null);
         if (!ENGINE.matcher(engine).matches()) throw bad("malformed_frame", "engine must be a short lower-case name", null);
         String vm = oneOf(n, "vm", Set.of("booting", "ready", "failed"), true, null);
@@ -96,7 +111,16 @@ public final class Frames {
                 if (!mirrors.contains(e.asString())) mirrors.add(e.asString());
             }
         }
-        return new Hello(engine, vm, sandboxId, bootMode, bootMs, List.copyOf(mirrors));
+        String host = string(n, "host", 253, false, null);
+        if (host != null && !HOST.matcher(host).matches()) throw bad("malformed_frame", "host must be a host name", null);
+        String driver = string(n, "driver", 32, false, null);
+        if (driver != null && !ENGINE.matcher(driver).matches()) throw bad("malformed_frame", "driver must be a short lower-case name", null);
+        Integer capacity = null;
+        if (n.has("capacity") && !n.get("capacity").isNull()) {
+            capacity = (int) nonNegative(n, "capacity", MAX_DAEMON_CAPACITY, null);
+            if (capacity < 1) throw bad("malformed_frame", "capacity must be between 1 and " + MAX_DAEMON_CAPACITY, null);
+        }
+        return new Hello(engine, vm, sandboxId, bootMode, bootMs, List.copyOf(mirrors), host, driver, capacity);
     }
 
     private static Chunk chunk(JsonNode n) throws FrameException {

@@ -11,6 +11,8 @@ final class PendingCall {
     final String requestId;
     final String sandboxId;
     final CompletableFuture<Reply> future = new CompletableFuture<>();
+    /** Set when the op never left: the socket was closed or died under the send. */
+    volatile boolean undelivered;
     private final long maxBytes;
     private final ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     private final ByteArrayOutputStream stderr = new ByteArrayOutputStream();

@@ -50,6 +50,7 @@ public final class RelayConnection {
         try {
             switch (Frames.parse(text)) {
                 case Frames.Hello h -> {
+                    requireKind(h);
                     runtime.hello(h);
                     owner.helloFrom(runtime, h);
                 }
@@ -68,6 +69,22 @@ public final class RelayConnection {
             // a bug on our side must not take the socket or the server down with it
             log.error("relay frame of runtime {} could not be handled", runtime.id(), e);
             send(Frames.error("internal", "the server could not handle this frame", null));
+        }
+    }
+
+    /**
+     * A hello must say what the runtime was paired as: a daemon names the daemon engine, its host, driver and
+     * capacity and no tab fields; a tab names none of the daemon's (a tab cannot pass itself off as a daemon).
+     */
+    private void requireKind(Frames.Hello h) throws FrameException {
+        boolean daemonFields = h.host() != null || h.driver() != null || h.capacity() != null;
+        if (runtime.daemon()) {
+            if (!Frames.DAEMON_ENGINE.equals(h.engine()) || h.host() == null || h.driver() == null || h.capacity() == null
+                    || h.sandboxId() != null || !h.mirrors().isEmpty() || h.bootMode() != null || h.bootMillis() != null) {
+                throw new FrameException("malformed_frame", "a paired daemon's hello names engine daemon, host, driver and capacity, and no tab fields", null);
+            }
+        } else if (daemonFields || Frames.DAEMON_ENGINE.equals(h.engine())) {
+            throw new FrameException("malformed_frame", "this runtime was paired as a sandbox tab; a hello with daemon fields is refused", null);
         }
     }
 
@@ -95,6 +112,7 @@ public final class RelayConnection {
         PendingCall p = new PendingCall(rid, sandboxId, maxReplyBytes);
         pending.put(rid, p);
         if (closed) {
+            p.undelivered = true;
             fail(p);
             return p;
         }
@@ -110,6 +128,7 @@ public final class RelayConnection {
             peer.send(Frames.op(rid, sandboxId, op, withChunks, timeoutSeconds));
         } catch (Exception e) {
             log.debug("sending {} to runtime {} failed: {}", op, runtime.id(), e.toString());
+            p.undelivered = true;
             fail(p);
         }
         return p;
@@ -140,6 +159,16 @@ public final class RelayConnection {
         }
     }
 
+    /** The socket died under a send (a dropped network path not yet noticed): closed, so the runtime may reconnect. */
+    void lost() {
+        why = "connection_lost";
+        try {
+            peer.close(1011, "send failed");
+        } finally {
+            onClosed();
+        }
+    }
+
     public void close(int code, String reason) {
         why = switch (code) {
             case 4408 -> "heartbeat_timeout";
@@ -163,12 +192,12 @@ public final class RelayConnection {
         runtime.detach(this);
         for (PendingCall p : pending.values()) fail(p);
         pending.clear();
-        owner.closed(runtime, why);
+        owner.closed(runtime, runtime.daemon() && why.equals("tab_closed") ? "daemon_closed" : why);
     }
 
     private void fail(PendingCall p) {
         pending.remove(p.requestId);
-        p.future.completeExceptionally(TabErrors.gone(p.sandboxId));
+        p.future.completeExceptionally(TabErrors.gone(runtime, p.sandboxId));
     }
 
     boolean closed() { return closed; }

@@ -62,7 +62,7 @@ final class RemoteExec implements ExecHandle {
     @Override
     public ExecResult await() throws InterruptedException {
         ExecResult r = await(bound);
-        if (r == null) throw TabErrors.unresponsive(call.sandboxId, bound.toSeconds());
+        if (r == null) throw TabErrors.unresponsive(sandbox.runtime(), call.sandboxId, bound.toSeconds());
         return r;
     }
 

@@ -7,16 +7,39 @@ import dev.paddock.core.PaddockException;
 final class TabErrors {
     private TabErrors() {}
 
-    static PaddockException gone(String sandboxId) {
+    static PaddockException gone(BrowserRuntime rt, String sandboxId) {
+        if (rt.daemon()) {
+            return new PaddockException(ErrorCode.SANDBOX_TAB_GONE,
+                    "the paired daemon (runtime " + rt.id() + ") running sandbox " + sandboxId + " is stopped or disconnected;"
+                            + " retry once it has reconnected, or pair it again (paddock runtime pair) and create a new sandbox");
+        }
         return new PaddockException(ErrorCode.SANDBOX_TAB_GONE,
                 "the browser tab running sandbox " + sandboxId + " is closed or disconnected; reopen your sandbox tab"
                         + " (console: Runtimes, Browser VM) and retry");
+    }
+
+    static PaddockException unresponsive(BrowserRuntime rt, String sandboxId, long seconds) {
+        if (rt.daemon()) {
+            return new PaddockException(ErrorCode.SANDBOX_TAB_UNRESPONSIVE,
+                    "the paired daemon (runtime " + rt.id() + ") running sandbox " + sandboxId + " did not answer within " + seconds + " s; retry");
+        }
+        return unresponsive(sandboxId, seconds);
     }
 
     static PaddockException unresponsive(String sandboxId, long seconds) {
         return new PaddockException(ErrorCode.SANDBOX_TAB_UNRESPONSIVE,
                 "the browser tab running sandbox " + sandboxId + " did not answer within " + seconds
                         + " s (asleep or busy); reopen your sandbox tab and retry");
+    }
+
+    static PaddockException noDaemon() {
+        return new PaddockException(ErrorCode.NO_SANDBOX_TAB,
+                "no paired daemon is online; run `paddock runtime pair <code> --server URL` on a machine (code: console, Runtimes)");
+    }
+
+    static PaddockException daemonsBusy() {
+        return new PaddockException(ErrorCode.SANDBOX_TABS_BUSY,
+                "every online paired daemon runs as many sandboxes as its capacity; delete a sandbox or pair another daemon");
     }
 
     static PaddockException noTab(String tenantHint) {
