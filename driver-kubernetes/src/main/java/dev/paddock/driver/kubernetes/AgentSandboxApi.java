@@ -1,0 +1,24 @@
+package dev.paddock.driver.kubernetes;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+
+/**
+ * Whether the cluster serves kubernetes-sigs/agent-sandbox ({@code agents.x-k8s.io}: Sandbox;
+ * {@code extensions.agents.x-k8s.io}: SandboxTemplate, SandboxClaim, SandboxWarmPool). Read from API discovery, which
+ * every authenticated client may read, so it needs no extra RBAC.
+ */
+final class AgentSandboxApi {
+    static final String GROUP = "agents.x-k8s.io";
+    static final String EXTENSIONS_GROUP = "extensions.agents.x-k8s.io";
+
+    private AgentSandboxApi() {}
+
+    static boolean served(KubernetesClient client) {
+        try {
+            return client.getApiGroup(GROUP) != null;
+        } catch (KubernetesClientException e) {
+            return false;
+        }
+    }
+}
