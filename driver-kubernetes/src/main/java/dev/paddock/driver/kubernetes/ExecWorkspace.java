@@ -40,7 +40,7 @@ final class ExecWorkspace implements Workspace {
             + "if [ -d \"$r\" ] && [ ! -L \"$r\" ]; then if [ \"$1\" = 1 ]; then rm -rf -- \"$r\"; else rmdir -- \"$r\" 2>/dev/null || exit 97; fi; else rm -f -- \"$r\"; fi";
     private static final String EXPORT = "inside \"$f\" || exit 90; [ -e \"$f\" ] || exit 91; [ -d \"$f\" ] || exit 93; exec tar -C \"$f\" -cf - .";
     private static final String IMPORT = "inside \"$f\" || exit 90; mkdir -p -- \"$f\" 2>/dev/null || exit 93; head -c \"$1\" | tar -x --no-same-owner -C \"$f\"";
-    private static final String CLEAR = "exec find \"$R\" -mindepth 1 -delete";
+    private static final String CLEAR = "exec find \"$1\" -mindepth 1 -delete";
 
     private final PodExec exec;
     private final String root;

@@ -31,13 +31,14 @@ final class PodExec {
     /**
      * $1 = token, $2 = cwd, $3 = 1 when a stdin file was stored; the rest is the command (with env's assignments).
      * The command runs as a child in a session of its own (setsid, where the image has it) so a kill reaches what it
-     * started; the shell waits, passes its exit status on and removes the pid file.
+     * started; the shell waits, passes its exit status on and removes the pid file. Its stdin comes through fd 3: the
+     * shell gives a background command /dev/null before any redirection of its own, so {@code <&0} would read that.
      */
     private static final String PROLOGUE = "d=" + EXEC_DIR + "; t=$1; c=$2; i=$3; shift 3; mkdir -p $d || exit 125; "
             + "cd -- \"$c\" 2>/dev/null || { echo \"paddock: no such directory: $c\" >&2; exit 126; }; "
-            + "if [ \"$i\" = 1 ]; then exec 0<$d/$t.in; rm -f $d/$t.in; else exec 0</dev/null; fi; "
+            + "if [ \"$i\" = 1 ]; then exec 3<$d/$t.in; rm -f $d/$t.in; else exec 3</dev/null; fi; "
             + "command -v setsid >/dev/null 2>&1 && set -- setsid \"$@\"; "
-            + "\"$@\" <&0 & p=$!; echo $p > $d/$t; wait $p; s=$?; rm -f $d/$t; exit $s";
+            + "\"$@\" <&3 3<&- & p=$!; exec 3<&-; echo $p > $d/$t; wait $p; s=$?; rm -f $d/$t; exit $s";
     private static final String STORE_STDIN = "mkdir -p " + EXEC_DIR + " && head -c \"$2\" > " + EXEC_DIR + "/$1.in";
 
     private final KubernetesClient client;

@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -111,6 +112,7 @@ final class FakeKubelet implements AutoCloseable {
         Path volume = volume(claim);
         Path tmp = root.resolve("tmp").resolve(pod.getMetadata().getName() + "-" + pod.getMetadata().getUid());
         // the layout init container's work: the claim's two directories, owned by the pod's uid (fsGroup)
+        for (Path dir : List.of(root, root.resolve("volumes"), volume, root.resolve("tmp"))) traversable(dir);
         for (Path dir : List.of(volume.resolve("workspace"), volume.resolve("outputs"), tmp)) owned(dir, uid);
         boolean fenced = client.network().v1().networkPolicies().inNamespace(pod.getMetadata().getNamespace()).list().getItems().stream()
                 .anyMatch(np -> deniesAllEgress(np, pod));
@@ -149,6 +151,16 @@ final class FakeKubelet implements AutoCloseable {
             if (eq > 0 && pair.substring(0, eq).equals("command")) argv.add(URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
         }
         return argv;
+    }
+
+    /** The pod's uid passes through (the test's temporary directory is private to root). */
+    private static void traversable(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static void owned(Path dir, long uid) {
