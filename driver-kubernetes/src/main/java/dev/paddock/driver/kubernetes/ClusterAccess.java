@@ -3,6 +3,7 @@ package dev.paddock.driver.kubernetes;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,6 +30,16 @@ public final class ClusterAccess {
         if (home != null && Files.isReadable(home.resolve(".kube/config"))) return null;
         if (env.get("KUBERNETES_SERVICE_HOST") != null && Files.isReadable(SERVICE_ACCOUNT_TOKEN)) return null;
         return "no Kubernetes cluster is configured: set KUBECONFIG, put a kubeconfig at ~/.kube/config or run the server in a pod with a service account";
+    }
+
+    /** Why the configured cluster's API server does not answer, or null when it does. */
+    public static String unreachable(String namespace) {
+        try (KubernetesClient client = connect(namespace)) {
+            client.getKubernetesVersion();
+            return null;
+        } catch (KubernetesClientException e) {
+            return "the Kubernetes API server at " + Config.autoConfigure(null).getMasterUrl() + " does not answer: " + e.getMessage();
+        }
     }
 
     /** A client for the configured cluster; {@code namespace} overrides the kubeconfig's when not null. */
