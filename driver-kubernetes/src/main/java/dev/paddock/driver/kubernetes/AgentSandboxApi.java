@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * Whether the cluster serves kubernetes-sigs/agent-sandbox ({@code agents.x-k8s.io}: Sandbox;
- * {@code extensions.agents.x-k8s.io}: SandboxTemplate, SandboxClaim, SandboxWarmPool). Read from API discovery, which
+ * {@code extensions.agents.x-k8s.io}: SandboxTemplate, SandboxClaim, SandboxWarmPool). Read from the API discovery list, which
  * every authenticated client may read, so it needs no extra RBAC.
  */
 final class AgentSandboxApi {
@@ -16,7 +16,7 @@ final class AgentSandboxApi {
 
     static boolean served(KubernetesClient client) {
         try {
-            return client.getApiGroup(GROUP) != null;
+            return client.getApiGroups().getGroups().stream().anyMatch(g -> GROUP.equals(g.getName()));
         } catch (KubernetesClientException e) {
             return false;
         }

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -61,8 +60,7 @@ final class SandboxPods {
             }
         });
         try {
-            call("create the network policy of " + id, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
-                    .resource(objects.denyAll(id, fence)).createOr(existing -> existing.update()));
+            createPolicy(id, fence);
             startPod(id, pod);
         } catch (RuntimeException e) {
             try {
@@ -73,6 +71,18 @@ final class SandboxPods {
             }
             throw e;
         }
+    }
+
+    /** A policy of the same name selects the same pod (the name comes from the id): one left behind serves as well. */
+    private void createPolicy(String id, Fence fence) {
+        call("create the network policy of " + id, () -> {
+            try {
+                return client.network().v1().networkPolicies().inNamespace(config.namespace()).resource(objects.denyAll(id, fence)).create();
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) return null;
+                throw e;
+            }
+        });
     }
 
     private void startPod(String id, Pod pod) {
@@ -138,11 +148,23 @@ final class SandboxPods {
     }
 
     private void deletePod(String sandboxId) {
-        call("delete the pod of " + sandboxId, () -> {
-            pod(sandboxId).withGracePeriod(0).delete();
-            // a resume makes a pod of the same name: wait until this one is gone
-            return pod(sandboxId).waitUntilCondition(p -> p == null, config.startTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        });
+        call("delete the pod of " + sandboxId, () -> pod(sandboxId).withGracePeriod(0).delete());
+        // a resume makes a pod of the same name: wait until this one is gone (polling: the Role grants no watch)
+        long deadline = System.nanoTime() + config.startTimeout().toNanos();
+        long pause = 10;
+        while (podExists(sandboxId)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new PaddockException(ErrorCode.CLUSTER_API_ERROR, "the pod of sandbox " + sandboxId + " was not gone within "
+                        + config.startTimeout().toSeconds() + " s of its deletion");
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PaddockException(ErrorCode.INTERRUPTED, "interrupted while the pod of sandbox " + sandboxId + " was being deleted");
+            }
+            pause = Math.min(pause * 2, 500);
+        }
     }
 
     private void annotate(String sandboxId, String suspended) {

@@ -41,6 +41,7 @@ import java.util.stream.Stream;
  * processes; the claim's directory stays, as a volume does.
  */
 final class FakeKubelet implements AutoCloseable {
+    static final String USER_AGENT = "fake-kubelet";
     private static final Pattern EXEC = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/exec\\?(.*)");
 
     private final Path root;
@@ -50,6 +51,8 @@ final class FakeKubelet implements AutoCloseable {
     private KubernetesClient client;
     private Watch watch;
     final List<String> runtimeClasses = new ArrayList<>();
+    /** "METHOD path" of every request that did not come from this kubelet: what the driver asked the API server. */
+    final List<String> driverRequests = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     FakeKubelet(Path root) {
         this.root = root;
@@ -60,6 +63,8 @@ final class FakeKubelet implements AutoCloseable {
         return new Dispatcher() {
             @Override
             public MockResponse dispatch(RecordedRequest request) {
+                String agent = request.getHeader("User-Agent");
+                if (agent == null || !agent.startsWith(USER_AGENT)) driverRequests.add(request.getMethod() + " " + request.getPath());
                 Matcher m = EXEC.matcher(request.getPath());
                 if (m.matches()) {
                     RunningPod pod = pods.get(m.group(1) + "/" + m.group(2));

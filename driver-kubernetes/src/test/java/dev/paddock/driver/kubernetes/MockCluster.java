@@ -23,7 +23,8 @@ final class MockCluster implements AutoCloseable {
         kubelet = new FakeKubelet(root);
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), kubelet.dispatcher(), false);
         server.init();
-        kubeletClient = client();
+        kubeletClient = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
+                .editOrNewConfig().withUserAgent(FakeKubelet.USER_AGENT).endConfig());
         kubelet.start(kubeletClient, NAMESPACE);
     }
 
