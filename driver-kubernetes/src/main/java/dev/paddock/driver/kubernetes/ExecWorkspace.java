@@ -33,7 +33,7 @@ final class ExecWorkspace implements Workspace {
     private static final String STAT = "[ -e \"$r\" ] || [ -L \"$r\" ] || exit 91; exec find \"$r\" -maxdepth 0 " + ENTRY;
     private static final String LIST = "inside \"$f\" || exit 90; [ -e \"$f\" ] || exit 91; [ -d \"$f\" ] || exit 93; exec find \"$f\" -mindepth 1 -maxdepth 1 " + ENTRY;
     private static final String READ = "inside \"$f\" || exit 90; [ -e \"$f\" ] || exit 91; [ -d \"$f\" ] && exit 92; [ -f \"$f\" ] || exit 94; exec cat -- \"$f\"";
-    private static final String WRITE = "[ -d \"$f\" ] && exit 92; mkdir -p -- \"${r%/*}\" 2>/dev/null || exit 93; t=${r%/*}/.paddock-upload-$$; "
+    private static final String WRITE = "inside \"$f\" || exit 90; [ -d \"$f\" ] && exit 92; mkdir -p -- \"${r%/*}\" 2>/dev/null || exit 93; t=${r%/*}/.paddock-upload-$$; "
             + "head -c \"$1\" > \"$t\" && mv -f -- \"$t\" \"$r\" || { rm -f -- \"$t\"; exit 95; }";
     private static final String MKDIR = "inside \"$f\" || exit 90; mkdir -p -- \"$f\" 2>/dev/null || exit 93";
     private static final String DELETE = "[ \"$r\" = \"$R\" ] && exit 96; [ -e \"$r\" ] || [ -L \"$r\" ] || exit 91; "

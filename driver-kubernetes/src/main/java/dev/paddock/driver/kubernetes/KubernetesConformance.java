@@ -29,7 +29,8 @@ final class KubernetesConformance {
                     + "Proven against fabric8's mock API server with a fake kubelet, not a real cluster",
             Set.of(Lane.SUPERVISED, Lane.WORKER),
             new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
-            new WorkspaceFacts(List.of(WorkspaceStrategy.DURABLE_MOUNT), Durability.DURABLE),
+            // the claim outlives every pod of the sandbox (suspend, pod loss), but an ended sandbox has no pod to read it through
+            new WorkspaceFacts(List.of(WorkspaceStrategy.CHECKPOINT_RESTORE), Durability.BEST_EFFORT),
             new Outputs("persistent_volume_claim"),
             new CredentialEgress(Enforcement.UNSUPPORTED, List.of()),
             List.of("workspace_tar"),

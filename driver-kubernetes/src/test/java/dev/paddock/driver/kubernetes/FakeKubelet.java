@@ -21,7 +21,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -118,6 +120,7 @@ final class FakeKubelet implements AutoCloseable {
         Path tmp = root.resolve("tmp").resolve(pod.getMetadata().getName() + "-" + pod.getMetadata().getUid());
         // the layout init container's work: the claim's two directories, owned by the pod's uid (fsGroup)
         for (Path dir : List.of(root, root.resolve("volumes"), volume, root.resolve("tmp"))) traversable(dir);
+        passable(root.toAbsolutePath().getParent());
         for (Path dir : List.of(volume.resolve("workspace"), volume.resolve("outputs"), tmp)) owned(dir, uid);
         boolean fenced = client.network().v1().networkPolicies().inNamespace(pod.getMetadata().getNamespace()).list().getItems().stream()
                 .anyMatch(np -> deniesAllEgress(np, pod));
@@ -165,6 +168,20 @@ final class FakeKubelet implements AutoCloseable {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Lets other users pass through the directories above the kubelet's root that the test made private (0700). */
+    private static void passable(Path dir) {
+        for (Path d = dir; d != null && d.getNameCount() > 1; d = d.getParent()) {
+            try {
+                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d);
+                if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) return;
+                perms.add(PosixFilePermission.OTHERS_EXECUTE);
+                Files.setPosixFilePermissions(d, perms);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
