@@ -102,6 +102,11 @@ final class FakeKubelet implements AutoCloseable {
         return p == null ? 0 : p.processes.size();
     }
 
+    /** The bwrap command line an exec of {@code argv} in a running pod starts. */
+    List<String> commandLine(String pod, List<String> argv) {
+        return pods.values().stream().filter(p -> p.name.equals(pod)).findFirst().orElseThrow().bwrap(argv);
+    }
+
     /** The host directory standing for a claim. */
     Path volume(String claim) {
         return root.resolve("volumes").resolve(claim);
