@@ -18,7 +18,7 @@ public record KubernetesSettings(String namespace, String installation, String r
     /** What is missing for the kubernetes driver: no kubeconfig or in-cluster service account, or no API server answering. */
     static List<String> missingCluster(ServeSettings s) {
         String missing = ClusterAccess.missing(System.getenv(), Path.of(System.getProperty("user.home")));
-        if (missing == null) missing = ClusterAccess.unreachable(s.kubernetes().namespace());
+        if (missing == null) missing = ClusterAccess.unreachable();
         return missing == null ? List.of() : List.of(missing);
     }
 

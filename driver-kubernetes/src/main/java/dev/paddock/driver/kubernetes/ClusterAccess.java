@@ -33,12 +33,17 @@ public final class ClusterAccess {
     }
 
     /** Why the configured cluster's API server does not answer, or null when it does. */
-    public static String unreachable(String namespace) {
-        try (KubernetesClient client = connect(namespace)) {
+    public static String unreachable() {
+        Config config = Config.autoConfigure(null);
+        // a quick answer at start-up: fabric8 would otherwise retry a dead server for minutes
+        config.setConnectionTimeout(3000);
+        config.setRequestTimeout(5000);
+        config.setRequestRetryBackoffLimit(0);
+        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build()) {
             client.getKubernetesVersion();
             return null;
         } catch (KubernetesClientException e) {
-            return "the Kubernetes API server at " + Config.autoConfigure(null).getMasterUrl() + " does not answer: " + e.getMessage();
+            return "the Kubernetes API server at " + config.getMasterUrl() + " does not answer: " + e.getMessage();
         }
     }
 

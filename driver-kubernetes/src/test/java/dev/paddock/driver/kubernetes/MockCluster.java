@@ -7,6 +7,8 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * fabric8's mock API server in CRUD mode (objects are stored, listed, watched and deleted as a real API server
@@ -14,6 +16,12 @@ import java.util.HashMap;
  */
 final class MockCluster implements AutoCloseable {
     static final String NAMESPACE = "sandboxes";
+    /** The mock server logs every request at INFO through java.util.logging; held here so the setting stays. */
+    private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
+
+    static {
+        MOCK_LOG.setLevel(Level.WARNING);
+    }
 
     final KubernetesMockServer server;
     final FakeKubelet kubelet;
