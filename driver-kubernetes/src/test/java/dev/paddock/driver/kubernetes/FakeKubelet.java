@@ -44,6 +44,8 @@ import java.util.stream.Stream;
  */
 final class FakeKubelet implements AutoCloseable {
     static final String USER_AGENT = "fake-kubelet";
+    /** Images under this prefix cannot be pulled: their pods wait in ErrImagePull, as a real kubelet reports it. */
+    static final String UNPULLABLE = "unpullable.example/";
     private static final Pattern EXEC = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/exec\\?(.*)");
 
     private final Path root;
@@ -117,6 +119,15 @@ final class FakeKubelet implements AutoCloseable {
         if (pods.containsKey(key)) return;
         synchronized (runtimeClasses) {
             runtimeClasses.add(pod.getSpec().getRuntimeClassName());
+        }
+        String image = pod.getSpec().getContainers().getFirst().getImage();
+        if (image.startsWith(UNPULLABLE)) {
+            pod.setStatus(new PodStatusBuilder().withPhase("Pending")
+                    .withContainerStatuses(new ContainerStatusBuilder().withName(SandboxObjects.CONTAINER).withReady(false)
+                            .withNewState().withNewWaiting().withReason("ErrImagePull").withMessage("pull access denied for " + image).endWaiting().endState().build())
+                    .build());
+            client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+            return;
         }
         String claim = pod.getSpec().getVolumes().stream().map(Volume::getPersistentVolumeClaim).filter(c -> c != null)
                 .findFirst().orElseThrow().getClaimName();

@@ -177,6 +177,18 @@ class KubernetesDriverAgainstMockApiServerTest {
     }
 
     @Test
+    void anImageThatCannotBePulledFailsTheCreateWithTheKubeletsReasonAndLeavesNothingAgainstMockApiServer() {
+        SandboxSpec spec = new SandboxSpec("sbx_pull", "ten_1", FakeKubelet.UNPULLABLE + "nothing:1", false, null, Map.of(), NetworkPolicy.NONE);
+
+        assertThatThrownBy(() -> driver.create(spec, FENCE))
+                .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.SANDBOX_START_FAILED))
+                .hasMessageContaining("ErrImagePull").hasMessageContaining("pull access denied");
+        assertThat(api.pods().inNamespace(MockCluster.NAMESPACE).list().getItems()).isEmpty();
+        assertThat(api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).list().getItems()).isEmpty();
+        assertThat(api.network().v1().networkPolicies().inNamespace(MockCluster.NAMESPACE).list().getItems()).isEmpty();
+    }
+
+    @Test
     void limitsDiskIsRefusedWithTheClaimSizeNamedAgainstMockApiServer() {
         assertThatThrownBy(() -> driver.limits(Limits.DEFAULT.withDisk(64L << 20)))
                 .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.DISK_QUOTA_UNAVAILABLE))
