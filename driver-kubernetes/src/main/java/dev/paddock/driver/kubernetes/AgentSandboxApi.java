@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
  */
 final class AgentSandboxApi {
     static final String GROUP = "agents.x-k8s.io";
-    static final String EXTENSIONS_GROUP = "extensions.agents.x-k8s.io";
 
     private AgentSandboxApi() {}
 

@@ -43,10 +43,6 @@ public record KubernetesConfig(
         return new KubernetesConfig(namespace, installation, name, storageClass, image, workspaceSize, uid, startTimeout);
     }
 
-    public KubernetesConfig withImage(String name) {
-        return new KubernetesConfig(namespace, installation, runtimeClass, storageClass, name, workspaceSize, uid, startTimeout);
-    }
-
     private static String blankToNull(String s) {
         return s == null || s.isBlank() ? null : s;
     }

@@ -119,11 +119,7 @@ final class PodExec {
         return new PaddockException(ErrorCode.EXEC_FAILED, what + " in pod " + pod + " failed with exit code " + r.exitCode() + ": " + r.stderr());
     }
 
-    record Result(int exitCode, byte[] stdout, String stderr) {
-        String stdoutText() {
-            return new String(stdout, StandardCharsets.UTF_8);
-        }
-    }
+    record Result(int exitCode, byte[] stdout, String stderr) {}
 
     /** Passes a stream's bytes to an {@link ExecOutput} callback as they arrive. */
     private static final class Forward extends OutputStream {
