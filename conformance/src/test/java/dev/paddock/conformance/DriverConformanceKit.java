@@ -141,7 +141,9 @@ public abstract class DriverConformanceKit {
 
     @Test
     void suspendResumeBehavesAsClaimed() throws Exception {
-        if (claims.lifecycle().suspendResume() == Support.SUPPORTED) {
+        if (claims.lifecycle().suspendResume() == Support.SUPPORTED && claims.portFacts().available().contains(SUSPEND_STOPS_PROCESSES)) {
+            suspendKeepsFilesAndEndsProcesses();
+        } else if (claims.lifecycle().suspendResume() == Support.SUPPORTED) {
             ProcessInfo loop = sandbox.startProcess(ExecRequest.shell("i=0; while true; do i=$((i+1)); echo $i > counter; sleep 0.02; done"));
             await().atMost(PATIENCE).until(() -> counter() > 2);
 
@@ -160,6 +162,23 @@ public abstract class DriverConformanceKit {
             assertThatThrownBy(sandbox::resume).isInstanceOf(UnsupportedCapabilityException.class);
             assertThat(Runs.shell(sandbox, "echo still-running").stdout()).isEqualTo("still-running\n");
         }
+    }
+
+    /** The port fact of drivers whose suspend stops the sandbox (a pod deleted) and keeps only its files. */
+    static final String SUSPEND_STOPS_PROCESSES = "suspend_stops_processes";
+
+    private void suspendKeepsFilesAndEndsProcesses() throws Exception {
+        assertThat(Runs.shell(sandbox, "echo kept > kept.txt").exit()).isZero();
+
+        sandbox.suspend();
+        assertThat(sandbox.inspect().frozen()).isTrue();
+        assertThatThrownBy(() -> Runs.shell(sandbox, "true")).isInstanceOf(PaddockException.class)
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("sandbox_not_running"));
+
+        sandbox.resume();
+        assertThat(sandbox.inspect().frozen()).isFalse();
+        assertThat(read(sandbox.workspace(), "kept.txt")).isEqualTo("kept\n");
+        assertThat(Runs.shell(sandbox, "echo running").stdout()).isEqualTo("running\n");
     }
 
     private long counter() {
@@ -240,12 +259,27 @@ public abstract class DriverConformanceKit {
     void outputsBehaveAsClaimed() throws Exception {
         switch (claims.outputs().collection()) {
             case "host_directory" -> outputsAreAHostDirectory();
+            case "persistent_volume_claim" -> outputsAreOnTheSandboxClaim();
             case "unavailable" -> {
                 assertThatThrownBy(sandbox::outputs).isInstanceOf(UnsupportedCapabilityException.class);
                 assertThat(driver.outputs(sandbox.ref())).as("no outputs are kept").isEmpty();
             }
             default -> throw new AssertionError("outputs collection " + claims.outputs().collection()
                     + " has no proof in this kit; add one before claiming it");
+        }
+    }
+
+    /** Outputs on the sandbox's own volume: read through the live sandbox, apart from the workspace, kept across a suspend. */
+    private void outputsAreOnTheSandboxClaim() throws Exception {
+        Runs run = Runs.shell(sandbox, "cd " + Workspace.OUTPUTS + " && mkdir -p charts && echo result > charts/report.txt");
+        assertThat(run.exit()).as("writing to " + Workspace.OUTPUTS + ": " + run.stderr()).isZero();
+
+        assertThat(read(sandbox.outputs(), Workspace.OUTPUTS + "/charts/report.txt")).isEqualTo("result\n");
+        assertThat(sandbox.workspace().list("/workspace")).as("outputs are not part of the workspace").isEmpty();
+        if (claims.lifecycle().suspendResume() == Support.SUPPORTED) {
+            sandbox.suspend();
+            sandbox.resume();
+            assertThat(read(sandbox.outputs(), "charts/report.txt")).as("outputs outlive a suspend").isEqualTo("result\n");
         }
     }
 

@@ -6,6 +6,7 @@ import dev.paddock.driver.docker.DockerConfig;
 import dev.paddock.driver.docker.DockerDriver;
 import dev.paddock.driver.gvisor.GvisorConfig;
 import dev.paddock.driver.gvisor.GvisorDriver;
+import dev.paddock.driver.kubernetes.MockClusterDrivers;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,8 +23,14 @@ public final class DriverFixtures {
                 DriverFixture.of("docker", dataDir -> new DockerDriver(DockerConfig.defaults(dataDir))).unlessMissing(() -> dockerMissing("runc")),
                 DriverFixture.of("docker-runsc", dataDir -> new DockerDriver(DockerConfig.defaults(dataDir).withRuntime("runsc")))
                         .unlessMissing(() -> dockerMissing("runsc")),
-                DriverFixture.of("gvisor", dataDir -> new GvisorDriver(GvisorConfig.defaults(dataDir))).unlessMissing(DriverFixtures::gvisorMissing));
+                DriverFixture.of("gvisor", dataDir -> new GvisorDriver(GvisorConfig.defaults(dataDir))).unlessMissing(DriverFixtures::gvisorMissing),
+                // on fabric8's mock API server with a fake kubelet (pods run as bwrap processes): no real cluster here
+                DriverFixture.of("kubernetes", MockClusterDrivers::on).unlessMissing(DriverFixtures::bwrapMissing))
+                .stream().filter(f -> ONLY == null || ONLY.isBlank() || f.name().equals(ONLY)).toList();
     }
+
+    /** {@code -Dpaddock.conformance.driver=NAME} runs the kit for one fixture only. */
+    private static final String ONLY = System.getProperty("paddock.conformance.driver");
 
     private static Optional<String> bwrapMissing() {
         List<String> problems = BwrapDriver.checkHost(BwrapConfig.defaults(Path.of("/tmp")));

@@ -283,7 +283,8 @@ public enum ErrorCode {
     WORKSPACE_GONE(ErrorType.CONFLICT, "the ended sandbox's driver keeps no workspace"),
     WORKSPACE_IO_ERROR(ErrorType.API, "a file operation failed on the host"),
     WORKSPACE_MISSING(ErrorType.NOT_FOUND, "the sandbox's workspace directory is missing on the host"),
-    WRONG_RESULT_TYPE(ErrorType.INVALID_REQUEST, "a tool result of the wrong kind for its tool call");
+    WRONG_RESULT_TYPE(ErrorType.INVALID_REQUEST, "a tool result of the wrong kind for its tool call"),
+    CLUSTER_API_ERROR(ErrorType.UNAVAILABLE, "the Kubernetes API server refused or failed a call of the kubernetes driver");
 
     private static final Map<String, ErrorCode> BY_WIRE =
             Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(ErrorCode::wire, Function.identity()));

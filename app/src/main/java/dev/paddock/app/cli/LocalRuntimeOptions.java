@@ -10,7 +10,7 @@ final class LocalRuntimeOptions {
     @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default: $PADDOCK_DATA_DIR or ~/.paddock)")
     Path dataDir;
 
-    @Option(names = "--driver", paramLabel = "NAME", description = "default sandbox driver: bwrap (default), gvisor or docker; subprocess only in test mode")
+    @Option(names = "--driver", paramLabel = "NAME", description = "default sandbox driver: bwrap (default), gvisor, docker or kubernetes; subprocess only in test mode")
     String driver;
 
     /** The flags given, under their settings keys, for {@code ServeSettings.resolve}. */

@@ -10,6 +10,7 @@ import dev.paddock.driver.docker.DockerConfig;
 import dev.paddock.driver.docker.DockerDriver;
 import dev.paddock.driver.gvisor.GvisorConfig;
 import dev.paddock.driver.gvisor.GvisorDriver;
+import dev.paddock.driver.kubernetes.KubernetesDriver;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,8 @@ public final class DriverLoader {
     private static final List<Known> KNOWN = List.of(
             new Known(BwrapDriver.ID, BwrapDriver::conformanceRecord, s -> BwrapDriver.checkHost(bwrapConfig(s)), s -> new BwrapDriver(bwrapConfig(s))),
             new Known(GvisorDriver.ID, GvisorDriver::conformanceRecord, s -> GvisorDriver.checkHost(gvisorConfig(s)), s -> new GvisorDriver(gvisorConfig(s))),
-            new Known(DockerDriver.ID, DockerDriver::conformanceRecord, s -> DockerDriver.checkHost(dockerConfig(s)), s -> new DockerDriver(dockerConfig(s))));
+            new Known(DockerDriver.ID, DockerDriver::conformanceRecord, s -> DockerDriver.checkHost(dockerConfig(s)), s -> new DockerDriver(dockerConfig(s))),
+            new Known(KubernetesDriver.ID, KubernetesDriver::conformanceRecord, KubernetesSettings::missingCluster, s -> s.kubernetes().start()));
 
     private DriverLoader() {}
 

@@ -66,7 +66,8 @@ public record ServeSettings(
         boolean mcpAllowPrivateHosts,
         ModelPrices modelPrices,
         String githubBaseUrl,
-        Duration modelRetryBudget) {
+        Duration modelRetryBudget,
+        KubernetesSettings kubernetes) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -82,7 +83,7 @@ public record ServeSettings(
         k.put("data_dir", new String[] {"~/.paddock", "paddock.db, sandboxes/, admin.key, … (/var/lib/paddock when ~ is closed to others, like /root)"});
         k.put("bind", new String[] {"127.0.0.1", "address to listen on"});
         k.put("port", new String[] {"7070", "port to listen on (0: any free port)"});
-        k.put("driver", new String[] {"bwrap", "default driver: bwrap, gvisor or docker (subprocess: test mode only)"});
+        k.put("driver", new String[] {"bwrap", "default driver: bwrap, gvisor, docker or kubernetes (subprocess: test mode only)"});
         k.put("api_key", new String[] {"", "admin key to register (16+ chars)"});
         k.put("default_timeout", new String[] {"1h", "sandbox lifetime if none is asked"});
         k.put("max_timeout", new String[] {"7d", "longest lifetime one may ask for"});
@@ -119,6 +120,12 @@ public record ServeSettings(
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
         k.put("mcp_allow_private_hosts", new String[] {"false", "let agents' MCP servers be on private/loopback addresses"});
+        k.put("kubernetes_namespace", new String[] {"", "namespace of kubernetes sandboxes (default: the kubeconfig's, else default)"});
+        k.put("kubernetes_installation", new String[] {"paddock", "label value that marks this installation's kubernetes objects"});
+        k.put("kubernetes_runtime_class", new String[] {"", "RuntimeClass of sandbox pods, e.g. gvisor or kata (default: the cluster's)"});
+        k.put("kubernetes_storage_class", new String[] {"", "StorageClass of workspace claims (default: the cluster's)"});
+        k.put("kubernetes_image", new String[] {"debian:stable-slim", "container image of kubernetes sandboxes that name none"});
+        k.put("kubernetes_workspace_size", new String[] {"1Gi", "size of each kubernetes sandbox's workspace claim"});
         return Collections.unmodifiableMap(k);
     }
 
@@ -189,7 +196,10 @@ public record ServeSettings(
                 bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")),
                 modelPrices(v.get("model_prices")),
                 baseUrl("github_base_url", v.get("github_base_url")),
-                duration("model_retry_budget", v.get("model_retry_budget")));
+                duration("model_retry_budget", v.get("model_retry_budget")),
+                new KubernetesSettings(blankToNull(v.get("kubernetes_namespace")), nonBlank("kubernetes_installation", v.get("kubernetes_installation")),
+                        blankToNull(v.get("kubernetes_runtime_class")), blankToNull(v.get("kubernetes_storage_class")),
+                        blankToNull(v.get("kubernetes_image")), blankToNull(v.get("kubernetes_workspace_size"))));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {

@@ -1,0 +1,42 @@
+package dev.paddock.app.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.paddock.driver.kubernetes.ClusterAccess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KubernetesSettingsTest {
+    @TempDir Path home;
+
+    @BeforeEach
+    void openHome() throws Exception {
+        Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwx--x--x"));
+    }
+
+    @Test
+    void kubernetesKeysComeFromTheEnvironmentWithDefaultsForTheRest() {
+        ServeSettings s = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_RUNTIME_CLASS", "gvisor",
+                "PADDOCK_KUBERNETES_NAMESPACE", "sandboxes"), null, home);
+
+        assertThat(s.kubernetes().runtimeClass()).isEqualTo("gvisor");
+        assertThat(s.kubernetes().namespace()).isEqualTo("sandboxes");
+        assertThat(s.kubernetes().installation()).isEqualTo("paddock");
+        assertThat(s.kubernetes().storageClass()).isNull();
+        assertThat(s.kubernetes().workspaceSize()).isEqualTo("1Gi");
+    }
+
+    @Test
+    void withoutAClusterTheDriverIsListedAsUnavailableWithWhatToConfigure() {
+        assumeTrue(ClusterAccess.missing(System.getenv(), Path.of(System.getProperty("user.home"))) != null, "this machine has a kubeconfig");
+        ServeSettings s = ServeSettings.resolve(Map.of(), Map.of(), null, home);
+
+        assertThat(KubernetesSettings.missingCluster(s)).singleElement().asString().contains("KUBECONFIG", "~/.kube/config", "service account");
+    }
+}

@@ -1,0 +1,149 @@
+package dev.paddock.driver.kubernetes;
+
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.Workspace;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each sandbox as a Pod in one namespace through the Kubernetes API (see {@link SandboxPods}): limits become
+ * the container's resources, {@code /workspace} and the outputs live on a PersistentVolumeClaim that outlives the
+ * pod, a NetworkPolicy denies the pod every connection, and labels (installation, sandbox, fence generation) let a
+ * restarted server list, re-attach and reap its sandboxes.
+ *
+ * <p>Commands and files go through the exec API rather than a channel to an agent in the pod: it is authenticated
+ * and authorised by the API server (RBAC {@code pods/exec}), needs no network path from the server to the pod (the
+ * pod takes no connections at all) and no image change; paddock-init serves only a unix socket for peers outside
+ * the sandbox, which a pod on another node cannot offer. The price is a round trip through the API server and the
+ * kubelet per command. Sandboxes have no network: routing them through the egress proxy is not finished, so every
+ * other network mode is refused.
+ */
+public final class KubernetesDriver implements SandboxDriver {
+    public static final String ID = "kubernetes";
+    private static final Logger LOG = LoggerFactory.getLogger(KubernetesDriver.class);
+
+    private final KubernetesClient client;
+    private final KubernetesConfig config;
+    private final SandboxPods pods;
+    private final boolean agentSandboxServed;
+
+    /** Takes over the client (closed with the driver); checks that the API server answers. */
+    public KubernetesDriver(KubernetesClient client, KubernetesConfig config) {
+        this.client = client;
+        this.config = config;
+        try {
+            client.getKubernetesVersion();
+        } catch (KubernetesClientException e) {
+            client.close();
+            throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "the kubernetes driver cannot reach the API server at "
+                    + client.getMasterUrl() + ": " + e.getMessage(), e);
+        }
+        this.pods = new SandboxPods(client, config);
+        this.agentSandboxServed = AgentSandboxApi.served(client);
+        if (agentSandboxServed) {
+            LOG.info("the cluster serves agent-sandbox ({}); sandboxes are still made as plain Pods (Sandbox objects are not finished)", AgentSandboxApi.GROUP);
+        }
+    }
+
+    /** The claims of the driver, readable without a cluster (to list it where it cannot run). */
+    public static Conformance conformanceRecord() {
+        return KubernetesConformance.RECORD;
+    }
+
+    public KubernetesConfig config() {
+        return config;
+    }
+
+    /** Whether the cluster serves the agent-sandbox API (found at start). */
+    public boolean agentSandboxServed() {
+        return agentSandboxServed;
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Conformance conformance() {
+        return KubernetesConformance.RECORD;
+    }
+
+    @Override
+    public Limits limits(Limits requested) {
+        Limits limits = requested == null ? Limits.DEFAULT : requested;
+        if (limits.diskBytes() > 0) {
+            throw new PaddockException(ErrorCode.DISK_QUOTA_UNAVAILABLE, "the kubernetes driver cannot enforce limits.disk: the workspace claim's size is "
+                    + "kubernetes_workspace_size (" + config.workspaceSize() + "); create the sandbox without limits.disk");
+        }
+        return limits;
+    }
+
+    @Override
+    public Sandbox create(SandboxSpec spec, Fence fence) {
+        if (fence == null) throw new PaddockException(ErrorCode.FENCE_REQUIRED, "creating a sandbox needs the fence of its owner");
+        if (!ObjectNames.isSandboxId(spec.sandboxId())) {
+            throw new PaddockException(ErrorCode.INVALID_SANDBOX_ID, "the kubernetes driver needs sandbox ids of 1-63 letters, digits, '-', '_' or '.'");
+        }
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            throw new PaddockException(ErrorCode.UNSUPPORTED_NETWORK_POLICY, "the kubernetes driver does not route sandboxes through the egress proxy yet "
+                    + "(not finished), so it runs them with no network at all; use network mode none");
+        }
+        Limits limits = limits(spec.limits());
+        pods.create(spec, fence, limits);
+        return new KubernetesSandbox(pods, spec.sandboxId(), false);
+    }
+
+    @Override
+    public Optional<Sandbox> attach(SandboxRef ref) {
+        if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return Optional.empty();
+        if (pods.ownPodRunning(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), false));
+        if (!pods.podExists(ref.sandboxId()) && pods.suspended(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), true));
+        return Optional.empty();
+    }
+
+    @Override
+    public List<SandboxRef> list() {
+        return pods.live().stream().map(id -> new SandboxRef(id, ID, ObjectNames.pod(id))).toList();
+    }
+
+    @Override
+    public void destroy(SandboxRef ref) {
+        if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return;
+        pods.release(ref.sandboxId());
+    }
+
+    /** An ended sandbox's claim has no pod to read it through. */
+    @Override
+    public Optional<Workspace> workspace(SandboxRef ref) {
+        return Optional.empty();
+    }
+
+    /** Deletes the workspace claim (and with it the volume, by the storage class's reclaim policy). */
+    @Override
+    public void purge(SandboxRef ref) {
+        if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return;
+        if (pods.podExists(ref.sandboxId())) {
+            throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still has a pod; delete it before purging its files");
+        }
+        pods.deleteClaim(ref.sandboxId());
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

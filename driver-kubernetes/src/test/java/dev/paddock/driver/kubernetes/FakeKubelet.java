@@ -1,0 +1,273 @@
+package dev.paddock.driver.kubernetes;
+
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * A kubelet for fabric8's mock API server, for tests: it watches pods, "runs" each new one and marks it Running
+ * with an address, and serves the exec API (the v4 channel protocol over a WebSocket) by running the command for
+ * real with bwrap as the pod's uid: the pod's claim is a host directory (its {@code workspace} and {@code outputs}
+ * bound at {@code /workspace} and {@code /mnt/session/outputs}), its {@code /tmp} one directory per pod, the host's
+ * {@code /usr} read-only. A pod that a deny-all NetworkPolicy selects gets a network namespace of its own with nothing
+ * in it; one that no policy selects shares the host's network, as an unfenced pod would. Deleting a pod kills its
+ * processes; the claim's directory stays, as a volume does.
+ */
+final class FakeKubelet implements AutoCloseable {
+    static final String USER_AGENT = "fake-kubelet";
+    /** Images under this prefix cannot be pulled: their pods wait in ErrImagePull, as a real kubelet reports it. */
+    static final String UNPULLABLE = "unpullable.example/";
+    private static final Pattern EXEC = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/exec\\?(.*)");
+
+    private final Path root;
+    private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
+    private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
+    private final AtomicInteger addresses = new AtomicInteger(10);
+    private KubernetesClient client;
+    private Watch watch;
+    final List<String> runtimeClasses = new ArrayList<>();
+    /** "METHOD path" of every request that did not come from this kubelet: what the driver asked the API server. */
+    final List<String> driverRequests = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    FakeKubelet(Path root) {
+        this.root = root;
+    }
+
+    /** The mock server's dispatcher: exec requests are served here, everything else by fabric8's CRUD store. */
+    Dispatcher dispatcher() {
+        return new Dispatcher() {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                String agent = request.getHeader("User-Agent");
+                if (agent == null || !agent.startsWith(USER_AGENT)) driverRequests.add(request.getMethod() + " " + request.getPath());
+                Matcher m = EXEC.matcher(request.getPath());
+                if (m.matches()) {
+                    RunningPod pod = pods.get(m.group(1) + "/" + m.group(2));
+                    if (pod == null) return new MockResponse().setResponseCode(404).setBody("{\"kind\":\"Status\",\"status\":\"Failure\",\"code\":404}");
+                    return new MockResponse().withWebSocketUpgrade(new ExecSession(pod, commandOf(m.group(3)), m.group(3).contains("stdin=true")));
+                }
+                return crud.dispatch(request);
+            }
+        };
+    }
+
+    /** Starts watching pods of {@code namespace} through {@code client} (a client of the same mock server). */
+    void start(KubernetesClient client, String namespace) {
+        this.client = client;
+        this.watch = client.pods().inNamespace(namespace).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, Pod pod) {
+                switch (action) {
+                    case ADDED -> run(pod);
+                    case DELETED -> stop(pod);
+                    default -> { }
+                }
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        });
+    }
+
+    /** How many commands are running in a pod right now. */
+    int running(String namespace, String pod) {
+        RunningPod p = pods.get(namespace + "/" + pod);
+        return p == null ? 0 : p.processes.size();
+    }
+
+    /** The bwrap command line an exec of {@code argv} in a running pod starts. */
+    List<String> commandLine(String pod, List<String> argv) {
+        return pods.values().stream().filter(p -> p.name.equals(pod)).findFirst().orElseThrow().bwrap(argv);
+    }
+
+    /** The host directory standing for a claim. */
+    Path volume(String claim) {
+        return root.resolve("volumes").resolve(claim);
+    }
+
+    private void run(Pod pod) {
+        String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        if (pods.containsKey(key)) return;
+        synchronized (runtimeClasses) {
+            runtimeClasses.add(pod.getSpec().getRuntimeClassName());
+        }
+        String image = pod.getSpec().getContainers().getFirst().getImage();
+        if (image.startsWith(UNPULLABLE)) {
+            pod.setStatus(new PodStatusBuilder().withPhase("Pending")
+                    .withContainerStatuses(new ContainerStatusBuilder().withName(SandboxObjects.CONTAINER).withReady(false)
+                            .withNewState().withNewWaiting().withReason("ErrImagePull").withMessage("pull access denied for " + image).endWaiting().endState().build())
+                    .build());
+            client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+            return;
+        }
+        String claim = pod.getSpec().getVolumes().stream().map(Volume::getPersistentVolumeClaim).filter(c -> c != null)
+                .findFirst().orElseThrow().getClaimName();
+        long uid = pod.getSpec().getSecurityContext().getRunAsUser();
+        Path volume = volume(claim);
+        Path tmp = root.resolve("tmp").resolve(pod.getMetadata().getName() + "-" + pod.getMetadata().getUid());
+        // the layout init container's work: the claim's two directories, owned by the pod's uid (fsGroup)
+        for (Path dir : List.of(root, root.resolve("volumes"), volume, root.resolve("tmp"))) traversable(dir);
+        passable(root.toAbsolutePath().getParent());
+        for (Path dir : List.of(volume.resolve("workspace"), volume.resolve("outputs"), tmp)) owned(dir, uid);
+        boolean fenced = client.network().v1().networkPolicies().inNamespace(pod.getMetadata().getNamespace()).list().getItems().stream()
+                .anyMatch(np -> deniesAllEgress(np, pod));
+        pods.put(key, new RunningPod(pod.getMetadata().getName(), volume, tmp, uid, fenced));
+        pod.setStatus(new PodStatusBuilder()
+                .withPhase("Running")
+                .withPodIP("10.0.0." + addresses.getAndIncrement())
+                .withConditions(new PodConditionBuilder().withType("Ready").withStatus("True").build())
+                .withContainerStatuses(new ContainerStatusBuilder().withName(SandboxObjects.CONTAINER).withReady(true).withStarted(true)
+                        .withNewState().withNewRunning().endRunning().endState().build())
+                .build());
+        client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+    }
+
+    /** A policy that selects the pod, lists Egress among its types and allows no egress at all. */
+    private static boolean deniesAllEgress(NetworkPolicy np, Pod pod) {
+        Map<String, String> selector = np.getSpec().getPodSelector().getMatchLabels();
+        boolean selects = selector != null && pod.getMetadata().getLabels().entrySet().containsAll(selector.entrySet());
+        return selects && np.getSpec().getPolicyTypes().contains("Egress") && np.getSpec().getEgress().isEmpty();
+    }
+
+    private void stop(Pod pod) {
+        RunningPod p = pods.remove(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
+        if (p == null) return;
+        p.processes.forEach(proc -> {
+            proc.descendants().forEach(ProcessHandle::destroyForcibly);
+            proc.destroyForcibly();
+        });
+        deleteTree(p.tmp);
+    }
+
+    private static List<String> commandOf(String query) {
+        List<String> argv = new ArrayList<>();
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0 && pair.substring(0, eq).equals("command")) argv.add(URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+        }
+        return argv;
+    }
+
+    /** The pod's uid passes through (the test's temporary directory is private to root). */
+    private static void traversable(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Lets other users pass through the directories above the kubelet's root that the test made private (0700). */
+    private static void passable(Path dir) {
+        for (Path d = dir; d != null && d.getNameCount() > 1; d = d.getParent()) {
+            try {
+                Set<PosixFilePermission> perms = Files.getPosixFilePermissions(d);
+                if (perms.contains(PosixFilePermission.OTHERS_EXECUTE)) return;
+                perms.add(PosixFilePermission.OTHERS_EXECUTE);
+                Files.setPosixFilePermissions(d, perms);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    private static void owned(Path dir, long uid) {
+        try {
+            Files.createDirectories(dir);
+            Files.setAttribute(dir, "unix:uid", (int) uid, LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(dir, "unix:gid", (int) uid, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
+        try (Stream<Path> tree = Files.walk(dir)) {
+            tree.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (watch != null) watch.close();
+        List.copyOf(pods.keySet()).forEach(key -> {
+            RunningPod p = pods.remove(key);
+            p.processes.forEach(proc -> {
+                proc.descendants().forEach(ProcessHandle::destroyForcibly);
+                proc.destroyForcibly();
+            });
+        });
+    }
+
+    /** One pod's real side: where its files are and the processes its execs started. */
+    static final class RunningPod {
+        final String name;
+        final Path volume;
+        final Path tmp;
+        final long uid;
+        final boolean fenced;
+        final List<ProcessHandle> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        RunningPod(String name, Path volume, Path tmp, long uid, boolean fenced) {
+            this.name = name;
+            this.volume = volume;
+            this.tmp = tmp;
+            this.uid = uid;
+            this.fenced = fenced;
+        }
+
+        /** The command line of one exec: bwrap as the pod's uid, with the pod's directories bound in. */
+        List<String> bwrap(List<String> argv) {
+            List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid", Long.toString(uid), "--regid", Long.toString(uid), "--clear-groups",
+                    "bwrap", "--die-with-parent", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"));
+            if (fenced) cmd.add("--unshare-net");
+            cmd.addAll(List.of("--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+                    "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc", "--dev", "/dev",
+                    "--bind", volume.resolve("workspace").toString(), "/workspace",
+                    "--bind", volume.resolve("outputs").toString(), "/mnt/session/outputs",
+                    "--bind", tmp.toString(), "/tmp",
+                    "--chdir", "/workspace", "--setenv", "HOME", "/workspace", "--"));
+            cmd.addAll(argv);
+            return cmd;
+        }
+    }
+}

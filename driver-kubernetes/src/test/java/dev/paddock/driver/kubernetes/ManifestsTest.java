@@ -1,0 +1,69 @@
+package dev.paddock.driver.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ManifestsTest {
+    static final List<HasMetadata> OBJECTS = Manifests.all();
+
+    @Test
+    void everyManifestIsAKnownKindWithOnlyKnownFields() {
+        assertThat(OBJECTS).extracting(HasMetadata::getKind)
+                .contains("Namespace", "ServiceAccount", "Role", "RoleBinding", "NetworkPolicy", "Secret", "Deployment", "Service");
+        assertThat(OBJECTS.stream().flatMap(o -> Manifests.problems(o).stream()).toList()).isEmpty();
+    }
+
+    @Test
+    void theStrictReadingCatchesAMisspelledField() {
+        HasMetadata misspelled = new io.fabric8.kubernetes.client.utils.KubernetesSerialization().unmarshal("""
+                apiVersion: v1
+                kind: Service
+                metadata: {name: x}
+                spec: {selectr: {app: x}}
+                """, HasMetadata.class);
+
+        assertThat(Manifests.problems(misspelled)).singleElement().asString().contains("selectr");
+    }
+
+    @Test
+    void theServerDeploymentReadsTheStoreFromASecretAndUsesTheKubernetesDriver() {
+        Deployment d = only(Deployment.class);
+        var env = d.getSpec().getTemplate().getSpec().getContainers().getFirst().getEnv();
+
+        assertThat(d.getSpec().getReplicas()).isGreaterThan(1);
+        assertThat(env).anyMatch(e -> e.getName().equals("PADDOCK_STORE_URL") && e.getValueFrom().getSecretKeyRef().getName().equals("paddock-store"));
+        assertThat(env).anyMatch(e -> e.getName().equals("PADDOCK_DRIVER") && e.getValue().equals(KubernetesDriver.ID));
+        assertThat(d.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("paddock-server");
+    }
+
+    @Test
+    void theNamespaceWidePolicyDeniesEverySandboxPodBothWays() {
+        NetworkPolicy np = only(NetworkPolicy.class);
+
+        assertThat(np.getSpec().getPodSelector().getMatchLabels()).containsEntry(ObjectNames.LABEL_MANAGED_BY, ObjectNames.MANAGED_BY);
+        assertThat(np.getSpec().getPolicyTypes()).containsExactlyInAnyOrder("Ingress", "Egress");
+        assertThat(np.getSpec().getEgress()).isEmpty();
+        assertThat(np.getSpec().getIngress()).isEmpty();
+    }
+
+    @Test
+    void theRoleGrantsNothingClusterWideAndNoSecretsOrServiceAccounts() {
+        Role role = only(Role.class);
+
+        assertThat(OBJECTS).extracting(HasMetadata::getKind).doesNotContain("ClusterRole", "ClusterRoleBinding");
+        assertThat(role.getRules()).flatExtracting(r -> r.getResources()).doesNotContain("secrets", "serviceaccounts", "*");
+        assertThat(role.getRules()).flatExtracting(r -> r.getVerbs()).doesNotContain("*");
+    }
+
+    static <T extends HasMetadata> T only(Class<T> kind) {
+        List<T> found = OBJECTS.stream().filter(kind::isInstance).map(kind::cast).toList();
+        assertThat(found).hasSize(1);
+        return found.getFirst();
+    }
+}

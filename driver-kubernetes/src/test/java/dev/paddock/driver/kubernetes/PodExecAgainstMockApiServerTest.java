@@ -1,0 +1,137 @@
+package dev.paddock.driver.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.core.BoundedBuffer;
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.Sandbox;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Commands through the exec API, end to end: the driver's exec over the mock API server's WebSocket to the fake
+ * kubelet, which runs them for real in bwrap as the pod's uid.
+ */
+@Tag("bwrap")
+class PodExecAgainstMockApiServerTest {
+    @TempDir
+    Path dir;
+    MockCluster cluster;
+    KubernetesDriver driver;
+    Sandbox sandbox;
+
+    @BeforeEach
+    void start() {
+        cluster = new MockCluster(dir);
+        driver = cluster.driver("install-a");
+        sandbox = driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_exec"), KubernetesDriverAgainstMockApiServerTest.FENCE);
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+        cluster.close();
+    }
+
+    record Run(ExecResult result, String stdout, String stderr) {}
+
+    Run run(ExecRequest request) throws InterruptedException {
+        BoundedBuffer out = new BoundedBuffer(1 << 16);
+        BoundedBuffer err = new BoundedBuffer(1 << 16);
+        ExecResult r = sandbox.exec(request, ExecOutput.into(out, err)).await();
+        return new Run(r, out.text(), err.text());
+    }
+
+    @Test
+    void execStreamsStdoutAndStderrAndReportsTheExitCodeAgainstMockApiServer() throws Exception {
+        Run r = run(ExecRequest.shell("echo out; echo err >&2; exit 3"));
+
+        assertThat(r.result().exitCode()).isEqualTo(3);
+        assertThat(r.result().timedOut()).isFalse();
+        assertThat(r.stdout()).isEqualTo("out\n");
+        assertThat(r.stderr()).isEqualTo("err\n");
+    }
+
+    @Test
+    void execRunsAsTheSandboxUidInTheRequestedDirectoryWithItsEnvironmentAgainstMockApiServer() throws Exception {
+        sandbox.workspace().mkdir("sub");
+        Run r = run(new ExecRequest(List.of("/bin/sh", "-c", "id -u; pwd; echo $COLOR"), Map.of("COLOR", "green"), "/workspace/sub", null, null));
+
+        assertThat(r.stdout()).isEqualTo(KubernetesConfig.DEFAULT_UID + "\n/workspace/sub\ngreen\n");
+    }
+
+    @Test
+    void stdinBytesReachTheCommandFollowedByEndOfFileAgainstMockApiServer() throws Exception {
+        Run r = run(ExecRequest.of("wc", "-c").withStdin("twelve bytes".getBytes(StandardCharsets.UTF_8)));
+        Run none = run(ExecRequest.of("cat"));
+
+        assertThat(r.stdout().strip()).isEqualTo("12");
+        assertThat(none.result().exitCode()).isZero();
+        assertThat(none.stdout()).isEmpty();
+    }
+
+    @Test
+    void aMissingProgramAndAMissingDirectoryAreReportedAgainstMockApiServer() throws Exception {
+        Run missing = run(ExecRequest.of("no-such-program-here"));
+        Run noDir = run(new ExecRequest(List.of("true"), Map.of(), "/workspace/absent", null, null));
+
+        assertThat(missing.result().exitCode()).isEqualTo(127);
+        assertThat(noDir.result().exitCode()).isEqualTo(126);
+        assertThat(noDir.stderr()).contains("/workspace/absent");
+    }
+
+    @Test
+    void aCommandPastItsTimeoutIsKilledInThePodAgainstMockApiServer() throws Exception {
+        Run r = run(ExecRequest.shell("echo started; sleep 60 & sleep 60").withTimeout(Duration.ofSeconds(2)));
+
+        assertThat(r.result().timedOut()).isTrue();
+        assertThat(r.result().signal()).isEqualTo(9);
+        assertThat(r.stdout()).isEqualTo("started\n");
+        // the command and the child it started in its session are gone, not only the stream
+        await().atMost(Duration.ofSeconds(10)).until(() -> run(ExecRequest.shell("pgrep -x sleep || true")).stdout().isEmpty());
+    }
+
+    @Test
+    void aDeniedPodReachesNothingWhileAnUnfencedOneDoesAgainstMockApiServer() throws Exception {
+        try (LoopbackServer server = new LoopbackServer()) {
+            String probe = "exec 3<>/dev/tcp/127.0.0.1/" + server.port() + " && echo connected";
+            Run fenced = run(ExecRequest.of("bash", "-c", probe));
+            Run unfenced = new UnfencedPod(cluster).run(List.of("bash", "-c", probe));
+
+            assertThat(fenced.result().exitCode()).isNotZero();
+            assertThat(fenced.stdout()).isEmpty();
+            // the control: the same probe from a pod that no NetworkPolicy selects gets through
+            assertThat(unfenced.stdout()).isEqualTo("connected\n");
+        }
+    }
+
+    @Test
+    void execOnASuspendedSandboxIsRefusedAndWorksAgainAfterResumeAgainstMockApiServer() throws Exception {
+        sandbox.suspend();
+        assertThatThrownBy(() -> sandbox.exec(ExecRequest.of("true"), ExecOutput.DISCARD))
+                .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.SANDBOX_NOT_RUNNING));
+
+        sandbox.resume();
+        assertThat(run(ExecRequest.of("echo", "back")).stdout()).isEqualTo("back\n");
+    }
+
+    @Test
+    void backgroundProcessesAreRefusedAsUnsupportedAgainstMockApiServer() {
+        assertThatThrownBy(() -> sandbox.startProcess(ExecRequest.of("sleep", "1")))
+                .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.UNSUPPORTED_CAPABILITY));
+    }
+}

@@ -1,0 +1,89 @@
+package dev.paddock.driver.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.TerminationReason;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.io.ByteArrayInputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every API call the driver makes over a sandbox's whole life is one the Role in deploy/kubernetes grants, and the
+ * Role grants nothing the driver never calls: checked on the requests the mock API server received.
+ */
+@Tag("bwrap")
+class RoleCoversTheDriverAgainstMockApiServerTest {
+    private static final Pattern RESOURCE = Pattern.compile("/apis?/(?:([^/]+)/)?v1/namespaces/[^/]+/([a-z]+)(?:/([^/?]+))?(?:/([a-z]+))?(\\?.*)?");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theRoleGrantsExactlyWhatTheDriverCallsAgainstMockApiServer() throws Exception {
+        try (MockCluster cluster = new MockCluster(dir); KubernetesDriver driver = cluster.driver("install-a")) {
+            Sandbox s = driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_rbac"), KubernetesDriverAgainstMockApiServerTest.FENCE);
+            s.exec(ExecRequest.of("true").withStdin(new byte[] {1}), ExecOutput.DISCARD).await();
+            s.workspace().write("f", new ByteArrayInputStream(new byte[] {1}));
+            s.suspend();
+            driver.list();
+            driver.attach(s.ref());
+            s.resume();
+            s.inspect();
+            s.terminate(TerminationReason.USER_REQUEST);
+            driver.destroy(new SandboxRef("sbx_rbac", KubernetesDriver.ID, null));
+            driver.purge(s.ref());
+
+            List<String> used = cluster.kubelet.driverRequests.stream().map(RoleCoversTheDriverAgainstMockApiServerTest::grantNeeded)
+                    .filter(g -> g != null).distinct().sorted().toList();
+            List<String> granted = granted(ManifestsTest.only(Role.class));
+
+            assertThat(granted).containsAll(used);
+            assertThat(used).containsAll(granted);
+        }
+    }
+
+    /** "group/resource verb" that a request needs; null for discovery and version reads, open to everyone. */
+    static String grantNeeded(String request) {
+        String method = request.substring(0, request.indexOf(' '));
+        Matcher m = RESOURCE.matcher(request.substring(method.length() + 1));
+        if (!m.matches()) return null;
+        String group = m.group(1) == null ? "" : m.group(1);
+        String resource = m.group(2) + (m.group(4) == null ? "" : "/" + m.group(4));
+        String query = m.group(5) == null ? "" : m.group(5);
+        String verb = switch (method) {
+            case "GET" -> m.group(4) != null && m.group(4).equals("exec") ? "create"
+                    : query.contains("watch=true") ? "watch" : m.group(3) == null ? "list" : "get";
+            case "POST" -> "create";
+            case "PUT" -> "update";
+            case "PATCH" -> "patch";
+            case "DELETE" -> "delete";
+            default -> method;
+        };
+        return group + "/" + resource + " " + verb;
+    }
+
+    static List<String> granted(Role role) {
+        List<String> grants = new ArrayList<>();
+        for (PolicyRule rule : role.getRules()) {
+            for (String group : rule.getApiGroups()) {
+                for (String resource : rule.getResources()) {
+                    // the exec API's older verb, kept for API servers before WebSocket exec needed create
+                    for (String verb : rule.getVerbs()) if (!(resource.equals("pods/exec") && verb.equals("get"))) grants.add(group + "/" + resource + " " + verb);
+                }
+            }
+        }
+        return grants.stream().sorted().toList();
+    }
+}
