@@ -28,7 +28,7 @@ final class JdbcNodeStore implements NodeStore {
     @Override
     public NodeRecord join(NodeRecord p) {
         Require.text(p.id(), "node id", 64);
-        Require.text(p.url(), "node url", 2048);
+        Require.present(p.url(), "node url");
         return db.write("nodes.join", c -> {
             Optional<NodeRecord> old = Sql.queryOne(c, "SELECT " + COLUMNS + " FROM nodes WHERE id = ?"
                     + db.dialect().lockRowsSuffix(), JdbcNodeStore::map, p.id());
@@ -61,6 +61,12 @@ final class JdbcNodeStore implements NodeStore {
                         + "sandbox_count = ?, heartbeat_at = ?, lease_expires_at = ? WHERE id = ? AND epoch = ? AND state <> ?",
                 capacity.memoryFreeBytes(), capacity.pidsFree(), capacity.sandboxes(), Columns.micros(heartbeatAt),
                 Columns.micros(leaseExpiresAt), id, epoch, NodeState.LOST.wireName()) == 1);
+    }
+
+    @Override
+    public boolean setUrl(String id, long epoch, String url) {
+        Require.text(url, "node url", 2048);
+        return db.write("nodes.set_url", c -> Sql.update(c, "UPDATE nodes SET url = ? WHERE id = ? AND epoch = ?", url, id, epoch) == 1);
     }
 
     @Override

@@ -20,6 +20,9 @@ public interface NodeStore {
     /** Renews the lease of {@code id} at {@code epoch}; false when the node was marked lost or joined again since. */
     boolean heartbeat(String id, long epoch, NodeCapacity capacity, Instant heartbeatAt, Instant leaseExpiresAt);
 
+    /** Records where the other nodes reach {@code id} at {@code epoch} (known once its server listens). */
+    boolean setUrl(String id, long epoch, String url);
+
     /** Marks the node lost when it is still at {@code epoch}, not yet lost and its lease expired before {@code now}. */
     boolean markLost(String id, long epoch, Instant now);
 

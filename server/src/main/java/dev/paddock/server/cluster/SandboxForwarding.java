@@ -1,0 +1,94 @@
+package dev.paddock.server.cluster;
+
+import dev.paddock.access.Principal;
+import dev.paddock.core.nodes.NodeRecord;
+import dev.paddock.core.nodes.NodeState;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.server.http.ApiJson;
+import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Any node answers any request: a request for a sandbox another node holds is forwarded to that node, and a create
+ * is placed ({@link Placement}) and forwarded to the chosen node. Runs after authentication, so only a known caller
+ * causes traffic between nodes; a request another node forwarded is always answered here. A sandbox whose node was
+ * lost is answered here too: its record says it failed and why.
+ */
+public final class SandboxForwarding implements AutoCloseable {
+    private static final Pattern SANDBOX_PATH = Pattern.compile("^/v1/sandboxes/(sbx_[A-Za-z0-9_-]{1,60})(/.*)?$");
+    private final ClusterLink link;
+    private final ApiJson json;
+    private final Bodies bodies;
+    private final Forwarder forwarder;
+    private final Clock clock;
+
+    public SandboxForwarding(ClusterLink link, NodeAuth auth, ApiJson json, Bodies bodies, Clock clock) {
+        this.link = link;
+        this.json = json;
+        this.bodies = bodies;
+        this.forwarder = new Forwarder(auth);
+        this.clock = clock;
+    }
+
+    /** A Javalin before-matched handler. */
+    public void handle(Context ctx) {
+        if (NodeAuth.forwarded(ctx) || !ctx.path().startsWith("/v1/sandboxes")) return;
+        if (ctx.path().equals("/v1/sandboxes") && ctx.method() == HandlerType.POST) {
+            place(ctx);
+            return;
+        }
+        Matcher m = SANDBOX_PATH.matcher(ctx.path());
+        if (!m.matches()) return;
+        Optional<SandboxRecord> record = link.sandboxes().find(m.group(1));
+        if (record.isEmpty() || record.get().state().isTerminal()) return;
+        String nodeId = record.get().fence().nodeId();
+        if (nodeId.equals(link.selfId())) return;
+        Optional<NodeRecord> node = link.nodes().find(nodeId);
+        if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return;
+        Principal caller = Auth.principal(ctx);
+        forwarder.forward(ctx, caller, nodeId, node.get().url(), null);
+        ctx.skipRemainingHandlers();
+    }
+
+    private void place(Context ctx) {
+        byte[] body = bodies.rawJson(ctx);
+        JsonNode request = body.length == 0 ? null : readQuietly(body);
+        String driver = request == null ? null : textOrNull(request.path("driver"));
+        Map<String, String> labels = new LinkedHashMap<>();
+        if (request != null) {
+            JsonNode wanted = request.path("placement").path("node_labels");
+            if (wanted.isObject()) wanted.properties().forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+        }
+        NodeRecord chosen = Placement.choose(link.nodes().list(), driver, labels, clock.instant());
+        if (chosen.id().equals(link.selfId())) return;
+        forwarder.forward(ctx, Auth.principal(ctx), chosen.id(), chosen.url(), body);
+        ctx.skipRemainingHandlers();
+    }
+
+    /** An unreadable body is left to the create route, which answers it with a precise error. */
+    private JsonNode readQuietly(byte[] body) {
+        try {
+            return json.mapper().readTree(body);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String textOrNull(JsonNode n) {
+        return n.isString() ? n.asString() : null;
+    }
+
+    @Override
+    public void close() {
+        forwarder.close();
+    }
+}
