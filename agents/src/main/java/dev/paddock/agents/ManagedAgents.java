@@ -108,6 +108,7 @@ public final class ManagedAgents implements AutoCloseable {
     @Override
     public void close() {
         engine.close();
+        events.close();
         if (gateway != null) gateway.close();
     }
 }
