@@ -93,6 +93,19 @@ class NodesEndToEndTest {
         assertThat(nodes).hasSize(3);
         nodes.forEach(n -> assertThat(n.path("state").asString()).isEqualTo("active"));
         String nodeC = Files.readString(c.dataDir.resolve("node.id")).strip();
+        String nodeA = Files.readString(a.dataDir.resolve("node.id")).strip();
+
+        // drained through the CLI: no new placement on A until it is made active again
+        Cli cli = new Cli(Map.of("PADDOCK_DATA_DIR", a.dataDir.toString(), "PADDOCK_API_KEY", KEY), a.dataDir);
+        Cli.Result listed = cli.run("nodes");
+        assertThat(listed.code()).as(listed.toString()).isZero();
+        assertThat(listed.out()).contains(nodeA + " *").contains(nodeC).contains("zone=c");
+        Cli.Result drained = cli.run("nodes", "drain", nodeA, "--wait", "--timeout", "30s");
+        assertThat(drained.code()).as(drained.toString()).isZero();
+        assertThat(drained.err()).contains("holds no active sandbox");
+        assertThatThrownBy(() -> apiB.json("POST", "/v1/sandboxes", Map.of(), createIn("a")))
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("no_node_fits"));
+        assertThat(cli.run("nodes", "activate", nodeA).code()).isZero();
 
         // placed by label through A onto C; answered through B by forwarding, JSON and SSE alike
         String onC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
