@@ -1,6 +1,8 @@
 package dev.paddock.server.cluster;
 
 import dev.paddock.access.Principal;
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
 import dev.paddock.core.store.SandboxRecord;
@@ -21,8 +23,8 @@ import tools.jackson.databind.JsonNode;
  * Any node answers any request: a request for a sandbox another node holds is forwarded to that node, and a create
  * is placed ({@link Placement}) and forwarded to the chosen node. Runs after authentication, so only a known caller
  * causes traffic between nodes; a request another node forwarded is always answered here. A sandbox whose node was
- * lost is answered here too: its record says it failed and why. {@code GET /v1/sandboxes/{id}} reads only the shared
- * record and is answered by any node.
+ * lost is answered here too: its record says it failed and why. {@code GET /v1/sandboxes/{id}} of a holder that does
+ * not answer shows the shared record without its live status.
  */
 public final class SandboxForwarding implements AutoCloseable {
     private static final Pattern SANDBOX_PATH = Pattern.compile("^/v1/sandboxes/(sbx_[A-Za-z0-9_-]{1,60})(/.*)?$");
@@ -49,8 +51,6 @@ public final class SandboxForwarding implements AutoCloseable {
         }
         Matcher m = SANDBOX_PATH.matcher(ctx.path());
         if (!m.matches()) return;
-        // the record itself is in the shared store: any node shows it, also while its holder does not answer
-        if (m.group(2) == null && ctx.method() == HandlerType.GET) return;
         Optional<SandboxRecord> record = link.sandboxes().find(m.group(1));
         if (record.isEmpty() || record.get().state().isTerminal()) return;
         String nodeId = record.get().fence().nodeId();
@@ -58,7 +58,13 @@ public final class SandboxForwarding implements AutoCloseable {
         Optional<NodeRecord> node = link.nodes().find(nodeId);
         if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return;
         Principal caller = Auth.principal(ctx);
-        forwarder.forward(ctx, caller, nodeId, node.get().url(), null);
+        try {
+            forwarder.forward(ctx, caller, nodeId, node.get().url(), null);
+        } catch (PaddockException e) {
+            // the record itself is in the shared store: shown here (without the live status) while its holder does not answer
+            if (m.group(2) == null && ctx.method() == HandlerType.GET && e.errorCode() == ErrorCode.NODE_UNREACHABLE) return;
+            throw e;
+        }
         ctx.skipRemainingHandlers();
     }
 
