@@ -44,14 +44,18 @@ final class Forwarder implements AutoCloseable {
         this.auth = auth;
     }
 
-    /** Forwards the request to {@code nodeUrl}; {@code body} null streams the request's own body. */
-    void forward(Context ctx, Principal caller, String nodeId, String nodeUrl, byte[] body) {
+    /**
+     * Forwards the request to {@code nodeUrl}; {@code body} null streams the request's own body. {@code answerWithin}
+     * (null: no limit) bounds the wait for the answer's status line, for requests the node answers at once.
+     */
+    void forward(Context ctx, Principal caller, String nodeId, String nodeUrl, byte[] body, Duration answerWithin) {
         String query = ctx.queryString();
         URI target = URI.create(stripSlash(nodeUrl) + ctx.path() + (query == null ? "" : "?" + query));
         HttpRequest.Builder request = HttpRequest.newBuilder(target)
                 .method(ctx.method().name(), publisher(ctx, body))
                 .header(NodeAuth.SECRET_HEADER, auth.secret())
                 .header(NodeAuth.PRINCIPAL_HEADER, NodeAuth.encode(caller));
+        if (answerWithin != null) request.timeout(answerWithin);
         for (String name : ctx.headerMap().keySet()) {
             if (NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) continue;
             String value = ctx.header(name);

@@ -12,6 +12,7 @@ import dev.paddock.server.http.Bodies;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +29,8 @@ import tools.jackson.databind.JsonNode;
  */
 public final class SandboxForwarding implements AutoCloseable {
     private static final Pattern SANDBOX_PATH = Pattern.compile("^/v1/sandboxes/(sbx_[A-Za-z0-9_-]{1,60})(/.*)?$");
+    /** How long the holder may take to show a sandbox's record before the shared record is shown instead. */
+    private static final Duration RECORD_WAIT = Duration.ofSeconds(10);
     private final ClusterLink link;
     private final ApiJson json;
     private final Bodies bodies;
@@ -57,12 +60,16 @@ public final class SandboxForwarding implements AutoCloseable {
         if (nodeId.equals(link.selfId())) return;
         Optional<NodeRecord> node = link.nodes().find(nodeId);
         if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return;
-        Principal caller = Auth.principal(ctx);
+        boolean recordOnly = m.group(2) == null && ctx.method() == HandlerType.GET;
         try {
-            forwarder.forward(ctx, caller, nodeId, node.get().url(), null);
+            if (node.get().leaseExpired(clock.instant())) {
+                throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId + " (which holds this sandbox) stopped renewing "
+                        + "its lease; retry, or wait until it is marked lost and its sandboxes failed");
+            }
+            forwarder.forward(ctx, Auth.principal(ctx), nodeId, node.get().url(), null, recordOnly ? RECORD_WAIT : null);
         } catch (PaddockException e) {
             // the record itself is in the shared store: shown here (without the live status) while its holder does not answer
-            if (m.group(2) == null && ctx.method() == HandlerType.GET && e.errorCode() == ErrorCode.NODE_UNREACHABLE) return;
+            if (recordOnly && e.errorCode() == ErrorCode.NODE_UNREACHABLE) return;
             throw e;
         }
         ctx.skipRemainingHandlers();
@@ -79,7 +86,7 @@ public final class SandboxForwarding implements AutoCloseable {
         }
         NodeRecord chosen = Placement.choose(link.nodes().list(), driver, labels, clock.instant());
         if (chosen.id().equals(link.selfId())) return;
-        forwarder.forward(ctx, Auth.principal(ctx), chosen.id(), chosen.url(), body);
+        forwarder.forward(ctx, Auth.principal(ctx), chosen.id(), chosen.url(), body, null);
         ctx.skipRemainingHandlers();
     }
 
