@@ -3,6 +3,8 @@ package dev.paddock.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.access.ApiKeys;
+import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.ManagedAgents;
 import dev.paddock.core.nodes.NodeCapacity;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
@@ -12,6 +14,7 @@ import dev.paddock.host.HostOwner;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.server.cluster.NodeAuth;
+import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.store.JdbcStore;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +25,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,6 +51,8 @@ class NodeForwardingTest {
     String nodeB = "node_b";
     String operatorKey;
     TestServer alone;
+    /** Sessions whose live sandbox the test names (as a session's first turn would have made one). */
+    final Map<String, String> pinned = new ConcurrentHashMap<>();
 
     @BeforeAll
     void start() throws Exception {
@@ -67,8 +74,10 @@ class NodeForwardingTest {
                 List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
         host.start();
         parts.add(host);
-        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(),
-                new ClusterLink(id, store.nodes(), store.sandboxes(), SECRET));
+        ManagedAgents agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC());
+        parts.add(agents);
+        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)),
+                new ClusterLink(id, store.nodes(), store.sandboxes(), SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session))));
         int port = server.start();
         parts.add(server::stop);
         store.nodes().setUrl(id, joined.epoch(), "http://127.0.0.1:" + port);
@@ -110,6 +119,25 @@ class NodeForwardingTest {
 
         on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"nowhere\"}}}")
                 .error(503, "unavailable_error", "no_node_fits");
+    }
+
+    @Test
+    void aWriteToASessionGoesToTheNodeThatHoldsItsSandbox() {
+        String key = keys.create("tenant-ses", "ses", false).secret();
+        Api viaA = on(serverA, key);
+        String sandbox = viaA.post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+        String agent = viaA.post("/v1/agents", "{\"name\":\"ag\",\"model\":\"m\",\"tools\":[{\"type\":\"agent_toolset_20260401\"}]}")
+                .json().path("id").asString();
+        String env = viaA.post("/v1/environments", "{\"name\":\"env\",\"config\":{\"type\":\"self_hosted\"}}").json().path("id").asString();
+        Api.Resp made = viaA.post("/v1/sessions", "{\"agent\":\"" + agent + "\",\"environment_id\":\"" + env + "\"}");
+        assertThat(made.status()).as(made.body()).isEqualTo(200);
+        String session = made.json().path("id").asString();
+        pinned.put(session, sandbox);
+
+        Api.Resp archived = viaA.post("/v1/sessions/" + session + "/archive", null);
+        assertThat(archived.status()).as(archived.body()).isEqualTo(200);
+        assertThat(on(serverB, null).get("/metrics").body()).as("node b served the archive")
+                .contains("route=\"/v1/sessions/{session_id}/archive\"");
     }
 
     @Test

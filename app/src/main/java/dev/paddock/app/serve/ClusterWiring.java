@@ -1,5 +1,6 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.agents.ManagedAgents;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.nodes.NodeMembership;
@@ -34,9 +35,9 @@ final class ClusterWiring {
         membership.start(host, store, store::stopWrites);
     }
 
-    static ClusterLink link(ServeSettings s, NodeMembership membership, JdbcStore store) {
+    static ClusterLink link(ServeSettings s, NodeMembership membership, JdbcStore store, ManagedAgents agents) {
         String secret = s.clusterSecret() != null ? s.clusterSecret() : store.nodes().clusterSecret(newSecret());
-        return new ClusterLink(membership.nodeId(), store.nodes(), store.sandboxes(), secret);
+        return new ClusterLink(membership.nodeId(), store.nodes(), store.sandboxes(), secret, agents::sessionSandbox);
     }
 
     /** Records the address the other nodes reach this one at, when no node_url was set and the port was chosen at start. */

@@ -1,6 +1,7 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.access.ApiKeys;
+import dev.paddock.agents.ManagedAgents;
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.browservm.web.BrowserVmWeb;
@@ -103,9 +104,10 @@ public final class PaddockApp implements AutoCloseable {
             if (node != null) ClusterWiring.start(node, host, store);
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
-            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, started);
+            ManagedAgents agents = AgentsWiring.start(s, host, store, egress.vault(), started);
+            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, agents);
             PaddockServer server = new PaddockServer(host, keys, serverConfig, modules,
-                    node == null ? null : ClusterWiring.link(s, node, store));
+                    node == null ? null : ClusterWiring.link(s, node, store, agents));
             started.add(server::stop); // also closes the modules, should the start fail
             dir.lockDown(); // every component has made its files: close what sandboxes need not reach
             server.start();
@@ -129,14 +131,14 @@ public final class PaddockApp implements AutoCloseable {
      */
     private static List<RouteModule> routeModules(ServeSettings s, ServerConfig serverConfig, RuntimeHost host, ApiKeys keys,
                                                   JdbcStore store, DataDir dir, EgressWiring.Egress egress, BrowserVmDriver browserVm,
-                                                  BrowserService browser, List<AutoCloseable> started) {
+                                                  BrowserService browser, ManagedAgents agents) {
         return List.of(
                 new BrowserVmWeb(browserVm.runtimeService()),
                 new ImageRoutes(new ImageCatalog(images(dir), store.sandboxes())),
                 new BrowserRoutes(browser),
                 new SecretRoutes(egress.vault()),
                 new EgressRoutes(host, store.egressAudit()),
-                new AgentsRoutes(AgentsWiring.start(s, host, store, egress.vault(), started)),
+                new AgentsRoutes(agents),
                 new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())));
     }
 

@@ -2,13 +2,22 @@ package dev.paddock.server.cluster;
 
 import dev.paddock.core.nodes.NodeStore;
 import dev.paddock.core.store.SandboxStore;
+import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * What the HTTP server of a node needs to know of its cluster: its own node id, the nodes (their addresses, labels
- * and capacity), where each sandbox is held, and the secret nodes authenticate forwarded requests with.
+ * and capacity), where each sandbox is held, the live sandbox of a session (by tenant and session id: its turns are
+ * served where that sandbox runs), and the secret nodes authenticate forwarded requests with.
  */
-public record ClusterLink(String selfId, NodeStore nodes, SandboxStore sandboxes, String secret) {
+public record ClusterLink(String selfId, NodeStore nodes, SandboxStore sandboxes, String secret,
+                          BiFunction<String, String, Optional<String>> sessionSandbox) {
     public ClusterLink {
         if (secret == null || secret.length() < 32) throw new IllegalArgumentException("the cluster secret must be 32+ characters");
+    }
+
+    /** A node without the Managed Agents layer: only sandbox routes are forwarded. */
+    public ClusterLink(String selfId, NodeStore nodes, SandboxStore sandboxes, String secret) {
+        this(selfId, nodes, sandboxes, secret, (tenant, session) -> Optional.empty());
     }
 }

@@ -21,13 +21,15 @@ import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Any node answers any request: a request for a sandbox another node holds is forwarded to that node, and a create
- * is placed ({@link Placement}) and forwarded to the chosen node. Runs after authentication, so only a known caller
+ * Any node answers any request: a request for a sandbox another node holds is forwarded to that node, so is a write
+ * to a session whose live sandbox another node holds (its turns run their tools there), and a create is placed
+ * ({@link Placement}) and forwarded to the chosen node. Runs after authentication, so only a known caller
  * causes traffic between nodes; a request another node forwarded is always answered here. A sandbox whose node was
  * lost is answered here too: its record says it failed and why. {@code GET /v1/sandboxes/{id}} of a holder that does
  * not answer shows the shared record without its live status.
  */
 public final class SandboxForwarding implements AutoCloseable {
+    private static final Pattern SESSION_PATH = Pattern.compile("^/v1/sessions/(sesn_[A-Za-z0-9_-]{1,60})(/.*)?$");
     private static final Pattern SANDBOX_PATH = Pattern.compile("^/v1/sandboxes/(sbx_[A-Za-z0-9_-]{1,60})(/.*)?$");
     /** How long the holder may take to show a sandbox's record before the shared record is shown instead. */
     private static final Duration RECORD_WAIT = Duration.ofSeconds(10);
@@ -47,20 +49,30 @@ public final class SandboxForwarding implements AutoCloseable {
 
     /** A Javalin before-matched handler. */
     public void handle(Context ctx) {
-        if (NodeAuth.forwarded(ctx) || !ctx.path().startsWith("/v1/sandboxes")) return;
+        if (NodeAuth.forwarded(ctx)) return;
         if (ctx.path().equals("/v1/sandboxes") && ctx.method() == HandlerType.POST) {
             place(ctx);
             return;
         }
         Matcher m = SANDBOX_PATH.matcher(ctx.path());
-        if (!m.matches()) return;
-        Optional<SandboxRecord> record = link.sandboxes().find(m.group(1));
+        if (m.matches()) {
+            forwardToHolder(ctx, m.group(1), m.group(2) == null && ctx.method() == HandlerType.GET);
+            return;
+        }
+        // a session's turns run its tools where its sandbox is: its writes go to that node
+        Matcher s = SESSION_PATH.matcher(ctx.path());
+        if (s.matches() && ctx.method() != HandlerType.GET) {
+            link.sessionSandbox().apply(Auth.principal(ctx).tenantId(), s.group(1)).ifPresent(id -> forwardToHolder(ctx, id, false));
+        }
+    }
+
+    private void forwardToHolder(Context ctx, String sandboxId, boolean recordOnly) {
+        Optional<SandboxRecord> record = link.sandboxes().find(sandboxId);
         if (record.isEmpty() || record.get().state().isTerminal()) return;
         String nodeId = record.get().fence().nodeId();
         if (nodeId.equals(link.selfId())) return;
         Optional<NodeRecord> node = link.nodes().find(nodeId);
         if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return;
-        boolean recordOnly = m.group(2) == null && ctx.method() == HandlerType.GET;
         try {
             if (node.get().leaseExpired(clock.instant())) {
                 throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId + " (which holds this sandbox) stopped renewing "
