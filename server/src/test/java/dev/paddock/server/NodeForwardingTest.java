@@ -77,7 +77,7 @@ class NodeForwardingTest {
         ManagedAgents agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC());
         parts.add(agents);
         PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)),
-                new ClusterLink(id, store.nodes(), store.sandboxes(), SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session))));
+                new ClusterLink(id, store.nodes(), store, SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session))));
         int port = server.start();
         parts.add(server::stop);
         store.nodes().setUrl(id, joined.epoch(), "http://127.0.0.1:" + port);

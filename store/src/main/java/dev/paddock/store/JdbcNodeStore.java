@@ -1,5 +1,7 @@
 package dev.paddock.store;
 
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
 import dev.paddock.core.nodes.NodeCapacity;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
@@ -43,7 +45,7 @@ final class JdbcNodeStore implements NodeStore {
                         joined.capacity().memoryFreeBytes(), joined.capacity().pidsFree(), joined.capacity().sandboxes(),
                         state.wireName(), Columns.micros(joined.joinedAt()), Columns.micros(joined.heartbeatAt()),
                         Columns.micros(joined.leaseExpiresAt()), p.id(), old.get().epoch());
-                if (n != 1) throw new IllegalStateException("node " + p.id() + " changed while joining");
+                if (n != 1) throw new PaddockException(ErrorCode.CONCURRENT_UPDATE, "node " + p.id() + " changed while joining; start again");
             } else {
                 Sql.update(c, "INSERT INTO nodes (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         joined.id(), joined.epoch(), joined.url(), Json.write(joined.drivers(), "drivers"),

@@ -37,7 +37,7 @@ final class ClusterWiring {
 
     static ClusterLink link(ServeSettings s, NodeMembership membership, JdbcStore store, ManagedAgents agents) {
         String secret = s.clusterSecret() != null ? s.clusterSecret() : store.nodes().clusterSecret(newSecret());
-        return new ClusterLink(membership.nodeId(), store.nodes(), store.sandboxes(), secret, agents::sessionSandbox);
+        return new ClusterLink(membership.nodeId(), store.nodes(), store, secret, agents::sessionSandbox);
     }
 
     /** Records the address the other nodes reach this one at, when no node_url was set and the port was chosen at start. */

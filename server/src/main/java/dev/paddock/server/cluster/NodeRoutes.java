@@ -62,6 +62,6 @@ public final class NodeRoutes {
     }
 
     private NodeView view(NodeRecord n, Instant now) {
-        return NodeView.of(n, link.selfId(), link.sandboxes().listActiveOn(n.id()).size(), now);
+        return NodeView.of(n, link.selfId(), link.store().sandboxes().listActiveOn(n.id()).size(), now);
     }
 }

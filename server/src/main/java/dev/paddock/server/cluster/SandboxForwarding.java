@@ -67,7 +67,7 @@ public final class SandboxForwarding implements AutoCloseable {
     }
 
     private void forwardToHolder(Context ctx, String sandboxId, boolean recordOnly) {
-        Optional<SandboxRecord> record = link.sandboxes().find(sandboxId);
+        Optional<SandboxRecord> record = link.store().sandboxes().find(sandboxId);
         if (record.isEmpty() || record.get().state().isTerminal()) return;
         String nodeId = record.get().fence().nodeId();
         if (nodeId.equals(link.selfId())) return;
@@ -96,9 +96,28 @@ public final class SandboxForwarding implements AutoCloseable {
             JsonNode wanted = request.path("placement").path("node_labels");
             if (wanted.isObject()) wanted.properties().forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
         }
+        String checkpoint = request == null ? null : textOrNull(request.path("from_checkpoint"));
+        if (checkpoint != null) {
+            fromCheckpoint(ctx, checkpoint, body);
+            return;
+        }
         NodeRecord chosen = Placement.choose(link.nodes().list(), driver, labels, clock.instant());
         if (chosen.id().equals(link.selfId())) return;
         forwarder.forward(ctx, Auth.principal(ctx), chosen.id(), chosen.url(), body, null);
+        ctx.skipRemainingHandlers();
+    }
+
+    /**
+     * A restore runs where its archive is: on the node that holds (or last held) the checkpoint's sandbox. When that
+     * node is this one, lost or unknown, the create is answered here (and says what is missing).
+     */
+    private void fromCheckpoint(Context ctx, String checkpointId, byte[] body) {
+        Optional<String> nodeId = link.store().checkpoints().find(checkpointId)
+                .flatMap(c -> link.store().sandboxes().find(c.sandboxId())).map(r -> r.fence().nodeId());
+        if (nodeId.isEmpty() || nodeId.get().equals(link.selfId())) return;
+        Optional<NodeRecord> node = link.nodes().find(nodeId.get());
+        if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return;
+        forwarder.forward(ctx, Auth.principal(ctx), node.get().id(), node.get().url(), body, null);
         ctx.skipRemainingHandlers();
     }
 
