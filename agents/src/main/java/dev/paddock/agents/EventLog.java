@@ -5,6 +5,7 @@ import dev.paddock.core.agents.SessionEventStore;
 import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,9 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -29,6 +33,10 @@ public final class EventLog {
     private final Map<String, Set<Subscription>> subscribers = new ConcurrentHashMap<>();
     /** Appends of one session share a stripe, so subscribers get its events in append order (a stream drops older ones). */
     private final ReentrantLock[] appendLocks = new ReentrantLock[64];
+    /** Set when other servers append to the same store (nodes of a cluster): then subscribers are fed from the store. */
+    private volatile ScheduledExecutorService storeFollower;
+    /** Per followed session, the seq of the last event handed to its subscribers (store-fed mode only). */
+    private final Map<String, Long> delivered = new ConcurrentHashMap<>();
 
     public EventLog(SessionEventStore store) {
         this.store = store;
@@ -87,6 +95,10 @@ public final class EventLog {
         lock.lock();
         try {
             SessionEvent e = id == null ? store.append(sessionId, tenantId, type.wire(), body) : store.append(id, sessionId, tenantId, type.wire(), body);
+            if (storeFollower != null) {
+                deliverFromStore(sessionId); // in seq order with what other servers appended
+                return e;
+            }
             Set<Subscription> set = subscribers.get(sessionId);
             if (set != null) {
                 Logged logged = new Logged(e);
@@ -130,8 +142,73 @@ public final class EventLog {
     /** A feed that also carries previews of events of the {@code previewed} types (wire names such as {@code agent.message}). */
     public Subscription subscribe(String sessionId, Set<String> previewed) {
         Subscription s = new Subscription(sessionId, previewed);
-        subscribers.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet()).add(s);
+        ReentrantLock lock = lock(sessionId);
+        lock.lock();
+        try {
+            if (storeFollower != null && !delivered.containsKey(sessionId)) delivered.put(sessionId, newestSeq(sessionId));
+            subscribers.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet()).add(s);
+        } finally {
+            lock.unlock();
+        }
         return s;
+    }
+
+    /**
+     * Other servers append to this store too (nodes of a cluster sharing PostgreSQL): from now on subscribers get
+     * every event from the store, in seq order, read at once after a local append and every {@code every} for the
+     * appends of other servers. Call once, before serving.
+     */
+    public synchronized void followStore(Duration every) {
+        if (storeFollower != null) return;
+        ScheduledExecutorService follower =
+                Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-session-events").factory());
+        storeFollower = follower;
+        follower.scheduleWithFixedDelay(() -> subscribers.keySet().forEach(this::deliverQuietly), every.toMillis(), every.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void deliverQuietly(String sessionId) {
+        try {
+            deliverFromStore(sessionId);
+        } catch (RuntimeException e) {
+            // the store did not answer this round; the next round reads from the same place
+        }
+    }
+
+    /** Hands the session's subscribers what the store holds past the last event they were given. */
+    private void deliverFromStore(String sessionId) {
+        ReentrantLock lock = lock(sessionId);
+        lock.lock();
+        try {
+            Set<Subscription> set = subscribers.get(sessionId);
+            if (set == null || set.isEmpty()) {
+                delivered.remove(sessionId);
+                return;
+            }
+            long from = delivered.computeIfAbsent(sessionId, this::newestSeq);
+            while (true) {
+                List<SessionEvent> batch = store.after(sessionId, from, 500);
+                for (SessionEvent e : batch) {
+                    Logged logged = new Logged(e);
+                    set.forEach(s -> s.offer(logged));
+                    from = e.seq();
+                }
+                if (batch.size() < 500) break;
+            }
+            delivered.put(sessionId, from);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long newestSeq(String sessionId) {
+        return store.list(sessionId, PageRequest.first(1), true).data().stream().mapToLong(SessionEvent::seq).findFirst().orElse(0);
+    }
+
+    /** Stops following the store. */
+    public void close() {
+        ScheduledExecutorService follower = storeFollower;
+        if (follower != null) follower.shutdownNow();
     }
 
     /** Ends every stream of a deleted session. */

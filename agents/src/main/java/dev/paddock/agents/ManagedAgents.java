@@ -10,6 +10,7 @@ import dev.paddock.core.agents.AgentsStore;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.host.RuntimeHost;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -27,6 +28,7 @@ public final class ManagedAgents implements AutoCloseable {
     private final SessionResourceService sessionResources;
     private final EventIntake intake;
     private final EventLog events;
+    private final SessionSandboxes sessionSandboxes;
     private final WorkQueue work;
     private final SessionEngine engine;
     private final AnthropicModelGateway gateway;
@@ -66,6 +68,7 @@ public final class ManagedAgents implements AutoCloseable {
         SessionMounts mounts = new SessionMounts(store.resources(), files, resources, clock);
         SessionSandboxes sandboxes = new SessionSandboxes(host, store.resources(), config, sessionSkills, mounts,
                 new ResourcePlacement(host, files, resources));
+        this.sessionSandboxes = sandboxes;
         SessionEnding ending = new SessionEnding(store.resources(), events, work, sandboxes, clock);
         this.vaults = new VaultService(store.resources(), clock);
         this.credentials = new VaultCredentialService(store.resources(), vaults, mcp.credentialCipher(), clock);
@@ -95,6 +98,11 @@ public final class ManagedAgents implements AutoCloseable {
 
     public EventLog events() { return events; }
 
+    /** The live sandbox of a tenant's session, if it has one: where its tools run (on a cluster, which node serves its turns). */
+    public Optional<String> sessionSandbox(String tenantId, String sessionId) {
+        return sessionSandboxes.sandboxOf(tenantId, sessionId);
+    }
+
     public WorkQueue work() { return work; }
 
     public VaultService vaults() { return vaults; }
@@ -108,6 +116,7 @@ public final class ManagedAgents implements AutoCloseable {
     @Override
     public void close() {
         engine.close();
+        events.close();
         if (gateway != null) gateway.close();
     }
 }

@@ -18,7 +18,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code paddock serve} with {@code store_url} naming a PostgreSQL database: its records live there (a restart on
  * a fresh data directory's database still knows its API key and sandbox records), a second server on the same
- * database is refused rather than let loose on sandboxes it does not own, and a database it cannot reach stops the
+ * database joins it as a node (NodesEndToEndTest goes further), and a database it cannot reach stops the
  * start with a message that names the database but never its password. Real JVMs, bwrap and PostgreSQL.
  */
 @Tag("bwrap")
@@ -39,7 +39,7 @@ class ServeOnPostgresTest {
     }
 
     @Test
-    void recordsLiveInPostgresAndASecondServerOnTheSameDatabaseIsRefused() throws Exception {
+    void recordsLiveInPostgresAndASecondServerOnTheSameDatabaseJoinsAsANode() throws Exception {
         StoreLocation.Postgres db = TestPostgres.freshDatabase();
         first = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
         PaddockClient api = first.start();
@@ -50,8 +50,12 @@ class ServeOnPostgresTest {
         assertThat(ran.path("stdout").asString()).contains("on-postgres");
         assertThat(Files.exists(first.dataDir.resolve("paddock.db"))).as("no SQLite file beside PostgreSQL").isFalse();
 
+        // a second server on the same database joins it as another node and answers for the first one's sandbox
         second = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
-        assertThatThrownBy(second::start).hasMessageContaining("another Paddock server already uses the database");
+        PaddockClient other = second.start();
+        assertThat(other.get("/v1/nodes").path("data")).hasSize(2);
+        assertThat(other.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), echo).path("stdout").asString()).contains("on-postgres");
+        second.stop();
 
         first.stop();
         PaddockClient again = first.start();

@@ -9,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code paddock serve} as a child JVM on the test's own classpath (so it runs the code under test even before
@@ -21,6 +23,10 @@ final class ServerProcess {
     final Path log;
     /** The {@code store_url} setting; null: SQLite in the data directory. */
     final String storeUrl;
+    /** Further settings as environment variables (e.g. PADDOCK_NODE_LEASE). */
+    final Map<String, String> env = new HashMap<>();
+    /** How long a start may take before the test gives up on it. */
+    Duration startTimeout = Duration.ofSeconds(30);
     private Process process;
     private String url;
 
@@ -45,9 +51,10 @@ final class ServerProcess {
         pb.environment().put("PADDOCK_API_KEY", apiKey);
         if (storeUrl != null) pb.environment().put("PADDOCK_STORE_URL", storeUrl);
         pb.environment().put("PADDOCK_WARM_POOL_SIZE", "0"); // the crash checks count backend sandboxes: no pooled extras
+        pb.environment().putAll(env);
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
+        await().atMost(startTimeout).pollInterval(Duration.ofMillis(50)).until(() -> {
             if (!process.isAlive()) throw new IllegalStateException("paddock serve exited with " + process.exitValue() + ":\n" + logTail());
             return Files.exists(urlFile);
         });
@@ -55,6 +62,15 @@ final class ServerProcess {
         PaddockClient client = new PaddockClient(url, apiKey);
         client.get("/v1/health");
         return client;
+    }
+
+    boolean alive() {
+        return process != null && process.isAlive();
+    }
+
+    /** The server's process id, to signal it. */
+    long pid() {
+        return process.pid();
     }
 
     /** SIGKILL: no shutdown hook runs, nothing is flushed or closed. */

@@ -74,7 +74,8 @@ public final class RuntimeHost implements AutoCloseable {
     private final WarmPools warmPools = new WarmPools();
     private volatile boolean started;
     private volatile String sandboxFreeDriver;
-    private final String ownerId = Ids.newId("host");
+    private final HostOwner owner;
+    private final String ownerId;
     private final LiveSandboxes live;
     private final CreateRules rules;
     private final SandboxLocks locks = new SandboxLocks();
@@ -92,6 +93,13 @@ public final class RuntimeHost implements AutoCloseable {
 
     /** With {@code egress} null, only network mode {@code none} is available: anything else is refused. */
     public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, EgressPort egress, Clock clock) {
+        this(config, store, drivers, egress, clock, HostOwner.alone());
+    }
+
+    /** A host that acts on the sandboxes {@code owner} looks after: all of them, or those of its node. */
+    public RuntimeHost(HostConfig config, Store store, Collection<SandboxDriver> drivers, EgressPort egress, Clock clock, HostOwner owner) {
+        this.owner = owner;
+        this.ownerId = owner.ownerId();
         this.config = config;
         this.egress = new EgressLeases(egress);
         this.store = store;
@@ -153,6 +161,16 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     public String ownerId() { return ownerId; }
+
+    /** The drivers this host runs sandboxes on now (a driver that cannot run here is left out). */
+    public List<String> runnableDrivers() {
+        return drivers.values().stream().filter(d -> d.unavailableReason().isEmpty()).map(SandboxDriver::id).toList();
+    }
+
+    /** How many sandboxes are attached to this host. */
+    public int attachedCount() {
+        return live.size();
+    }
 
     public HostConfig config() { return config; }
 
@@ -702,7 +720,9 @@ public final class RuntimeHost implements AutoCloseable {
         @Override public String ownerId() { return ownerId; }
         @Override public Clock clock() { return clock; }
         @Override public Store store() { return store; }
-        @Override public List<SandboxRecord> activeRecords() { return new ArrayList<>(store.sandboxes().listActive()); }
+        @Override public List<SandboxRecord> activeRecords() {
+            return new ArrayList<>(owner.nodeId() == null ? store.sandboxes().listActive() : store.sandboxes().listActiveOn(owner.nodeId()));
+        }
         @Override public Map<String, SandboxDriver> drivers() { return drivers; }
         @Override public SandboxDriver driver(SandboxRecord r) { return RuntimeHost.this.driver(r); }
         @Override public SandboxRecord reload(String id) { return RuntimeHost.this.reload(id); }

@@ -3,6 +3,10 @@ package dev.paddock.server;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.cluster.ClusterLink;
+import dev.paddock.server.cluster.NodeAuth;
+import dev.paddock.server.cluster.NodeRoutes;
+import dev.paddock.server.cluster.SandboxForwarding;
 import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
@@ -24,6 +28,7 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.config.SizeUnit;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,16 +55,29 @@ public final class PaddockServer implements AutoCloseable {
     private final ApiJson json = new ApiJson();
     private final ApiErrors errors = new ApiErrors(json);
     private final HttpMetrics metrics;
+    private final ClusterLink cluster;
+    private final NodeAuth nodeAuth;
+    private SandboxForwarding forwarding;
     private Javalin app;
     private boolean consoleServed;
     private boolean modulesClosed;
 
     public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config, List<RouteModule> modules) {
+        this(host, keys, config, modules, null);
+    }
+
+    /**
+     * A server of one node of a cluster ({@code cluster} non-null): it answers requests for sandboxes other nodes hold
+     * by forwarding them there, places creates on a node, and serves {@code /v1/nodes}.
+     */
+    public PaddockServer(RuntimeHost host, ApiKeys keys, ServerConfig config, List<RouteModule> modules, ClusterLink cluster) {
         this.host = host;
         this.keys = keys;
         this.config = config == null ? ServerConfig.defaults() : config;
         this.modules = List.copyOf(modules);
-        this.metrics = new HttpMetrics(host);
+        this.cluster = cluster;
+        this.nodeAuth = cluster == null ? null : new NodeAuth(cluster.secret());
+        this.metrics = new HttpMetrics(host, cluster == null ? null : cluster.selfId());
     }
 
     /** Starts serving and returns the bound port (useful with port 0). A stopped server has closed its modules: make a new one. */
@@ -107,6 +125,7 @@ public final class PaddockServer implements AutoCloseable {
         }
         if (modulesClosed) return;
         modulesClosed = true;
+        if (forwarding != null) forwarding.close();
         for (RouteModule m : modules) {
             try {
                 m.close();
@@ -139,7 +158,7 @@ public final class PaddockServer implements AutoCloseable {
         modules.forEach(m -> m.configure(c));
 
         Bodies bodies = new Bodies(json, config.maxJsonBytes(), config.maxUploadBytes());
-        Auth auth = new Auth(keys, this::moduleCaller);
+        Auth auth = new Auth(keys, this::moduleCaller, nodeAuth);
         var r = c.routes;
         r.before(ctx -> {
             ctx.header("X-Content-Type-Options", "nosniff");
@@ -148,6 +167,10 @@ public final class PaddockServer implements AutoCloseable {
         r.beforeMatched(ctx -> {
             if (needsKey(ctx)) auth.authenticate(ctx);
         });
+        if (cluster != null) {
+            forwarding = new SandboxForwarding(cluster, nodeAuth, json, bodies, Clock.systemUTC());
+            r.beforeMatched(forwarding::handle); // after authentication: only a known caller reaches another node
+        }
         r.after(Bodies::drainUnread);
         r.exception(Exception.class, errors::handle);
         r.error(404, errors::statusPage);
@@ -163,6 +186,7 @@ public final class PaddockServer implements AutoCloseable {
         new CheckpointRoutes(host, bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
         new UsageRoutes(host).register(r);
+        new NodeRoutes(cluster, Clock.systemUTC()).register(r);
         RouteContext context = new RouteContext(r, bodies, json);
         modules.forEach(m -> m.register(context));
     }

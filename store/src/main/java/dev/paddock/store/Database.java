@@ -28,9 +28,6 @@ interface Database extends AutoCloseable {
     /** Runs work that only reads, on a consistent snapshot. */
     <T> T read(String operation, SqlWork<T> work);
 
-    /** See {@link JdbcStore#claimSoleServer()}; nothing to do where the database is a file of the data directory. */
-    default void claimSoleServer() {}
-
     @Override
     void close();
 }

@@ -51,12 +51,13 @@ final class JdbcSandboxStore implements SandboxStore {
         validate(r);
         db.write("sandboxes.insert", c -> {
             try {
-                return Sql.update(c, "INSERT INTO sandboxes (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                return Sql.update(c, "INSERT INTO sandboxes (" + COLUMNS + ", node_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         r.id(), r.tenantId(), r.driver(), r.state().wireName(), Json.write(r.spec(), "sandbox_spec"),
                         r.fence().ownerId(), r.fence().generation(), r.handle(),
                         Columns.millisOrNull(r.timeout()), Columns.millisOrNull(r.idleSuspendAfter()),
                         Columns.millisOrNull(r.idleTerminateAfter()), Columns.micros(r.createdAt()),
-                        Columns.micros(r.updatedAt()), Columns.microsOrNull(r.lastActivityAt()), r.stateReason());
+                        Columns.micros(r.updatedAt()), Columns.microsOrNull(r.lastActivityAt()), r.stateReason(),
+                        r.fence().nodeId());
             } catch (SQLException e) {
                 if (db.dialect().isUniqueViolation(e)) {
                     throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "sandbox " + r.id() + " already exists");
@@ -104,6 +105,14 @@ final class JdbcSandboxStore implements SandboxStore {
         return db.read("sandboxes.list_active", c -> Sql.query(c,
                 "SELECT " + COLUMNS + " FROM sandboxes WHERE state NOT IN " + TERMINAL_STATES + " ORDER BY id",
                 JdbcSandboxStore::map));
+    }
+
+    @Override
+    public List<SandboxRecord> listActiveOn(String nodeId) {
+        Require.present(nodeId, "node id");
+        return db.read("sandboxes.list_active_on", c -> Sql.query(c,
+                "SELECT " + COLUMNS + " FROM sandboxes WHERE node_id = ? AND state NOT IN " + TERMINAL_STATES + " ORDER BY id",
+                JdbcSandboxStore::map, nodeId));
     }
 
     @Override
@@ -172,9 +181,9 @@ final class JdbcSandboxStore implements SandboxStore {
         Require.text(newOwner, "new owner", 256);
         Fence next = expected.next(newOwner);
         fencedUpdate("sandboxes.take_over", id, expected,
-                "UPDATE sandboxes SET owner_id = ?, generation = ?, updated_at = ? "
+                "UPDATE sandboxes SET owner_id = ?, node_id = ?, generation = ?, updated_at = ? "
                         + "WHERE id = ? AND owner_id = ? AND generation = ?",
-                next.ownerId(), next.generation(), Columns.micros(now()));
+                next.ownerId(), next.nodeId(), next.generation(), Columns.micros(now()));
         return next;
     }
 

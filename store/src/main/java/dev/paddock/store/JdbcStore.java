@@ -3,6 +3,7 @@ package dev.paddock.store;
 import dev.paddock.core.agents.AgentsStore;
 import dev.paddock.core.egress.EgressAuditLog;
 import dev.paddock.core.egress.SecretRepository;
+import dev.paddock.core.nodes.NodeStore;
 import dev.paddock.core.store.ApiKeyStore;
 import dev.paddock.core.store.CheckpointStore;
 import dev.paddock.core.store.EventStore;
@@ -27,6 +28,7 @@ public final class JdbcStore implements Store {
     private final AgentsStore agents;
     private final JdbcEgressAuditLog egressAudit;
     private final JdbcSecretRepository secrets;
+    private final NodeStore nodes;
 
     private JdbcStore(Database db, Clock clock) {
         this.db = db;
@@ -37,6 +39,7 @@ public final class JdbcStore implements Store {
         this.agents = new JdbcAgentsStore(db, clock);
         this.egressAudit = new JdbcEgressAuditLog(db);
         this.secrets = new JdbcSecretRepository(db);
+        this.nodes = new JdbcNodeStore(db);
     }
 
     /**
@@ -91,13 +94,12 @@ public final class JdbcStore implements Store {
     /** The vault's encrypted secrets (ciphertext only). */
     public SecretRepository secrets() { return secrets; }
 
-    /**
-     * Makes this the only server on the database until it closes: another server that tries is refused with
-     * {@code store_in_use}. Servers sharing one database must coordinate who owns which sandbox, which they do not
-     * yet; a SQLite file is already held by its data directory's lock.
-     */
-    public void claimSoleServer() {
-        db.claimSoleServer();
+    /** The cluster's nodes (servers sharing a PostgreSQL store); empty on SQLite, whose one server never joins. */
+    public NodeStore nodes() { return nodes; }
+
+    /** True when several servers may share this store as nodes (PostgreSQL). */
+    public boolean sharable() {
+        return db instanceof PostgresDatabase;
     }
 
     /** Refuses every later write (503 {@code store_writes_stopped}); reads keep working. */

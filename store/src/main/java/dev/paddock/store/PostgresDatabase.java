@@ -6,9 +6,6 @@ import com.zaxxer.hikari.pool.HikariPool;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -34,14 +31,12 @@ final class PostgresDatabase implements Database {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
     private static final int WRITE_ATTEMPTS = 8;
 
-    private final StoreLocation.Postgres location;
     private final String display;
     private final HikariDataSource pool;
     private volatile boolean closed;
     private final WriteStop writeStop = new WriteStop();
 
     private PostgresDatabase(StoreLocation.Postgres location, HikariDataSource pool) {
-        this.location = location;
         this.display = location.display();
         this.pool = pool;
     }
@@ -181,48 +176,9 @@ final class PostgresDatabase implements Database {
         return (nl < 0 ? message : message.substring(0, nl)).strip();
     }
 
-    /** A key of the session-level advisory lock that marks the database's one server ("PADDOCK\0"). */
-    private static final long SOLE_SERVER_LOCK = 0x5041_4444_4f43_4b00L;
-    /** Holds the advisory lock for as long as it stays open. */
-    private Connection soleServer;
-
-    @Override
-    public synchronized void claimSoleServer() {
-        if (soleServer != null) return;
-        try {
-            // a connection of its own, outside the pool: the lock lives as long as the connection
-            Connection c = DriverManager.getConnection(location.jdbcUrl(), location.user(), location.password());
-            boolean got;
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
-                ps.setLong(1, SOLE_SERVER_LOCK);
-                try (ResultSet rs = ps.executeQuery()) {
-                    got = rs.next() && rs.getBoolean(1);
-                }
-            }
-            if (!got) {
-                c.close();
-                throw new PaddockException(ErrorCode.STORE_IN_USE, "another Paddock server already uses the database at "
-                        + display + "; several servers on one database are not supported yet, so stop it or give this one its own database");
-            }
-            soleServer = c;
-        } catch (SQLException e) {
-            throw new PaddockException(ErrorCode.STORE_UNAVAILABLE, "cannot claim the database at " + display
-                    + " (" + dialect().describe(e) + ")", e);
-        }
-    }
-
     @Override
     public void close() {
         closed = true;
-        synchronized (this) {
-            if (soleServer != null) {
-                try {
-                    soleServer.close(); // releases the advisory lock
-                } catch (SQLException ignored) {
-                    // the server drops the lock with the connection anyway
-                }
-            }
-        }
         pool.close();
         LOG.debug("closed database {}", display);
     }

@@ -30,6 +30,7 @@ public final class PaddockCommand {
         m.put("image", ImageCommand::new);
         m.put("drivers", DriversCommand::new);
         m.put("keys", KeysCommand::new);
+        m.put("nodes", NodesCommand::new);
         m.put("secret", SecretCommand::new);
         m.put("mcp", McpCommand::new);
         m.put("worker", WorkerCommand::new);

@@ -10,6 +10,7 @@ import dev.paddock.egress.vault.Vault;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,6 +18,8 @@ import org.slf4j.LoggerFactory;
 /** Builds the Managed Agents layer from the serve settings; it is closed with the other started parts. */
 final class AgentsWiring {
     private static final Logger log = LoggerFactory.getLogger(AgentsWiring.class);
+
+    private static final Duration SESSION_EVENT_POLL = Duration.ofMillis(250);
 
     private AgentsWiring() {}
 
@@ -36,6 +39,8 @@ final class AgentsWiring {
         ManagedAgents agents = new ManagedAgents(host, store.agents(), config, Clock.systemUTC(), null, new McpSettings(vault, s.mcpAllowPrivateHosts()),
                 resources);
         started.add(agents);
+        // nodes of a cluster: a client following a session here sees the events other nodes append
+        if (store.sharable()) agents.events().followStore(SESSION_EVENT_POLL);
         return agents;
     }
 }

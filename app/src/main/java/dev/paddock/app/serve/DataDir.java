@@ -1,5 +1,6 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.core.Ids;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -28,6 +29,7 @@ public final class DataDir implements AutoCloseable {
     public static final String ADMIN_KEY_FILE = "admin.key";
     public static final String URL_FILE = "paddock.url";
     public static final String DB_FILE = "paddock.db";
+    public static final String NODE_ID_FILE = "node.id";
 
     private final Path root;
     private final FileChannel channel;
@@ -178,6 +180,26 @@ public final class DataDir implements AutoCloseable {
     /** Records where the server listens, so local clients find it without flags. */
     public void writeUrl(String url) {
         writePrivate(root.resolve(URL_FILE), url + "\n");
+    }
+
+    /**
+     * This data directory's node id (servers sharing a PostgreSQL store are nodes): made once and kept in
+     * {@code node.id}, so a restarted server is the same node and takes its own sandboxes back.
+     */
+    public String nodeId() {
+        Path file = root.resolve(NODE_ID_FILE);
+        try {
+            if (Files.exists(file)) {
+                String id = Files.readString(file, StandardCharsets.UTF_8).strip();
+                if (!id.matches("node_[A-Za-z0-9]{1,58}")) throw new StartupException(file + " does not hold a node id; remove it to make a new one");
+                return id;
+            }
+        } catch (IOException e) {
+            throw new StartupException("cannot read " + file + ": " + e.getMessage());
+        }
+        String id = Ids.newId("node");
+        writePrivate(file, id + "\n");
+        return id;
     }
 
     private void writePrivate(Path target, String content) {

@@ -1,6 +1,7 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.access.ApiKeys;
+import dev.paddock.agents.ManagedAgents;
 import dev.paddock.browser.BrowserService;
 import dev.paddock.browser.BrowserTemplate;
 import dev.paddock.browservm.web.BrowserVmWeb;
@@ -9,6 +10,8 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.driver.browservm.BrowserVmDriver;
 import dev.paddock.driver.bwrap.BwrapDriver;
 import dev.paddock.host.HostConfig;
+import dev.paddock.host.HostOwner;
+import dev.paddock.host.nodes.NodeMembership;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.images.ImageCatalog;
 import dev.paddock.images.ImageStore;
@@ -78,7 +81,6 @@ public final class PaddockApp implements AutoCloseable {
                 started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE), db,
                         db.resolveSibling(db.getFileName() + "-wal")).start());
             } else {
-                store.claimSoleServer(); // one server per database until servers coordinate as nodes
                 started.add(new DataDirWatch(store, dir.root().resolve(DataDir.LOCK_FILE)).start());
             }
             ApiKeys keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
@@ -92,19 +94,25 @@ public final class PaddockApp implements AutoCloseable {
             drivers.add(BrowserVmWiring.daemon(browserVm, started));
             SandboxDriver sandboxFree = DriverLoader.sandboxFree(s, driver);
             if (sandboxFree != null) drivers.add(sandboxFree);
-            RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC());
+            NodeMembership node = store.sharable() ? ClusterWiring.join(s, dir, store, drivers, started) : null;
+            RuntimeHost host = new RuntimeHost(hostConfig, store, drivers, egress.port(), Clock.systemUTC(),
+                    node == null ? HostOwner.alone() : node.owner());
             started.add(host);
             if (sandboxFree != null) host.reserveForSandboxFree(sandboxFree.id());
             BrowserService browser = new BrowserService(host); // its hooks, REST and MCP share one set of per-sandbox locks
             host.addTemplate(new BrowserTemplate(browser, s.browserWarmPoolSize()));
             host.start();
+            if (node != null) ClusterWiring.start(node, host, store);
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
-            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, started);
-            PaddockServer server = new PaddockServer(host, keys, serverConfig, modules);
+            ManagedAgents agents = AgentsWiring.start(s, host, store, egress.vault(), started);
+            List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, agents);
+            PaddockServer server = new PaddockServer(host, keys, serverConfig, modules,
+                    node == null ? null : ClusterWiring.link(s, node, store, agents));
             started.add(server::stop); // also closes the modules, should the start fail
             dir.lockDown(); // every component has made its files: close what sandboxes need not reach
             server.start();
+            if (node != null) ClusterWiring.listening(s, node, store, server.port());
             String url = "http://" + hostForUrl(s.bind()) + ":" + server.port();
             dir.writeUrl(url);
             return new PaddockApp(dir, started, server, url, new BindAddress(s.bind(), server.port()), created);
@@ -124,14 +132,14 @@ public final class PaddockApp implements AutoCloseable {
      */
     private static List<RouteModule> routeModules(ServeSettings s, ServerConfig serverConfig, RuntimeHost host, ApiKeys keys,
                                                   JdbcStore store, DataDir dir, EgressWiring.Egress egress, BrowserVmDriver browserVm,
-                                                  BrowserService browser, List<AutoCloseable> started) {
+                                                  BrowserService browser, ManagedAgents agents) {
         return List.of(
                 new BrowserVmWeb(browserVm.runtimeService()),
                 new ImageRoutes(new ImageCatalog(images(dir), store.sandboxes())),
                 new BrowserRoutes(browser),
                 new SecretRoutes(egress.vault()),
                 new EgressRoutes(host, store.egressAudit()),
-                new AgentsRoutes(AgentsWiring.start(s, host, store, egress.vault(), started)),
+                new AgentsRoutes(agents),
                 new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())));
     }
 
@@ -206,7 +214,7 @@ public final class PaddockApp implements AutoCloseable {
         return images;
     }
 
-    private static String hostForUrl(String bind) {
+    static String hostForUrl(String bind) {
         if (bind.equals("0.0.0.0")) return "127.0.0.1";
         if (bind.equals("::")) return "[::1]";
         return bind.contains(":") && !bind.startsWith("[") ? "[" + bind + "]" : bind;

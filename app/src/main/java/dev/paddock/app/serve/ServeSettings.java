@@ -67,7 +67,11 @@ public record ServeSettings(
         ModelPrices modelPrices,
         String githubBaseUrl,
         Duration modelRetryBudget,
-        KubernetesSettings kubernetes) {
+        KubernetesSettings kubernetes,
+        String nodeUrl,
+        Map<String, String> nodeLabels,
+        Duration nodeLease,
+        String clusterSecret) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -119,6 +123,10 @@ public record ServeSettings(
         k.put("github_base_url", new String[] {"https://github.com/", "base that session repository urls must start with"});
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
+        k.put("node_url", new String[] {"", "where the other nodes reach this server (PostgreSQL store; default: the bind address and port)"});
+        k.put("node_labels", new String[] {"", "this node's labels for placement: key=value,… (PostgreSQL store)"});
+        k.put("node_lease", new String[] {"15s", "a node that does not renew its lease this long is lost (PostgreSQL store)"});
+        k.put("cluster_secret", new String[] {"", "the nodes' shared secret for forwarded requests (secret; default: made once, kept in the database)"});
         k.put("mcp_allow_private_hosts", new String[] {"false", "let agents' MCP servers be on private/loopback addresses"});
         k.put("kubernetes_namespace", new String[] {"", "namespace of kubernetes sandboxes (default: the kubeconfig's, else default)"});
         k.put("kubernetes_installation", new String[] {"paddock", "label value that marks this installation's kubernetes objects"});
@@ -199,7 +207,11 @@ public record ServeSettings(
                 duration("model_retry_budget", v.get("model_retry_budget")),
                 new KubernetesSettings(blankToNull(v.get("kubernetes_namespace")), nonBlank("kubernetes_installation", v.get("kubernetes_installation")),
                         blankToNull(v.get("kubernetes_runtime_class")), blankToNull(v.get("kubernetes_storage_class")),
-                        blankToNull(v.get("kubernetes_image")), blankToNull(v.get("kubernetes_workspace_size"))));
+                        blankToNull(v.get("kubernetes_image")), blankToNull(v.get("kubernetes_workspace_size"))),
+                blankToNull(v.get("node_url")) == null ? null : baseUrl("node_url", v.get("node_url")),
+                labels("node_labels", v.get("node_labels")),
+                nodeLease(v.get("node_lease")),
+                secret("cluster_secret", v.get("cluster_secret")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
@@ -246,6 +258,32 @@ public record ServeSettings(
             throw new SettingsException(key + " must be an http:// or https:// URL with a host and no credentials, query or fragment, got '" + v + "'");
         }
         return v.endsWith("/") ? v : v + "/";
+    }
+
+    /** key=value pairs separated by commas; keys and values of letters, digits, '.', '_' and '-'. */
+    private static Map<String, String> labels(String key, String s) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (s == null || s.isBlank()) return out;
+        for (String part : s.split(",")) {
+            String[] kv = part.strip().split("=", 2);
+            if (kv.length != 2 || !kv[0].strip().matches("[A-Za-z0-9._-]{1,63}") || !kv[1].strip().matches("[A-Za-z0-9._-]{0,63}")) {
+                throw new SettingsException(key + " must be key=value pairs separated by commas (letters, digits, '.', '_', '-'), got '" + s + "'");
+            }
+            out.put(kv[0].strip(), kv[1].strip());
+        }
+        return out;
+    }
+
+    private static Duration nodeLease(String s) {
+        Duration d = duration("node_lease", s);
+        if (d == null || d.compareTo(Duration.ofSeconds(1)) < 0) throw new SettingsException("node_lease must be at least 1s, got '" + s + "'");
+        return d;
+    }
+
+    private static String secret(String key, String s) {
+        String v = blankToNull(s);
+        if (v != null && v.length() < 32) throw new SettingsException(key + " must be at least 32 characters long");
+        return v;
     }
 
     private static int port(String s) {

@@ -18,6 +18,9 @@ public interface SandboxStore {
     /** Every sandbox not in a terminal state, for timers and the orphan reaper. */
     List<SandboxRecord> listActive();
 
+    /** The active sandboxes node {@code nodeId} holds (any epoch of it): see {@link dev.paddock.core.spi.Fence#nodeId()}. */
+    List<SandboxRecord> listActiveOn(String nodeId);
+
     /**
      * Moves the sandbox to {@code to} if it is held by {@code fence}; throws {@link dev.paddock.core.FenceLostException}
      * otherwise and {@link dev.paddock.core.PaddockException} (conflict, {@code invalid_transition}) when the state

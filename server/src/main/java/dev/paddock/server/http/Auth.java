@@ -4,6 +4,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.access.Principal;
+import dev.paddock.server.cluster.NodeAuth;
 import io.javalin.http.Context;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -18,12 +19,27 @@ public final class Auth {
     /** Other credentials (a module's, such as environment keys) by request path and key; empty when they do not apply. */
     private final BiFunction<String, String, Optional<Principal>> otherKeys;
 
+    /** A node's forwarded requests; null when this server is not a node of a cluster. */
+    private final NodeAuth nodes;
+
     public Auth(ApiKeys keys, BiFunction<String, String, Optional<Principal>> otherKeys) {
+        this(keys, otherKeys, null);
+    }
+
+    public Auth(ApiKeys keys, BiFunction<String, String, Optional<Principal>> otherKeys, NodeAuth nodes) {
         this.keys = keys;
         this.otherKeys = otherKeys;
+        this.nodes = nodes;
     }
 
     public void authenticate(Context ctx) {
+        if (ctx.header(NodeAuth.SECRET_HEADER) != null) {
+            // node credentials are honoured only where this server is a node; anywhere else they are a wrong key
+            Principal forwarded = nodes == null ? null : nodes.authenticate(ctx).orElse(null);
+            if (forwarded == null) throw new PaddockException(ErrorCode.INVALID_API_KEY, "node credentials are not accepted here");
+            ctx.attribute(PRINCIPAL, forwarded);
+            return;
+        }
         String key = presentedKey(ctx);
         if (key == null) {
             throw new PaddockException(ErrorCode.MISSING_API_KEY,

@@ -17,7 +17,19 @@ public final class Bodies {
         this.maxUploadBytes = maxUploadBytes;
     }
 
+    private static final String RAW_JSON = "paddock.raw-json";
+
     public <T> T json(Context ctx, Class<T> type) {
+        return json.read(rawJson(ctx), type);
+    }
+
+    /**
+     * The JSON body's bytes, read once (up to {@code max_json_body}) and kept on the request, so a step before the
+     * route (placing a create on a node) and the route itself both see them.
+     */
+    public byte[] rawJson(Context ctx) {
+        byte[] kept = ctx.attribute(RAW_JSON);
+        if (kept != null) return kept;
         BoundedInputStream in = bounded(ctx, maxJsonBytes, "JSON request body");
         byte[] raw;
         try (in) {
@@ -26,19 +38,13 @@ public final class Bodies {
             if (in.exceeded()) throw in.tooLarge();
             throw new UncheckedIOException("reading the request body failed", e);
         }
-        return json.read(raw, type);
+        ctx.attribute(RAW_JSON, raw);
+        return raw;
     }
 
     /** {@link #json}, or null for an empty body (endpoints whose body is optional). */
     public <T> T jsonOrNull(Context ctx, Class<T> type) {
-        BoundedInputStream in = bounded(ctx, maxJsonBytes, "JSON request body");
-        byte[] raw;
-        try (in) {
-            raw = in.readAllBytes();
-        } catch (IOException e) {
-            if (in.exceeded()) throw in.tooLarge();
-            throw new UncheckedIOException("reading the request body failed", e);
-        }
+        byte[] raw = rawJson(ctx);
         return raw.length == 0 ? null : json.read(raw, type);
     }
 

@@ -17,6 +17,12 @@ public final class HttpMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     public HttpMetrics(RuntimeHost host) {
+        this(host, null);
+    }
+
+    /** With {@code nodeId} (a node of a cluster), every series carries it as the label {@code node_id}. */
+    public HttpMetrics(RuntimeHost host, String nodeId) {
+        if (nodeId != null) registry.config().commonTags("node_id", nodeId);
         Gauge.builder("paddock.sandboxes.live", host, RuntimeHost::liveCount)
                 .description("Sandboxes attached to this host")
                 .register(registry);

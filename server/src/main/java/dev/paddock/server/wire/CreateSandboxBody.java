@@ -17,7 +17,11 @@ public record CreateSandboxBody(
         List<CredentialBody> credentials,
         String template,
         BrowserBody browser,
-        String fromCheckpoint) {
+        String fromCheckpoint,
+        PlacementBody placement) {
+
+    /** Where a cluster of servers places the sandbox: on a node whose labels include all of {@code nodeLabels}. */
+    public record PlacementBody(Map<String, String> nodeLabels) {}
 
     /** {@code template: "browser"} or a {@code browser} object makes a browser sandbox. */
     public record BrowserBody(Boolean allowEvaluate) {}

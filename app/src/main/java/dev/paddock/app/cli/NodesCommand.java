@@ -1,0 +1,98 @@
+package dev.paddock.app.cli;
+
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.core.Text;
+import java.time.Duration;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import tools.jackson.databind.JsonNode;
+
+/** {@code paddock nodes [drain|activate ID]}: the servers sharing one PostgreSQL store (the operator's key). */
+@Command(name = "nodes", description = "List the cluster's nodes: state, lease age, free capacity and sandboxes (the operator's key).",
+        subcommands = {NodesCommand.Drain.class, NodesCommand.Activate.class})
+public final class NodesCommand extends ClientCommand {
+    @Override public Integer call() {
+        byte[] raw = client().call("GET", "/v1/nodes", Map.of(), null);
+        if (json()) {
+            printJson(raw);
+            return 0;
+        }
+        Table t = new Table("ID", "STATE", "EPOCH", "URL", "LEASE AGE", "MEMORY FREE", "PIDS FREE", "SANDBOXES", "LABELS");
+        for (JsonNode n : PaddockClient.parse(raw).path("data")) {
+            t.row(text(n, "id") + (n.path("self").asBoolean(false) ? " *" : ""), text(n, "state"), text(n, "epoch"), text(n, "url"),
+                    Units.formatDuration(Duration.ofMillis(n.path("lease_age_ms").asLong())),
+                    Units.formatSize(n.path("capacity").path("memory_free_bytes").asLong()), n.path("capacity").path("pids_free").asString(),
+                    n.path("active_sandboxes").asString(), labels(n.path("labels")));
+        }
+        t.print(ctx.out());
+        return 0;
+    }
+
+    static String labels(JsonNode labels) {
+        StringBuilder out = new StringBuilder();
+        labels.properties().forEach(e -> out.append(out.isEmpty() ? "" : ",").append(e.getKey()).append('=').append(e.getValue().asString()));
+        return out.isEmpty() ? "-" : out.toString();
+    }
+
+    @Command(name = "drain", description = "Place no new sandboxes on a node; with --wait, wait until the ones it holds have ended.")
+    static final class Drain extends ClientCommand {
+        @Parameters(paramLabel = "NODE_ID")
+        String id;
+
+        @Option(names = "--wait", description = "wait until the node holds no active sandbox")
+        boolean await;
+
+        @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "1h", description = "longest wait (default: ${DEFAULT-VALUE})")
+        String timeout;
+
+        @Override public Integer call() {
+            JsonNode n = PaddockClient.parse(client().call("POST", path("nodes", nodeId(id), "drain"), Map.of(), null));
+            ctx.err().println("node " + id + " is draining; it holds " + text(n, "active_sandboxes") + " active sandbox(es)");
+            if (await) n = waitEmpty(Units.duration(timeout));
+            if (json()) printJson(PaddockClient.JSON.writeValueAsBytes(n));
+            return 0;
+        }
+
+        private JsonNode waitEmpty(Duration limit) {
+            long deadline = System.nanoTime() + limit.toNanos();
+            while (true) {
+                JsonNode n = client().get(path("nodes", nodeId(id)));
+                if (n.path("active_sandboxes").asLong() == 0) {
+                    ctx.err().println("node " + id + " holds no active sandbox");
+                    return n;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new CliException("node " + id + " still holds " + text(n, "active_sandboxes") + " active sandbox(es) after " + timeout);
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return n;
+                }
+            }
+        }
+    }
+
+    @Command(name = "activate", description = "Let a drained node take new sandboxes again.")
+    static final class Activate extends ClientCommand {
+        @Parameters(paramLabel = "NODE_ID")
+        String id;
+
+        @Override public Integer call() {
+            byte[] raw = client().call("POST", path("nodes", nodeId(id), "activate"), Map.of(), null);
+            if (json()) printJson(raw);
+            else ctx.out().println("node " + id + " is active");
+            return 0;
+        }
+    }
+
+    static String nodeId(String id) {
+        if (!id.matches("node_[A-Za-z0-9]{1,58}")) {
+            throw CliException.usage("'" + Table.clean(Text.clip(id, 60)) + "' is not a node id; ids look like node_… (see `paddock nodes`)");
+        }
+        return id;
+    }
+}

@@ -1,0 +1,193 @@
+package dev.paddock.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.paddock.app.client.ApiException;
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.app.client.SseEvent;
+import dev.paddock.driver.bwrap.BwrapConfig;
+import dev.paddock.driver.bwrap.BwrapDriver;
+import dev.paddock.store.StoreLocation;
+import dev.paddock.store.testing.TestPostgres;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * Three {@code paddock serve} processes on one PostgreSQL act as one Paddock: any of them answers for a sandbox
+ * another holds (forwarded, SSE included), creates are placed by labels, a node killed with SIGKILL under load loses
+ * its lease and its sandboxes fail with the reason while every acknowledged create stays known, the restarted node is
+ * a new epoch and reaps its orphaned backend sandboxes, and a node frozen past its lease is fenced. Real JVMs, bwrap
+ * and PostgreSQL on loopback.
+ */
+@Tag("bwrap")
+class NodesEndToEndTest {
+    static final String KEY = "pdk_nodes_test_admin_key_0123456789abcdef";
+    final List<ServerProcess> servers = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (ServerProcess s : servers) {
+            if (s.alive()) new ProcessBuilder("kill", "-CONT", Long.toString(s.pid())).start().waitFor();
+            s.stop();
+            destroyLeftovers(s.dataDir); // a stopped server leaves its sandboxes running
+            BwrapServer.removeDataDir(s.dataDir);
+            Files.deleteIfExists(s.log);
+        }
+    }
+
+    private static void destroyLeftovers(Path dataDir) {
+        try (BwrapDriver driver = new BwrapDriver(BwrapConfig.defaults(dataDir))) {
+            driver.list().forEach(driver::destroy);
+        } catch (Exception e) {
+            System.err.println("could not destroy leftover sandboxes in " + dataDir + ": " + e.getMessage());
+        }
+    }
+
+    ServerProcess node(StoreLocation.Postgres db, String zone) throws Exception {
+        ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdn"), KEY, TestPostgres.storeUrl(db));
+        s.env.put("PADDOCK_NODE_LEASE", "5s");
+        s.startTimeout = Duration.ofSeconds(120); // three JVMs start together on a shared machine
+        s.env.put("PADDOCK_NODE_LABELS", "zone=" + zone);
+        servers.add(s);
+        return s;
+    }
+
+    static ObjectNode createIn(String zone) {
+        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        body.putObject("placement").putObject("node_labels").put("zone", zone);
+        return body;
+    }
+
+    static ObjectNode echo(String text) {
+        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        body.putArray("argv").add("echo").add(text);
+        return body;
+    }
+
+    @Test
+    void threeServersActAsOnePaddockAndSurviveTheLossOfOne() throws Exception {
+        StoreLocation.Postgres db = TestPostgres.freshDatabase();
+        ServerProcess a = node(db, "a"), b = node(db, "b"), c = node(db, "c");
+        PaddockClient apiA = a.start(), apiB = b.start(), apiC = c.start();
+
+        JsonNode nodes = apiA.get("/v1/nodes").path("data");
+        assertThat(nodes).hasSize(3);
+        nodes.forEach(n -> assertThat(n.path("state").asString()).isEqualTo("active"));
+        String nodeC = Files.readString(c.dataDir.resolve("node.id")).strip();
+        String nodeA = Files.readString(a.dataDir.resolve("node.id")).strip();
+
+        // drained through the CLI: no new placement on A until it is made active again
+        Cli cli = new Cli(Map.of("PADDOCK_DATA_DIR", a.dataDir.toString(), "PADDOCK_API_KEY", KEY), a.dataDir);
+        Cli.Result listed = cli.run("nodes");
+        assertThat(listed.code()).as(listed.toString()).isZero();
+        assertThat(listed.out()).contains(nodeA + " *").contains(nodeC).contains("zone=c");
+        Cli.Result drained = cli.run("nodes", "drain", nodeA, "--wait", "--timeout", "30s");
+        assertThat(drained.code()).as(drained.toString()).isZero();
+        assertThat(drained.err()).contains("holds no active sandbox");
+        assertThatThrownBy(() -> apiB.json("POST", "/v1/sandboxes", Map.of(), createIn("a")))
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("no_node_fits"));
+        assertThat(cli.run("nodes", "activate", nodeA).code()).isZero();
+
+        // placed by label through A onto C; answered through B by forwarding, JSON and SSE alike
+        String onC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
+        assertThat(apiC.get("/v1/sandboxes/" + onC).path("id").asString()).isEqualTo(onC);
+        assertThat(apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), echo("via-b")).path("stdout").asString()).contains("via-b");
+        StringBuilder streamed = new StringBuilder();
+        apiB.stream("/v1/sandboxes/" + onC + "/exec", echo("streamed-through-b"), (SseEvent e) -> {
+            if (e.event().equals("stdout")) {
+                streamed.append(new String(Base64.getDecoder().decode(PaddockClient.parse(e.data().getBytes(StandardCharsets.UTF_8))
+                        .path("data_base64").asString()), StandardCharsets.UTF_8));
+            }
+        });
+        assertThat(streamed.toString()).contains("streamed-through-b");
+        String onA = apiB.json("POST", "/v1/sandboxes", Map.of(), createIn("a")).path("id").asString();
+        assertThat(apiC.json("POST", "/v1/sandboxes/" + onA + "/exec", Map.of(), echo("via-c")).path("stdout").asString()).contains("via-c");
+        assertThatThrownBy(() -> apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("nowhere")))
+                .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("no_node_fits"));
+
+        // load on all three (creates spread by capacity, execs on C's sandbox); then C is killed
+        Set<String> acked = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService load = Executors.newFixedThreadPool(4);
+        List<PaddockClient> clients = List.of(apiA, apiB);
+        for (int t = 0; t < 4; t++) {
+            PaddockClient api = clients.get(t % 2);
+            int worker = t;
+            load.submit(() -> {
+                while (!stop.get()) {
+                    try {
+                        if (worker == 0) api.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), echo("load"));
+                        else acked.add(api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString());
+                    } catch (RuntimeException e) {
+                        // a request that reached C as it died fails; a client retries elsewhere (below)
+                    }
+                }
+            });
+        }
+        Thread.sleep(1500);
+        c.kill();
+        Thread.sleep(500);
+        stop.set(true);
+        load.shutdown();
+        assertThat(load.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+
+        // C's lease runs out: one survivor marks it lost and fails its sandboxes, saying why
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state").asString().equals("failed"));
+        assertThat(apiB.get("/v1/sandboxes/" + onC).path("state_reason").asString())
+                .contains(nodeC).contains("stopped renewing its lease").contains("workspace");
+        JsonNode lost = apiA.get("/v1/nodes/" + nodeC);
+        assertThat(lost.path("state").asString()).isEqualTo("lost");
+        // every acknowledged create is known, running on a survivor or failed with C
+        for (String id : acked) {
+            JsonNode r = apiA.get("/v1/sandboxes/" + id);
+            assertThat(r.path("state").asString()).as("state of acknowledged %s", id).isIn("running", "failed");
+        }
+        // a client that retries on another server succeeds
+        String retried = apiA.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString();
+        assertThat(apiB.json("POST", "/v1/sandboxes/" + retried + "/exec", Map.of(), echo("after-loss")).path("stdout").asString())
+                .contains("after-loss");
+
+        // C comes back: a new epoch of the same node, which destroys the backend sandboxes it lost
+        assertThat(Files.isDirectory(c.dataDir.resolve("run").resolve(onC))).as("C's backend sandbox outlived C").isTrue();
+        apiC = c.start();
+        JsonNode back = apiC.get("/v1/nodes/" + nodeC);
+        assertThat(back.path("state").asString()).isEqualTo("active");
+        assertThat(back.path("epoch").asLong()).isEqualTo(lost.path("epoch").asLong() + 1);
+        assertThat(Files.exists(c.dataDir.resolve("run").resolve(onC))).as("orphan reaped").isFalse();
+        assertThat(apiC.get("/v1/sandboxes/" + onC).path("state").asString()).isEqualTo("failed");
+
+        // a node frozen past its lease is fenced when it wakes: its writes stop, the survivors failed its sandboxes
+        String onB = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
+        new ProcessBuilder("kill", "-STOP", Long.toString(b.pid())).start().waitFor();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + onB).path("state").asString().equals("failed"));
+        new ProcessBuilder("kill", "-CONT", Long.toString(b.pid())).start().waitFor();
+        PaddockClient woken = apiB;
+        ObjectNode key = PaddockClient.JSON.createObjectNode().put("name", "after-wake");
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
+                assertThatThrownBy(() -> woken.json("POST", "/v1/api_keys", Map.of(), key))
+                        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("store_writes_stopped")));
+        assertThat(b.logTail()).contains("lost its lease");
+        assertThat(apiA.get("/v1/sandboxes/" + onB).path("state_reason").asString()).contains("stopped renewing its lease");
+    }
+}

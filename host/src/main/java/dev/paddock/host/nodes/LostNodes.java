@@ -1,0 +1,79 @@
+package dev.paddock.host.nodes;
+
+import dev.paddock.core.FenceLostException;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.nodes.NodeRecord;
+import dev.paddock.core.nodes.NodeState;
+import dev.paddock.core.nodes.NodeStore;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.core.store.Store;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds nodes whose lease expired and, for each one this node wins (a compare-and-set on the lost node's row, so
+ * exactly one survivor acts), takes over the lost node's active sandboxes (fence generation + 1: the lost process can
+ * no longer change them) and marks them failed. Their workspaces are on the lost node's disk, so they cannot go on
+ * elsewhere; the reason says so.
+ */
+final class LostNodes {
+    private static final Logger log = LoggerFactory.getLogger(LostNodes.class);
+    private final NodeStore nodes;
+    private final Store store;
+    private final String selfId;
+    private final String ownerId;
+    private final Clock clock;
+
+    LostNodes(NodeStore nodes, Store store, String selfId, String ownerId, Clock clock) {
+        this.nodes = nodes;
+        this.store = store;
+        this.selfId = selfId;
+        this.ownerId = ownerId;
+        this.clock = clock;
+    }
+
+    /** The nodes this pass marked lost. */
+    List<String> sweep() {
+        Instant now = clock.instant();
+        List<String> lost = new ArrayList<>();
+        for (NodeRecord n : nodes.list()) {
+            if (n.id().equals(selfId) || n.state() == NodeState.LOST || !n.leaseExpired(now)) continue;
+            if (!nodes.markLost(n.id(), n.epoch(), now)) continue; // another survivor won, or the node came back
+            log.warn("node {} ({}) stopped renewing its lease (expired {}); failing its sandboxes", n.id(), n.url(), n.leaseExpiresAt());
+            lost.add(n.id());
+            failSandboxesOf(n);
+        }
+        // a node lost earlier whose sandboxes were not all failed (this survivor died half-way) is finished here
+        for (NodeRecord n : nodes.list()) {
+            if (n.state() == NodeState.LOST && !n.id().equals(selfId) && !lost.contains(n.id())) failSandboxesOf(n);
+        }
+        return lost;
+    }
+
+    private void failSandboxesOf(NodeRecord n) {
+        for (SandboxRecord r : store.sandboxes().listActiveOn(n.id())) {
+            try {
+                Fence fence = store.sandboxes().takeOver(r.id(), r.fence(), ownerId);
+                String reason = reason(n);
+                store.sandboxes().transition(r.id(), fence, SandboxState.FAILED, reason);
+                store.events().append(r.id(), fence, "sandbox.failed", Map.of("code", "node_lost", "node_id", n.id(), "reason", reason));
+            } catch (FenceLostException e) {
+                log.debug("sandbox {} of lost node {} was taken over meanwhile", r.id(), n.id());
+            } catch (PaddockException e) {
+                log.warn("could not fail sandbox {} of lost node {}: {}", r.id(), n.id(), e.getMessage());
+            }
+        }
+    }
+
+    static String reason(NodeRecord n) {
+        return "node " + n.id() + " stopped renewing its lease (at " + n.leaseExpiresAt() + "); the sandbox ran there and its "
+                + "workspace and checkpoints are on that node's disk, so it cannot go on on another node: create a new sandbox";
+    }
+}

@@ -1,0 +1,128 @@
+package dev.paddock.host.nodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.paddock.access.Principal;
+import dev.paddock.core.FenceLostException;
+import dev.paddock.core.nodes.NodeCapacity;
+import dev.paddock.core.nodes.NodeRecord;
+import dev.paddock.core.nodes.NodeState;
+import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.store.PageRequest;
+import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.driver.subprocess.SubprocessDriver;
+import dev.paddock.host.HostConfig;
+import dev.paddock.host.HostOwner;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.SandboxRequest;
+import dev.paddock.store.JdbcStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hosts of several nodes on one store (real SQLite, subprocess sandboxes): each looks after its own node's sandboxes
+ * only, a restarted node takes its own back under a new epoch, and of several survivors exactly one fails a lost
+ * node's sandboxes, with the reason, fencing the lost node out.
+ */
+class NodesTest {
+    static final Principal ALICE = new Principal("tenant-alice", "key_alice", false);
+    @TempDir Path dir;
+    JdbcStore store;
+    final List<AutoCloseable> hosts = new ArrayList<>();
+
+    @BeforeEach
+    void open() {
+        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable h : hosts) h.close();
+        store.close();
+    }
+
+    RuntimeHost host(String nodeId, long epoch) throws Exception {
+        Path data = Files.createDirectories(dir.resolve(nodeId));
+        RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess").withSweepInterval(Duration.ofMillis(100)),
+                store, List.of(new SubprocessDriver(data.resolve("subprocess"))), null, Clock.systemUTC(), HostOwner.node(nodeId, epoch));
+        host.start();
+        hosts.add(host);
+        return host;
+    }
+
+    NodeRecord join(String id, Instant leaseUntil) {
+        Instant now = Instant.now();
+        return store.nodes().join(new NodeRecord(id, 0, "http://127.0.0.1:9", List.of("subprocess"), Map.of(),
+                NodeCapacity.UNKNOWN, NodeState.ACTIVE, now, now, leaseUntil));
+    }
+
+    @Test
+    void eachNodeLooksAfterOnlyItsOwnSandboxesAndARestartTakesThemBackAsANewEpoch() throws Exception {
+        RuntimeHost a = host("node_a", 1);
+        SandboxRecord onA = a.create(ALICE, SandboxRequest.defaults());
+        RuntimeHost b = host("node_b", 1);
+        SandboxRecord onB = b.create(ALICE, SandboxRequest.defaults());
+        Thread.sleep(300); // a few sweeps of both hosts
+
+        SandboxRecord stillA = store.sandboxes().find(onA.id()).orElseThrow();
+        assertThat(stillA.fence().ownerId()).isEqualTo("node_a@1");
+        assertThat(stillA.state()).isEqualTo(SandboxState.RUNNING);
+
+        // node a restarts: its new process (epoch 2) takes over its node's sandbox, and only that one
+        a.close();
+        host("node_a", 2);
+        assertThat(store.sandboxes().find(onA.id()).orElseThrow().fence()).satisfies(f -> {
+            assertThat(f.ownerId()).isEqualTo("node_a@2");
+            assertThat(f.generation()).isEqualTo(2);
+        });
+        SandboxRecord stillB = store.sandboxes().find(onB.id()).orElseThrow();
+        assertThat(stillB.fence().ownerId()).isEqualTo("node_b@1");
+        assertThat(stillB.state()).isEqualTo(SandboxState.RUNNING);
+    }
+
+    @Test
+    void exactlyOneSurvivorFailsALostNodesSandboxesWithTheReason() throws Exception {
+        join("node_lost", Instant.now().minusSeconds(1));
+        RuntimeHost lost = host("node_lost", 1);
+        SandboxRecord held = lost.create(ALICE, SandboxRequest.defaults());
+        join("node_b", Instant.now().plusSeconds(60));
+        join("node_c", Instant.now().plusSeconds(60));
+
+        List<Callable<List<String>>> survivors = List.of(
+                () -> new LostNodes(store.nodes(), store, "node_b", "node_b@1", Clock.systemUTC()).sweep(),
+                () -> new LostNodes(store.nodes(), store, "node_c", "node_c@1", Clock.systemUTC()).sweep());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<String> marked = new ArrayList<>();
+        try {
+            for (Future<List<String>> f : pool.invokeAll(survivors)) marked.addAll(f.get());
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(marked).containsExactly("node_lost");
+        assertThat(store.nodes().find("node_lost").orElseThrow().state()).isEqualTo(NodeState.LOST);
+
+        SandboxRecord failed = store.sandboxes().find(held.id()).orElseThrow();
+        assertThat(failed.state()).isEqualTo(SandboxState.FAILED);
+        assertThat(failed.stateReason()).contains("node_lost").contains("stopped renewing its lease").contains("workspace");
+        assertThat(failed.fence().nodeId()).isIn("node_b", "node_c");
+        assertThat(store.events().list(held.id(), PageRequest.first(50)).data()).anySatisfy(e -> assertThat(e.type()).isEqualTo("sandbox.failed"));
+        // the lost process is fenced out of its old sandbox
+        assertThatThrownBy(() -> store.sandboxes().touch(held.id(), held.fence(), Instant.now())).isInstanceOf(FenceLostException.class);
+        assertThat(store.nodes().heartbeat("node_lost", 1, NodeCapacity.UNKNOWN, Instant.now(), Instant.now().plusSeconds(5))).isFalse();
+    }
+}

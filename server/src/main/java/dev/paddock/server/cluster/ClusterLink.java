@@ -1,0 +1,23 @@
+package dev.paddock.server.cluster;
+
+import dev.paddock.core.nodes.NodeStore;
+import dev.paddock.core.store.Store;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * What the HTTP server of a node needs to know of its cluster: its own node id, the nodes (their addresses, labels
+ * and capacity), the store (where each sandbox is held, whose sandbox a checkpoint is), the live sandbox of a session (by tenant and session id: its turns are
+ * served where that sandbox runs), and the secret nodes authenticate forwarded requests with.
+ */
+public record ClusterLink(String selfId, NodeStore nodes, Store store, String secret,
+                          BiFunction<String, String, Optional<String>> sessionSandbox) {
+    public ClusterLink {
+        if (secret == null || secret.length() < 32) throw new IllegalArgumentException("the cluster secret must be 32+ characters");
+    }
+
+    /** A node without the Managed Agents layer: only sandbox routes are forwarded. */
+    public ClusterLink(String selfId, NodeStore nodes, Store store, String secret) {
+        this(selfId, nodes, store, secret, (tenant, session) -> Optional.empty());
+    }
+}

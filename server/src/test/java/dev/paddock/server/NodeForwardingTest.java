@@ -1,0 +1,184 @@
+package dev.paddock.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.paddock.access.ApiKeys;
+import dev.paddock.agents.AgentsConfig;
+import dev.paddock.agents.ManagedAgents;
+import dev.paddock.core.nodes.NodeCapacity;
+import dev.paddock.core.nodes.NodeRecord;
+import dev.paddock.core.nodes.NodeState;
+import dev.paddock.driver.subprocess.SubprocessDriver;
+import dev.paddock.host.HostConfig;
+import dev.paddock.host.HostOwner;
+import dev.paddock.host.RuntimeHost;
+import dev.paddock.server.cluster.ClusterLink;
+import dev.paddock.server.cluster.NodeAuth;
+import dev.paddock.server.routes.agents.AgentsRoutes;
+import dev.paddock.store.JdbcStore;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Two nodes' HTTP servers on one store (real SQLite, subprocess sandboxes, HTTP on loopback): a create is placed by
+ * labels and forwarded, a sandbox's calls made on the other node are forwarded with the caller kept (another tenant
+ * still gets 404), bodies stream both ways, node credentials are refused unless they hold, and only the operator sees
+ * and drains nodes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class NodeForwardingTest {
+    static final String SECRET = "node-forwarding-test-secret-0123456789";
+    Path dir;
+    JdbcStore store;
+    ApiKeys keys;
+    final List<AutoCloseable> parts = new ArrayList<>();
+    PaddockServer serverA;
+    PaddockServer serverB;
+    String nodeA = "node_a";
+    String nodeB = "node_b";
+    String operatorKey;
+    TestServer alone;
+    /** Sessions whose live sandbox the test names (as a session's first turn would have made one). */
+    final Map<String, String> pinned = new ConcurrentHashMap<>();
+
+    @BeforeAll
+    void start() throws Exception {
+        dir = Files.createTempDirectory("paddock-node-forwarding");
+        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
+        keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
+        operatorKey = keys.create(ApiKeys.OPERATOR_TENANT, "operator", true).secret();
+        serverA = node(nodeA, "a");
+        serverB = node(nodeB, "b");
+        alone = new TestServer();
+    }
+
+    private PaddockServer node(String id, String zone) throws Exception {
+        Instant now = Instant.now();
+        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
+                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600)));
+        Path data = Files.createDirectories(dir.resolve(id));
+        RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess"), store,
+                List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
+        host.start();
+        parts.add(host);
+        ManagedAgents agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC());
+        parts.add(agents);
+        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)),
+                new ClusterLink(id, store.nodes(), store, SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session))));
+        int port = server.start();
+        parts.add(server::stop);
+        store.nodes().setUrl(id, joined.epoch(), "http://127.0.0.1:" + port);
+        return server;
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        alone.close();
+        for (int i = parts.size() - 1; i >= 0; i--) parts.get(i).close();
+        store.close();
+    }
+
+    Api on(PaddockServer s, String key) {
+        return new Api(s.port(), key);
+    }
+
+    @Test
+    void aCreateIsPlacedByLabelAndTheSandboxAnswersThroughTheOtherNode() {
+        String key = keys.create("tenant-fwd", "fwd", false).secret();
+        Api.Resp created = on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String id = created.json().path("id").asString();
+        assertThat(store.sandboxes().find(id).orElseThrow().fence().nodeId()).isEqualTo(nodeB);
+
+        Api.Resp ran = on(serverA, key).post("/v1/sandboxes/" + id + "/exec", "{\"argv\":[\"sh\",\"-c\",\"echo from-$0\",\"b\"]}");
+        assertThat(ran.status()).as(ran.body()).isEqualTo(200);
+        assertThat(ran.json().path("stdout").asString()).contains("from-b");
+
+        byte[] content = "x".repeat(300_000).getBytes(StandardCharsets.UTF_8);
+        Api.Resp put = on(serverA, key).put("/v1/sandboxes/" + id + "/files/content?path=big.txt", content);
+        assertThat(put.status()).as(put.body()).isEqualTo(200);
+        Api.Resp read = on(serverA, key).get("/v1/sandboxes/" + id + "/files/content?path=big.txt");
+        assertThat(read.bytes()).isEqualTo(content);
+
+        // the caller travels with the forwarded request: another tenant still cannot see the sandbox
+        Api other = on(serverA, keys.create("tenant-other", "other", true).secret());
+        other.post("/v1/sandboxes/" + id + "/exec", "{\"argv\":[\"true\"]}").error(404, "not_found_error", null);
+
+        on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"nowhere\"}}}")
+                .error(503, "unavailable_error", "no_node_fits");
+    }
+
+    @Test
+    void aWriteToASessionGoesToTheNodeThatHoldsItsSandbox() {
+        String key = keys.create("tenant-ses", "ses", false).secret();
+        Api viaA = on(serverA, key);
+        String sandbox = viaA.post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+        String agent = viaA.post("/v1/agents", "{\"name\":\"ag\",\"model\":\"m\",\"tools\":[{\"type\":\"agent_toolset_20260401\"}]}")
+                .json().path("id").asString();
+        String env = viaA.post("/v1/environments", "{\"name\":\"env\",\"config\":{\"type\":\"self_hosted\"}}").json().path("id").asString();
+        Api.Resp made = viaA.post("/v1/sessions", "{\"agent\":\"" + agent + "\",\"environment_id\":\"" + env + "\"}");
+        assertThat(made.status()).as(made.body()).isEqualTo(200);
+        String session = made.json().path("id").asString();
+        pinned.put(session, sandbox);
+
+        Api.Resp archived = viaA.post("/v1/sessions/" + session + "/archive", null);
+        assertThat(archived.status()).as(archived.body()).isEqualTo(200);
+        assertThat(on(serverB, null).get("/metrics").body()).as("node b served the archive")
+                .contains("route=\"/v1/sessions/{session_id}/archive\"");
+    }
+
+    @Test
+    void nodeCredentialsAreTrustedOnlyWhenTheSecretHolds() {
+        String key = keys.create("tenant-cred", "cred", false).secret();
+        String id = on(serverB, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+
+        Api anonymous = on(serverB, null);
+        HttpRequest.Builder wrong = anonymous.request("GET", "/v1/sandboxes/" + id, HttpRequest.BodyPublishers.noBody())
+                .header(NodeAuth.SECRET_HEADER, "not-the-secret-" + "0".repeat(30))
+                .header(NodeAuth.PRINCIPAL_HEADER, "tenant-cred;x;true");
+        anonymous.send(wrong).error(401, "authentication_error", "invalid_api_key");
+
+        // a caller named beside a real key changes nothing: the key decides
+        Api otherTenant = on(serverB, keys.create("tenant-elsewhere", "e", false).secret());
+        HttpRequest.Builder claim = otherTenant.request("GET", "/v1/sandboxes/" + id, HttpRequest.BodyPublishers.noBody())
+                .header(NodeAuth.PRINCIPAL_HEADER, "tenant-cred;x;true");
+        otherTenant.send(claim).error(404, "not_found_error", null);
+
+        // a server that is no node refuses node credentials, whatever they say
+        HttpRequest.Builder toAlone = alone.as(null).request("GET", "/v1/sandboxes", HttpRequest.BodyPublishers.noBody())
+                .header(NodeAuth.SECRET_HEADER, SECRET).header(NodeAuth.PRINCIPAL_HEADER, "default;x;true");
+        alone.as(null).send(toAlone).error(401, "authentication_error", "invalid_api_key");
+    }
+
+    @Test
+    void onlyTheOperatorSeesAndDrainsNodes() {
+        on(serverA, keys.create("tenant-admin", "adm", true).secret()).get("/v1/nodes").error(403, "permission_error", "operator_required");
+        Api operator = on(serverA, operatorKey);
+        Api.Resp listed = operator.get("/v1/nodes");
+        assertThat(listed.status()).as(listed.body()).isEqualTo(200);
+        assertThat(listed.json().path("data")).hasSize(2);
+        assertThat(listed.json().path("data").get(0).path("self").asBoolean()).isTrue();
+
+        Api.Resp drained = operator.post("/v1/nodes/" + nodeB + "/drain", null);
+        assertThat(drained.json().path("state").asString()).isEqualTo("draining");
+        String key = keys.create("tenant-drain", "d", false).secret();
+        on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").error(503, "unavailable_error", "no_node_fits");
+        assertThat(operator.post("/v1/nodes/" + nodeB + "/activate", null).json().path("state").asString()).isEqualTo("active");
+        operator.get("/v1/nodes/node_missing").error(404, "not_found_error", "node_not_found");
+
+        alone.as(alone.adminKey).get("/v1/nodes").error(400, "invalid_request_error", "nodes_need_postgres");
+    }
+}
