@@ -38,12 +38,16 @@ final class BenchServer implements AutoCloseable {
 
     /** Starts a server with {@code settings} (keys as in {@code paddock serve}, e.g. {@code driver}) and waits until it answers. */
     static BenchServer start(Path repo, Map<String, String> settings) throws Exception {
+        return start(repo, settings, "pdk_bench_" + Long.toHexString(System.nanoTime()) + Long.toHexString(Double.doubleToLongBits(Math.random())));
+    }
+
+    /** As {@link #start(Path, Map)}, with a given admin key: the nodes of one cluster share theirs. */
+    static BenchServer start(Path repo, Map<String, String> settings, String key) throws Exception {
         Path dataDir = Files.createTempDirectory(Path.of("/tmp"), "pbench");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
-        String key = "pdk_bench_" + Long.toHexString(System.nanoTime()) + Long.toHexString(Double.doubleToLongBits(Math.random()));
         ProcessBuilder pb = new ProcessBuilder(repo.resolve("bin/paddock").toString(), "serve", "--port", String.valueOf(port),
                 "--data-dir", dataDir.toString());
         pb.environment().put("PADDOCK_API_KEY", key);
