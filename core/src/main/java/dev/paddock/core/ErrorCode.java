@@ -276,6 +276,7 @@ public enum ErrorCode {
     UNSUPPORTED_NETWORK_POLICY(ErrorType.INVALID_REQUEST, "the driver cannot enforce this network policy"),
     UNSUPPORTED_VERSION(ErrorType.UNAVAILABLE, "the sandbox tab speaks another relay protocol version"),
     UPSTREAM_RESPONSE_INVALID(ErrorType.UNAVAILABLE, 502, "the server inside the sandbox answered something that is not valid HTTP or is over the limits"),
+    UPSTREAM_TIMEOUT(ErrorType.TIMEOUT, "the server inside the sandbox did not answer in time"),
     URI_TOO_LONG(ErrorType.INVALID_REQUEST, 414, "the request URI is too long"),
     VAULT_ARCHIVED(ErrorType.INVALID_REQUEST, "the vault is archived"),
     VAULT_KEY_MISSING(ErrorType.INVALID_REQUEST, "the vault key is missing"),

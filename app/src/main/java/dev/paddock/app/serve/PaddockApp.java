@@ -10,6 +10,8 @@ import dev.paddock.driver.browservm.BrowserVmDriver;
 import dev.paddock.driver.bwrap.BwrapDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.ports.PortForwards;
+import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.images.ImageCatalog;
 import dev.paddock.images.ImageStore;
 import dev.paddock.mcp.McpHttpEndpoint;
@@ -18,6 +20,7 @@ import dev.paddock.server.RouteModule;
 import dev.paddock.server.ServerConfig;
 import dev.paddock.server.routes.ImageRoutes;
 import dev.paddock.server.routes.McpRoutes;
+import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.server.routes.browser.BrowserRoutes;
 import dev.paddock.server.routes.egress.EgressRoutes;
@@ -131,7 +134,9 @@ public final class PaddockApp implements AutoCloseable {
                 new SecretRoutes(egress.vault()),
                 new EgressRoutes(host, store.egressAudit()),
                 new AgentsRoutes(AgentsWiring.start(s, host, store, egress.vault(), started)),
-                new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())));
+                new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())),
+                new TerminalsAndPorts(new TerminalSessions(host, s.terminalGrace(), (int) Math.min(Integer.MAX_VALUE, s.terminalBuffer()), Clock.systemUTC()),
+                        new PortForwards(host, Clock.systemUTC())));
     }
 
     /** Fails closed: a configured default disk limit that this host cannot enforce would silently be none. */

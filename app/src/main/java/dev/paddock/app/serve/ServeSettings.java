@@ -66,7 +66,9 @@ public record ServeSettings(
         boolean mcpAllowPrivateHosts,
         ModelPrices modelPrices,
         String githubBaseUrl,
-        Duration modelRetryBudget) {
+        Duration modelRetryBudget,
+        Duration terminalGrace,
+        long terminalBuffer) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -119,6 +121,8 @@ public record ServeSettings(
         k.put("egress_upstream_ca_file", new String[] {"", "extra CAs (PEM) for upstream TLS"});
         k.put("egress_test_loopback_ports", new String[] {"", "TESTS ONLY: loopback ports egress may reach"});
         k.put("mcp_allow_private_hosts", new String[] {"false", "let agents' MCP servers be on private/loopback addresses"});
+        k.put("terminal_grace", new String[] {"5m", "how long a terminal lives on with no client attached"});
+        k.put("terminal_buffer", new String[] {"1m", "output a terminal keeps while no client is attached"});
         return Collections.unmodifiableMap(k);
     }
 
@@ -189,7 +193,9 @@ public record ServeSettings(
                 bool("mcp_allow_private_hosts", v.get("mcp_allow_private_hosts")),
                 modelPrices(v.get("model_prices")),
                 baseUrl("github_base_url", v.get("github_base_url")),
-                duration("model_retry_budget", v.get("model_retry_budget")));
+                duration("model_retry_budget", v.get("model_retry_budget")),
+                duration("terminal_grace", v.get("terminal_grace")),
+                size("terminal_buffer", v.get("terminal_buffer")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {
