@@ -5,6 +5,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.host.RuntimeHost;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -41,7 +42,9 @@ public final class PortForwards {
     /** Opens a port of the caller's sandbox (again: the same port answers its existing record). */
     public synchronized OpenPort open(Principal caller, String sandboxId, int port) {
         requirePort(port);
-        host.get(caller, sandboxId);
+        String driver = host.get(caller, sandboxId).driver();
+        boolean forwards = host.drivers().stream().anyMatch(c -> c.driver().equals(driver) && c.supportsPortForward());
+        if (!forwards) throw new UnsupportedCapabilityException(driver, "port forwarding");
         OpenPort existing = byKey.get(key(sandboxId, port));
         if (existing != null) return existing;
         if (byKey.values().stream().filter(p -> p.sandboxId().equals(sandboxId)).count() >= MAX_PER_SANDBOX) {
