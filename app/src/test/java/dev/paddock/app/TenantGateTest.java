@@ -296,6 +296,7 @@ class TenantGateTest {
         if (template.startsWith("/v1/secrets/")) return "{\"value\":\"b-value\"}";
         if (template.equals("/v1/agents/{agent_id}")) return "{\"version\":1,\"name\":\"b\"}";
         if (template.endsWith("/work/{work_id}")) return "{\"metadata\":{\"k\":\"v\"}}";
+        if (template.endsWith("/ports")) return "{\"port\":8000}";
         return "{}";
     }
 
