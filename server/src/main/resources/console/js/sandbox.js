@@ -2,6 +2,7 @@ import { api } from './api.js';
 import { h, replace, badge, formatBytes, when } from './dom.js';
 import { fail, toast } from './ui.js';
 import { createFileBrowser } from './files.js';
+import { createTerminalPanel } from './terminal.js';
 
 const REFRESH_MS = 5000;
 
@@ -13,6 +14,7 @@ export function renderSandbox(main, id) {
   const files = createFileBrowser(id);
   // a command may have changed the files: show the new state
   const terminal = createCommandBox(id, () => files.refresh());
+  const shell = createTerminalPanel(id);
   let current = null;
   let canSuspend = false;
   let timer = null;
@@ -23,7 +25,8 @@ export function renderSandbox(main, id) {
     h('section', { class: 'panel' },
       h('div', { class: 'panel-head row' }, h('div', { class: 'title-row' }, title, state), actions),
       details),
-    h('div', { class: 'columns' }, terminal.element, files.element));
+    h('div', { class: 'columns' }, terminal.element, files.element),
+    shell.element);
 
   function show(s) {
     current = s;
@@ -48,6 +51,7 @@ export function renderSandbox(main, id) {
     ];
     replace(details, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v === undefined || v === null || v === '' ? '—' : String(v))]));
     terminal.setEnabled(s.state === 'running');
+    shell.setEnabled(s.state === 'running');
   }
 
   function button(label, name, call, extra = 'btn-secondary') {
@@ -94,6 +98,7 @@ export function renderSandbox(main, id) {
   return () => {
     stopped = true;
     clearTimeout(timer);
+    shell.close();
   };
 }
 
