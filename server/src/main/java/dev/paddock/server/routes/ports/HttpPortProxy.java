@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
 final class HttpPortProxy {
     static final Duration HEAD_TIMEOUT = Duration.ofSeconds(60);
     static final Duration BODY_IDLE_TIMEOUT = Duration.ofMinutes(5);
+    private static final int MAX_INTERIM = 8;
     /** Served with every proxied answer: an opaque origin for the page, and the page's own resources still work. */
     static final String SANDBOX_CSP = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
     private static final Pattern METHOD = Pattern.compile("[A-Z]{1,20}");
@@ -75,7 +76,10 @@ final class HttpPortProxy {
             } catch (SocketTimeoutException e) {
                 throw new PaddockException(ErrorCode.UPSTREAM_TIMEOUT, "the server on port " + port.port() + " of sandbox " + port.sandboxId() + " did not answer within " + HEAD_TIMEOUT.toSeconds() + "s");
             }
-            while (head != null && head.status() >= 100 && head.status() < 200) head = ResponseHead.read(in); // interim answers
+            for (int interim = 0; head != null && head.status() >= 100 && head.status() < 200; interim++) {
+                if (interim >= MAX_INTERIM) throw ResponseHead.invalid("the server on port " + port.port() + " sent more than " + MAX_INTERIM + " interim (1xx) answers");
+                head = ResponseHead.read(in); // interim answers (100 Continue, 103 Early Hints) are not passed on
+            }
             if (head == null) throw noAnswer(port, in);
             in.timeout(BODY_IDLE_TIMEOUT);
             respond(ctx, head, method, in);
