@@ -41,25 +41,28 @@ final class SandboxShellCommand extends ClientCommand {
         int[] size = LocalTerminal.size();
         ObjectNode body = PaddockClient.JSON.createObjectNode().put("rows", size[0]).put("cols", size[1]);
         if (!command.isEmpty()) command.forEach(body.putArray("command")::add);
-        JsonNode pty = client().json("POST", path("sandboxes", sbx, "pty"), Map.of(), body);
-        URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + pty.path("attach_url").asString());
-        Session session = new Session(ctx.stdout());
-        WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, session).join();
+        // raw before anything is typed: keys pressed while the terminal opens must not be echoed or edited locally
         Optional<LocalTerminal> raw = ctx.stdin() == System.in ? LocalTerminal.raw() : Optional.empty();
+        WebSocket socket = null;
         try {
+            JsonNode pty = client().json("POST", path("sandboxes", sbx, "pty"), Map.of(), body);
+            URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + pty.path("attach_url").asString());
+            Session session = new Session(ctx.stdout());
+            WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, session).join();
+            socket = ws;
             if (raw.isPresent()) {
                 Signal.handle(new Signal("WINCH"), s -> {
                     int[] now = LocalTerminal.size();
-                    socket.sendText("{\"type\":\"resize\",\"rows\":" + now[0] + ",\"cols\":" + now[1] + "}", true);
+                    ws.sendText("{\"type\":\"resize\",\"rows\":" + now[0] + ",\"cols\":" + now[1] + "}", true);
                 });
             }
-            Thread keys = Thread.ofPlatform().daemon().name("paddock-shell-keys").start(() -> typeInto(socket, ctx.stdin()));
+            Thread keys = Thread.ofPlatform().daemon().name("paddock-shell-keys").start(() -> typeInto(ws, ctx.stdin()));
             Integer code = session.ended.join();
             keys.interrupt();
             return code == null ? 1 : code;
         } finally {
             raw.ifPresent(LocalTerminal::close);
-            socket.abort();
+            if (socket != null) socket.abort();
         }
     }
 
