@@ -133,11 +133,13 @@ class TerminalAndPortsEndToEndTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> first.output.toString().contains("40 132"));
 
         // leave while a command still writes; what it writes meanwhile waits for the next client
-        first.type("sleep 1; echo written-while-away-$((2+3))\n");
+        first.type("sleep 1; echo written-while-away-$((2+3)); touch /workspace/.written-while-away\n");
         first.socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").join();
         first.closed.get(10, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(10)).until(() -> !api.get("/v1/sandboxes/" + sandbox + "/pty/" + ptyId).path("attached").asBoolean());
-        Thread.sleep(1500);
+        assertThat(first.output.toString()).doesNotContain("written-while-away-5");
+        // the line was written while nobody was attached (the file comes after it)
+        await().atMost(Duration.ofSeconds(20)).until(() -> byKeyStatus("/v1/sandboxes/" + sandbox + "/files/stat?path=.written-while-away") == 200);
 
         JsonNode token = api.json("POST", "/v1/sandboxes/" + sandbox + "/pty/" + ptyId + "/attach_tokens", Map.of(), null);
         TerminalClient second = TerminalClient.connect(token.path("attach_url").asString());

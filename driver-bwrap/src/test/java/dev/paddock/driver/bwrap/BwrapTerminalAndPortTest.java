@@ -67,10 +67,10 @@ class BwrapTerminalAndPortTest {
     @Test
     void theTerminalIsTheCommandsControllingTerminal() throws Exception {
         Collected out = new Collected();
-        TerminalHandle t = sandbox.openTerminal(new TerminalRequest(List.of("sh", "-c", "sleep 30; echo not-interrupted"), Map.of(), null, 24, 80), out);
-        Thread.sleep(200);
+        TerminalHandle t = sandbox.openTerminal(new TerminalRequest(List.of("sh", "-c", "echo ready; sleep 30; echo not-interrupted"), Map.of(), null, 24, 80), out);
+        await().atMost(Duration.ofSeconds(10)).until(() -> out.text().contains("ready")); // the terminal is its controlling terminal by now
         t.stdin().write(new byte[] {3}); // ^C: the line discipline signals the foreground group
-        ExecResult r = t.await(Duration.ofSeconds(10));
+        ExecResult r = t.await(Duration.ofSeconds(20));
         assertThat(r).isNotNull();
         assertThat(r.exitCode()).isEqualTo(128 + 2);
         assertThat(out.text()).doesNotContain("not-interrupted");
