@@ -14,9 +14,10 @@
  *   paddock-init seccomp
  *     Writes that filter (a BPF program, as bwrap --seccomp reads it) to stdout.
  *
- *   paddock-init connect SOCKET WAIT_MS
- *     Runs inside the sandbox as an ordinary command: relays stdin to a unix socket there and its answer to
- *     stdout (how the host reaches in-sandbox services such as the browser agent; see connect_relay).
+ *   paddock-init connect SOCKET|tcp:PORT WAIT_MS
+ *     Runs inside the sandbox as an ordinary command: relays stdin to a unix socket there (or to 127.0.0.1:PORT of
+ *     the sandbox's loopback) and its answer to stdout (how the host reaches in-sandbox services such as the browser
+ *     agent and forwarded ports; see connect_relay).
  *
  *   paddock-init serve [4] [--listen SOCKET] [--egress SOCKET]
  *     Runs inside the sandbox as pid 1 of its pid namespace (bwrap --as-pid-1; the entrypoint of a Docker or
@@ -51,12 +52,14 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,13 +200,15 @@ bad:
  * fork + exec one command in its own session (so a kill of its process group reaches everything it
  * started). fds[0..2] become its stdin/stdout/stderr.
  */
-static pid_t spawn(struct cmd *c, int in, int out, int err) {
+static pid_t spawn(struct cmd *c, int in, int out, int err, int ctty) {
     pid_t pid = fork();
     if (pid != 0) return pid;
     sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     setsid();
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+    /* a terminal session: the pty becomes the controlling terminal of the new session (job control, ^C) */
+    if (ctty && ioctl(0, TIOCSCTTY, 0) < 0) { dprintf(2, "paddock: cannot take the terminal: %s\n", strerror(errno)); _exit(127); }
     close_range(3, ~0u, 0);
     for (uint32_t i = 0; i < c->envc; i++) putenv(c->env[i]);
     if (chdir(c->cwd) != 0) {
@@ -241,6 +246,7 @@ struct conn {
     struct buf in, out;
     pid_t pid;
     int in_fd, out_fd, err_fd;    /* child's pipes, -1 when closed */
+    int pty_fd;                   /* a terminal session's pty master (for resizes), else -1 */
     struct buf stdin_buf;
     int stdin_eof;
     int exited, status, timed_out;
@@ -262,7 +268,7 @@ static void conn_close(int i) {
     struct conn *c = conns[i];
     if (c->state == C_EXEC && !c->exited && c->pid > 0) { kill(-c->pid, SIGKILL); kill(c->pid, SIGKILL); }
     close(c->fd);
-    close_fd(&c->in_fd); close_fd(&c->out_fd); close_fd(&c->err_fd);
+    close_fd(&c->in_fd); close_fd(&c->out_fd); close_fd(&c->err_fd); close_fd(&c->pty_fd);
     buf_free(&c->in); buf_free(&c->out); buf_free(&c->stdin_buf);
     free(c);
     conns[i] = NULL;
@@ -280,7 +286,7 @@ static void start_exec(struct conn *c, struct cmd *cmd) {
     if (pipe2cx(pin)) { fail(c, "cannot create pipes"); return; }
     if (pipe2cx(pout)) { close(pin[0]); close(pin[1]); fail(c, "cannot create pipes"); return; }
     if (pipe2cx(perr)) { close(pin[0]); close(pin[1]); close(pout[0]); close(pout[1]); fail(c, "cannot create pipes"); return; }
-    pid_t pid = spawn(cmd, pin[0], pout[1], perr[1]);
+    pid_t pid = spawn(cmd, pin[0], pout[1], perr[1], 0);
     close(pin[0]); close(pout[1]); close(perr[1]);
     if (pid < 0) { close(pin[1]); close(pout[0]); close(perr[0]); fail(c, "cannot fork"); return; }
     c->pid = pid; c->in_fd = pin[1]; c->out_fd = pout[0]; c->err_fd = perr[0];
@@ -290,6 +296,35 @@ static void start_exec(struct conn *c, struct cmd *cmd) {
     unsigned char p[4]; put_u32(p, (uint32_t)pid);
     frame(&c->out, 'S', p, 4); /* started, with its pid inside the sandbox */
 }
+
+/*
+ * A terminal session (request 'Y'): the command runs on a new pty, allocated here as the sandbox's user inside its
+ * namespaces (the sandbox's own devpts), as its controlling terminal. The master's output goes out as 'O' frames,
+ * 'I' frames are typed input, 'W' resizes. payload: rows u32, cols u32, then a command as for 'E'.
+ */
+static void start_pty(struct conn *c, struct cmd *cmd, uint32_t rows, uint32_t cols) {
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (m < 0) { fail(c, "cannot allocate a terminal (no /dev/ptmx in this sandbox?)"); return; }
+    char name[64];
+    int s = -1;
+    if (grantpt(m) == 0 && unlockpt(m) == 0 && ptsname_r(m, name, sizeof name) == 0) s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (s < 0) { close(m); fail(c, "cannot open the terminal's pty"); return; }
+    struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+    ioctl(s, TIOCSWINSZ, &ws);
+    int in = fcntl(m, F_DUPFD_CLOEXEC, 0), ctl = fcntl(m, F_DUPFD_CLOEXEC, 0);
+    if (in < 0 || ctl < 0) { if (in >= 0) close(in); if (ctl >= 0) close(ctl); close(m); close(s); fail(c, "out of file descriptors"); return; }
+    pid_t pid = spawn(cmd, s, s, s, 1);
+    close(s);
+    if (pid < 0) { close(in); close(ctl); close(m); fail(c, "cannot fork"); return; }
+    c->pid = pid; c->in_fd = in; c->out_fd = m; c->err_fd = -1; c->pty_fd = ctl;
+    set_nonblock(c->in_fd); set_nonblock(c->out_fd);
+    c->deadline = cmd->timeout_ms ? now_ms(CLOCK_MONOTONIC) + cmd->timeout_ms : 0;
+    c->state = C_EXEC;
+    unsigned char p[4]; put_u32(p, (uint32_t)pid);
+    frame(&c->out, 'S', p, 4);
+}
+
+static int valid_size(uint32_t rows, uint32_t cols) { return rows >= 1 && rows <= 1000 && cols >= 1 && cols <= 1000; }
 
 static struct bg *bg_slot(void) {
     struct bg *oldest = NULL;
@@ -310,7 +345,7 @@ static void start_bg(struct conn *c, struct cmd *cmd) {
     size_t alen = cmd->argv_raw_len <= MAX_ARGV_KEEP ? cmd->argv_raw_len : 0;
     unsigned char *argv = malloc(alen ? alen : 1);
     if (!ring || !argv) { free(ring); free(argv); close(devnull); close(p[0]); close(p[1]); fail(c, "out of memory"); return; }
-    pid_t pid = spawn(cmd, devnull, p[1], p[1]);
+    pid_t pid = spawn(cmd, devnull, p[1], p[1], 0);
     close(devnull); close(p[1]);
     if (pid < 0) { free(ring); free(argv); close(p[0]); fail(c, "cannot fork"); return; }
     set_nonblock(p[0]);
@@ -405,6 +440,13 @@ static void handle_request(struct conn *c, unsigned char type, const unsigned ch
         if (type == 'E') start_exec(c, &cmd); else start_bg(c, &cmd);
         cmd_free(&cmd);
         return;
+    case 'Y': {
+        uint32_t rows = rd_u32(&r), cols = rd_u32(&r);
+        if (r.bad || !valid_size(rows, cols) || cmd_parse(r.p, r.left, &cmd)) { fail(c, "malformed terminal request"); return; }
+        start_pty(c, &cmd, rows, cols);
+        cmd_free(&cmd);
+        return;
+    }
     case 'Q': {
         unsigned char out[4]; put_u32(out, (uint32_t)getpid());
         if (n) { fail(c, "malformed ping"); return; }
@@ -426,6 +468,15 @@ static int handle_exec_frame(struct conn *c, unsigned char type, const unsigned 
         return 0;
     case 'C': if (n) return -1; c->stdin_eof = 1; return 0;
     case 'X': if (n) return -1; if (!c->exited) { kill(-c->pid, SIGKILL); kill(c->pid, SIGKILL); } return 0;
+    case 'W': {
+        /* resize: rows u32, cols u32; the kernel sends SIGWINCH to the terminal's foreground process group */
+        if (n != 8 || c->pty_fd < 0) return -1;
+        uint32_t rows = get_u32(p), cols = get_u32(p + 4);
+        if (!valid_size(rows, cols)) return -1;
+        struct winsize ws = { .ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols };
+        ioctl(c->pty_fd, TIOCSWINSZ, &ws);
+        return 0;
+    }
     default: return -1;
     }
 }
@@ -462,7 +513,7 @@ static void pump_output(struct conn *c, int *fd, unsigned char type, int drain) 
 static void finish_exec(struct conn *c) {
     pump_output(c, &c->out_fd, 'O', 1);
     pump_output(c, &c->err_fd, 'R', 1);
-    close_fd(&c->out_fd); close_fd(&c->err_fd); close_fd(&c->in_fd);
+    close_fd(&c->out_fd); close_fd(&c->err_fd); close_fd(&c->in_fd); close_fd(&c->pty_fd);
     unsigned char p[9]; encode_exit(p, c->status, c->timed_out);
     frame(&c->out, 'T', p, 9);
     c->state = C_FLUSH;
@@ -503,7 +554,7 @@ static void accept_all(int lfd) {
         for (int i = 0; i < MAX_CONN; i++) if (!conns[i]) { slot = i; break; }
         struct conn *c = slot < 0 ? NULL : calloc(1, sizeof *c);
         if (!c) { note_drop("dropped a connection: too many open"); close(fd); continue; }
-        c->fd = fd; c->in_fd = c->out_fd = c->err_fd = -1; c->state = C_REQUEST;
+        c->fd = fd; c->in_fd = c->out_fd = c->err_fd = c->pty_fd = -1; c->state = C_REQUEST;
         conns[slot] = c;
     }
 }
@@ -614,31 +665,48 @@ static void egress_forwarder(int lfd, const char *socket_path) {
  * to stdout, waiting up to WAIT_MS for something to listen there. The host reaches in-sandbox services (the
  * browser agent) this way, through init's host-only channel, without starting an interpreter per call. Exit
  * status 0 once the socket ended its answer, 3 when nothing listened in time.
+ * SOCKET "tcp:PORT" connects to 127.0.0.1:PORT of the sandbox's own network namespace instead (a port that the
+ * host forwards: a server listening on the sandbox's loopback, reached without any change to its network).
  */
 static int connect_relay(const char *path, const char *wait_arg) {
     char *end;
     long wait = strtol(wait_arg, &end, 10);
     if (*end || wait < 0 || wait > 600000) die("connect: WAIT_MS must be 0 to 600000");
     struct sockaddr_un sa;
+    struct sockaddr_in sin;
+    struct sockaddr *addr = (struct sockaddr *)&sa;
+    socklen_t addr_len = sizeof sa;
+    int family = AF_UNIX;
     memset(&sa, 0, sizeof sa);
-    sa.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof sa.sun_path) die("connect: socket path too long");
-    strcpy(sa.sun_path, path);
+    memset(&sin, 0, sizeof sin);
+    if (!strncmp(path, "tcp:", 4)) {
+        long port = strtol(path + 4, &end, 10);
+        if (path[4] == 0 || *end || port < 1 || port > 65535) die("connect: tcp:PORT needs a port from 1 to 65535");
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons((uint16_t)port);
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        addr = (struct sockaddr *)&sin; addr_len = sizeof sin; family = AF_INET;
+    } else {
+        sa.sun_family = AF_UNIX;
+        if (strlen(path) >= sizeof sa.sun_path) die("connect: socket path too long");
+        strcpy(sa.sun_path, path);
+    }
     signal(SIGPIPE, SIG_IGN);
     long long deadline = now_ms(CLOCK_MONOTONIC) + wait;
     int s;
     for (;;) {
-        s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        s = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (s < 0) die("connect: socket: %s", strerror(errno));
-        if (connect(s, (struct sockaddr *)&sa, sizeof sa) == 0) break;
+        if (connect(s, addr, addr_len) == 0) break;
         int e = errno;
         close(s);
         if ((e != ENOENT && e != ECONNREFUSED) || now_ms(CLOCK_MONOTONIC) >= deadline) {
-            fprintf(stderr, "paddock: nothing listens on %s: %s\n", path, strerror(e));
+            fprintf(stderr, "paddock: nothing listens on %s%s: %s\n", family == AF_INET ? "127.0.0.1:" : "", family == AF_INET ? path + 4 : path, strerror(e));
             return 3;
         }
         usleep(20000);
     }
+    if (family == AF_INET) { int one = 1; setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); }
     static char buf[65536];
     int in_open = 1;
     for (;;) {

@@ -4,6 +4,7 @@ import { fail, toast } from './ui.js';
 import { createFileBrowser } from './files.js';
 import { sandboxTabs } from './parts.js';
 import { createUsageCharts } from './charts.js';
+import { createTerminalPanel } from './terminal.js';
 
 const REFRESH_MS = 5000;
 
@@ -16,6 +17,7 @@ export function renderSandbox(main, id) {
   // a command may have changed the files: show the new state
   const terminal = createCommandBox(id, () => files.refresh());
   const charts = createUsageCharts(id);
+  const shell = createTerminalPanel(id);
   let current = null;
   let canSuspend = false;
   let timer = null;
@@ -28,7 +30,8 @@ export function renderSandbox(main, id) {
       h('div', { class: 'panel-head row' }, h('div', { class: 'title-row' }, title, state), actions),
       details),
     charts.element,
-    h('div', { class: 'columns' }, terminal.element, files.element));
+    h('div', { class: 'columns' }, terminal.element, files.element),
+    shell.element);
 
   function show(s) {
     current = s;
@@ -53,6 +56,7 @@ export function renderSandbox(main, id) {
     ];
     replace(details, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v === undefined || v === null || v === '' ? '—' : String(v))]));
     terminal.setEnabled(s.state === 'running');
+    shell.setEnabled(s.state === 'running');
   }
 
   function button(label, name, call, extra = 'btn-secondary') {
@@ -100,6 +104,7 @@ export function renderSandbox(main, id) {
     stopped = true;
     clearTimeout(timer);
     charts.stop();
+    shell.close();
   };
 }
 

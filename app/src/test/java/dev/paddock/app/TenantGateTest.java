@@ -82,7 +82,11 @@ class TenantGateTest {
             Map.entry("GET /v1/files", "collection"),
             Map.entry("POST /v1/vaults", "creates the caller's own"),
             Map.entry("GET /v1/vaults", "collection"),
-            Map.entry("GET /v1/usage", "the caller's own tenant's figures (SystemRoutesTest: another tenant's are not counted)"));
+            Map.entry("GET /v1/usage", "the caller's own tenant's figures (SystemRoutesTest: another tenant's are not counted)"),
+            Map.entry("WS /v1/sandboxes/{id}/pty/{pty_id}/attach", "a single-use attach token is its own credential, bound to its terminal"),
+            Map.entry("GET /v1/sandboxes/{id}/pty/{pty_id}/attach", "without the WebSocket upgrade: a 400 that names no resource"),
+            Map.entry("WS /v1/sandboxes/{id}/ports/{port}/t/{token}", "a port token is its own credential, bound to its port"),
+            Map.entry("WS /v1/sandboxes/{id}/ports/{port}/t/{token}/<path>", "a port token is its own credential, bound to its port"));
 
     private Path dataDir;
     private PaddockApp app;
@@ -133,6 +137,10 @@ class TenantGateTest {
         a.put("credential_id", send(keyA, "POST", "/v1/vaults/" + a.get("vault_id") + "/credentials",
                 "{\"auth\":{\"type\":\"static_bearer\",\"token\":\"a-secret-value\",\"mcp_server_url\":\"https://mcp.example.com/mcp\"}}")
                 .path("id").asString());
+        // the subprocess driver has neither terminals nor forwarded ports: ids of the right shape stand in for A's
+        a.put("pty_id", dev.paddock.core.Ids.newId("pty"));
+        a.put("port", "8000");
+        a.put("token", "prt_made-up");
         a.values().forEach(v -> assertThat(v).as("every resource of A was made: %s", a).isNotBlank());
     }
 
@@ -154,6 +162,12 @@ class TenantGateTest {
             String method = route.substring(0, route.indexOf(' '));
             String template = route.substring(route.indexOf(' ') + 1);
             if (NO_TENANT_ID.containsKey(route)) continue;
+            if (template.contains("/t/{token}")) {
+                // a port's token URL: the token is the credential; another's sandbox with a made-up token is refused
+                assertThat(call(keyB, method, fill(template), body(method, template)).statusCode()).as(route).isEqualTo(401);
+                walked++;
+                continue;
+            }
             if (!PARAM.matcher(template).find()) {
                 unclassified.add(route);
                 continue;
@@ -265,7 +279,7 @@ class TenantGateTest {
             m.appendReplacement(out, Matcher.quoteReplacement(value));
         }
         m.appendTail(out);
-        return out.toString();
+        return out.toString().replace("<path>", "x"); // a forwarded port's path inside
     }
 
     /** Query parameters some routes require, so that only the tenant gate can refuse them. */
@@ -287,6 +301,7 @@ class TenantGateTest {
         if (template.startsWith("/v1/secrets/")) return "{\"value\":\"b-value\"}";
         if (template.equals("/v1/agents/{agent_id}")) return "{\"version\":1,\"name\":\"b\"}";
         if (template.endsWith("/work/{work_id}")) return "{\"metadata\":{\"k\":\"v\"}}";
+        if (template.endsWith("/ports")) return "{\"port\":8000}";
         return "{}";
     }
 

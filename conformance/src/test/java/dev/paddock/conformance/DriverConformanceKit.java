@@ -25,6 +25,8 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminalHandle;
+import dev.paddock.core.spi.TerminalRequest;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
@@ -351,6 +353,66 @@ public abstract class DriverConformanceKit {
             assertThat(page.stderr()).doesNotContain("No usable sandbox");
         } finally {
             browser.terminate(TerminationReason.USER_REQUEST);
+        }
+    }
+
+    /**
+     * A driver that claims {@value Conformance#TERMINAL} runs a command on a pty inside the sandbox: the command
+     * sees a terminal of the asked size, a resize reaches it, and its exit code comes back; others refuse at once.
+     */
+    @Test
+    void terminalBehavesAsClaimed() throws Exception {
+        TerminalRequest request = new TerminalRequest(List.of("/bin/sh", "-c", "stty size; read line; stty size; exit 3"), Map.of(), null, 33, 77);
+        if (!claims.supportsTerminal()) {
+            assertThatThrownBy(() -> sandbox.openTerminal(request, ExecOutput.DISCARD)).isInstanceOf(UnsupportedCapabilityException.class);
+            return;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        TerminalHandle t = sandbox.openTerminal(request, collect(out));
+        await().atMost(PATIENCE).until(() -> text(out).contains("33 77"));
+        t.resize(12, 34);
+        t.stdin().write("go\n".getBytes(StandardCharsets.UTF_8));
+        ExecResult r = t.await(PATIENCE);
+        assertThat(r).as("the command on the terminal ends").isNotNull();
+        assertThat(r.exitCode()).isEqualTo(3);
+        assertThat(text(out)).contains("12 34");
+    }
+
+    /**
+     * A driver that claims {@value Conformance#PORT_FORWARD} relays a connection to a server on the sandbox's own
+     * loopback, and says so when nothing listens there; others refuse at once.
+     */
+    @Test
+    void portForwardBehavesAsClaimed() throws Exception {
+        if (!claims.supportsPortForward()) {
+            assertThatThrownBy(() -> sandbox.connectPort(8080, ExecOutput.DISCARD)).isInstanceOf(UnsupportedCapabilityException.class);
+            return;
+        }
+        sandbox.startProcess(ExecRequest.shell("exec python3 -c 'import socket\ns = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                + "s.bind((\"127.0.0.1\", 8080)); s.listen(1)\nwhile True:\n    c, _ = s.accept(); c.sendall(b\"port-\" + c.recv(64)); c.close()'"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        await().atMost(PATIENCE).until(() -> {
+            out.reset();
+            ExecHandle h = sandbox.connectPort(8080, collect(out));
+            h.stdin().write("reached".getBytes(StandardCharsets.UTF_8));
+            ExecResult r = h.await(PATIENCE);
+            return r != null && r.exitCode() == 0 && text(out).equals("port-reached");
+        });
+        ExecResult none = sandbox.connectPort(8081, ExecOutput.DISCARD).await(PATIENCE);
+        assertThat(none).isNotNull();
+        assertThat(none.exitCode()).isEqualTo(Sandbox.PORT_NOT_LISTENING);
+    }
+
+    private static ExecOutput collect(ByteArrayOutputStream out) {
+        return new ExecOutput() {
+            @Override public void stdout(byte[] d, int o, int l) { synchronized (out) { out.write(d, o, l); } }
+            @Override public void stderr(byte[] d, int o, int l) { synchronized (out) { out.write(d, o, l); } }
+        };
+    }
+
+    private static String text(ByteArrayOutputStream out) {
+        synchronized (out) {
+            return out.toString(StandardCharsets.UTF_8);
         }
     }
 

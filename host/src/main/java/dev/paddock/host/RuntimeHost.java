@@ -21,6 +21,8 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.spi.SandboxStatus;
+import dev.paddock.core.spi.TerminalHandle;
+import dev.paddock.core.spi.TerminalRequest;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
@@ -420,6 +422,21 @@ public final class RuntimeHost implements AutoCloseable {
 
     public void signalProcess(Principal caller, String id, long pid, int signal) {
         whileThawed(find(caller, id), s -> { s.signalProcess(pid, signal); return null; });
+    }
+
+    /** Starts a command on a new terminal inside the sandbox (see {@link Sandbox#openTerminal}). */
+    public TerminalHandle openTerminal(Principal caller, String id, TerminalRequest request, ExecOutput output) {
+        return whileThawed(find(caller, id), s -> s.openTerminal(request, output));
+    }
+
+    /** A byte stream to a port on the sandbox's loopback (see {@link Sandbox#connectPort}). */
+    public ExecHandle connectPort(Principal caller, String id, int port, ExecOutput output) {
+        return whileThawed(find(caller, id), s -> s.connectPort(port, output));
+    }
+
+    /** Counts as use of the sandbox, so an idle suspend does not freeze it under a terminal or a forwarded port in use. */
+    public void touch(Principal caller, String id) {
+        live.touch(find(caller, id).id());
     }
 
     /**

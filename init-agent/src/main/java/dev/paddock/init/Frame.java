@@ -18,10 +18,14 @@ public record Frame(byte type, byte[] payload) {
     public static final byte LIST = 'L';
     public static final byte LOGS = 'G';
     public static final byte SIGNAL = 'K';
+    /** A command on a new pty: rows u32, cols u32, then the command as for {@link #EXEC}. */
+    public static final byte TERMINAL = 'Y';
     // host -> init while a command runs
     public static final byte STDIN = 'I';
     public static final byte STDIN_CLOSE = 'C';
     public static final byte KILL = 'X';
+    /** A terminal's new size: rows u32, cols u32 (a terminal's connection only). */
+    public static final byte RESIZE = 'W';
     // init -> host
     public static final byte STARTED = 'S';
     public static final byte STDOUT = 'O';

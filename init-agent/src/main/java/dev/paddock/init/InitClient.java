@@ -6,6 +6,7 @@ import dev.paddock.core.Text;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ProcessInfo;
+import dev.paddock.core.spi.TerminalRequest;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.LongSupplier;
 
@@ -48,6 +50,23 @@ public final class InitClient {
         // init kills at the deadline plus a grace as a backstop; the handle kills at the deadline itself
         byte[] payload = CommandEncoder.encode(request, request.timeout().plus(InitExec.KILL_GRACE));
         return InitExec.start(InitConnection.open(socket), payload, request, output, oomCounter);
+    }
+
+    /** Starts a command on a new pty inside the sandbox; see {@link InitExec#startInteractive}. */
+    public InitExec terminal(TerminalRequest request, ExecOutput output, LongSupplier oomCounter) {
+        byte[] command = CommandEncoder.encode(request.command(), Duration.ZERO);
+        byte[] payload = ByteBuffer.allocate(8 + command.length).putInt(request.rows()).putInt(request.cols()).put(command).array();
+        return InitExec.startInteractive(InitConnection.open(socket), Frame.TERMINAL, payload, output, oomCounter);
+    }
+
+    /**
+     * A relay to {@code 127.0.0.1:port} of the sandbox's network namespace: init's own {@code connect tcp:PORT} run
+     * inside like any command, so the connection is made in the sandbox, with nothing changed about its network.
+     */
+    public InitExec connectPort(int port, ExecOutput output, LongSupplier oomCounter) {
+        if (port < 1 || port > 65535) throw new PaddockException(ErrorCode.INVALID_PORT, "port must be 1 to 65535, got " + port);
+        ExecRequest relay = new ExecRequest(List.of(SandboxLayout.INIT_PATH, "connect", "tcp:" + port, "0"), Map.of(), "/", Duration.ZERO, null);
+        return InitExec.startInteractive(InitConnection.open(socket), Frame.EXEC, CommandEncoder.encode(relay, Duration.ZERO), output, oomCounter);
     }
 
     /** Starts a detached command; returns its pid inside the sandbox. */

@@ -1,7 +1,9 @@
 package dev.paddock.init;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.spi.ExecHandle;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.TerminalHandle;
+import dev.paddock.core.spi.TerminalRequest;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
@@ -22,7 +24,7 @@ import java.util.function.LongSupplier;
  * the timeout is enforced here by sending a kill (init kills on its own {@link #KILL_GRACE} later as a backstop).
  * Closing the connection also makes init kill the command's process group.
  */
-public final class InitExec implements ExecHandle {
+public final class InitExec implements TerminalHandle {
     static final Duration KILL_GRACE = Duration.ofSeconds(2);
     private static final int STDIN_CHUNK = 64 * 1024;
     private static final int SIGKILL = 9;
@@ -34,19 +36,21 @@ public final class InitExec implements ExecHandle {
     private final long startNanos = System.nanoTime();
     private final CompletableFuture<ExecResult> result = new CompletableFuture<>();
     private final StdinStream stdin = new StdinStream();
+    private final boolean terminal;
     private volatile boolean timedOut;
     private volatile boolean killed;
     private ScheduledFuture<?> timer;
 
-    private InitExec(InitConnection connection, ExecOutput output, LongSupplier oomCounter) {
+    private InitExec(InitConnection connection, ExecOutput output, LongSupplier oomCounter, boolean terminal) {
         this.connection = connection;
+        this.terminal = terminal;
         this.output = output == null ? ExecOutput.DISCARD : output;
         this.oomCounter = oomCounter;
         this.oomBefore = oomCounter.getAsLong();
     }
 
     static InitExec start(InitConnection c, byte[] payload, ExecRequest request, ExecOutput output, LongSupplier oomCounter) {
-        InitExec exec = new InitExec(c, output, oomCounter);
+        InitExec exec = new InitExec(c, output, oomCounter, false);
         try {
             c.send(Frame.EXEC, payload);
         } catch (IOException e) {
@@ -63,6 +67,33 @@ public final class InitExec implements ExecHandle {
             exec.feed(null);
         }
         return exec;
+    }
+
+    /**
+     * Starts a stream whose stdin stays open until closed and which has no timeout: a command on a terminal
+     * ({@link Frame#TERMINAL}) or a relay to a port (an {@link Frame#EXEC} of init's {@code connect}).
+     */
+    static InitExec startInteractive(InitConnection c, byte type, byte[] payload, ExecOutput output, LongSupplier oomCounter) {
+        InitExec exec = new InitExec(c, output, oomCounter, type == Frame.TERMINAL);
+        try {
+            c.send(type, payload);
+        } catch (IOException e) {
+            c.close();
+            throw InitProtocolException.unreachable(e);
+        }
+        Thread.ofVirtual().name("paddock-interactive-reader").start(exec::readLoop);
+        return exec;
+    }
+
+    @Override
+    public void resize(int rows, int cols) {
+        if (!terminal) throw new IllegalStateException("only a terminal can be resized");
+        TerminalRequest.requireSize(rows, cols);
+        try {
+            connection.send(Frame.RESIZE, ByteBuffer.allocate(8).putInt(rows).putInt(cols).array());
+        } catch (IOException e) {
+            throw InitProtocolException.unreachable(e);
+        }
     }
 
     /** Sends the request's stdin then end-of-file. A command that ended early makes init drop the rest: not an error. */
@@ -96,7 +127,7 @@ public final class InitExec implements ExecHandle {
         } catch (IOException | RuntimeException e) {
             ended(e);
         } finally {
-            timer.cancel(false);
+            if (timer != null) timer.cancel(false);
             connection.close();
         }
     }

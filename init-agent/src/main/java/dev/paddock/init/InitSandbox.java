@@ -7,6 +7,8 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
+import dev.paddock.core.spi.TerminalHandle;
+import dev.paddock.core.spi.TerminalRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -52,6 +54,18 @@ public abstract class InitSandbox implements Sandbox {
     public final ExecHandle exec(ExecRequest request, ExecOutput output) {
         requireRunning();
         return init.exec(request, output, oomKills);
+    }
+
+    @Override
+    public final TerminalHandle openTerminal(TerminalRequest request, ExecOutput output) {
+        requireRunning();
+        return init.terminal(request, output, oomKills);
+    }
+
+    @Override
+    public final ExecHandle connectPort(int port, ExecOutput output) {
+        requireRunning();
+        return init.connectPort(port, output, oomKills);
     }
 
     @Override

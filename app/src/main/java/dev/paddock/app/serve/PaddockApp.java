@@ -13,6 +13,8 @@ import dev.paddock.host.HostConfig;
 import dev.paddock.host.HostOwner;
 import dev.paddock.host.nodes.NodeMembership;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.ports.PortForwards;
+import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.images.ImageCatalog;
 import dev.paddock.images.ImageStore;
 import dev.paddock.mcp.McpHttpEndpoint;
@@ -21,6 +23,7 @@ import dev.paddock.server.RouteModule;
 import dev.paddock.server.ServerConfig;
 import dev.paddock.server.routes.ImageRoutes;
 import dev.paddock.server.routes.McpRoutes;
+import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.server.routes.browser.BrowserRoutes;
 import dev.paddock.server.routes.egress.EgressRoutes;
@@ -140,7 +143,9 @@ public final class PaddockApp implements AutoCloseable {
                 new SecretRoutes(egress.vault()),
                 new EgressRoutes(host, store.egressAudit()),
                 new AgentsRoutes(agents),
-                new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())));
+                new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())),
+                new TerminalsAndPorts(new TerminalSessions(host, s.terminalGrace(), (int) Math.min(Integer.MAX_VALUE, s.terminalBuffer()), Clock.systemUTC()),
+                        new PortForwards(host, Clock.systemUTC())));
     }
 
     /** Fails closed: a configured default disk limit that this host cannot enforce would silently be none. */

@@ -71,7 +71,9 @@ public record ServeSettings(
         String nodeUrl,
         Map<String, String> nodeLabels,
         Duration nodeLease,
-        String clusterSecret) {
+        String clusterSecret,
+        Duration terminalGrace,
+        long terminalBuffer) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -134,6 +136,8 @@ public record ServeSettings(
         k.put("kubernetes_storage_class", new String[] {"", "StorageClass of workspace claims (default: the cluster's)"});
         k.put("kubernetes_image", new String[] {"debian:stable-slim", "container image of kubernetes sandboxes that name none"});
         k.put("kubernetes_workspace_size", new String[] {"1Gi", "size of each kubernetes sandbox's workspace claim"});
+        k.put("terminal_grace", new String[] {"5m", "how long a terminal lives on with no client attached"});
+        k.put("terminal_buffer", new String[] {"1m", "output a terminal keeps while no client is attached"});
         return Collections.unmodifiableMap(k);
     }
 
@@ -211,7 +215,9 @@ public record ServeSettings(
                 blankToNull(v.get("node_url")) == null ? null : baseUrl("node_url", v.get("node_url")),
                 labels("node_labels", v.get("node_labels")),
                 nodeLease(v.get("node_lease")),
-                secret("cluster_secret", v.get("cluster_secret")));
+                secret("cluster_secret", v.get("cluster_secret")),
+                duration("terminal_grace", v.get("terminal_grace")),
+                size("terminal_buffer", v.get("terminal_buffer")));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {

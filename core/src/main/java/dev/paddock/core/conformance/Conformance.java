@@ -53,6 +53,20 @@ public record Conformance(
      */
     public static final String CHROMIUM_SANDBOX = "chromium_sandbox";
 
+    /** The port fact of drivers that run a command on a terminal inside the sandbox ({@code Sandbox.openTerminal}). */
+    public static final String TERMINAL = "terminal";
+
+    /** The port fact of drivers that relay a connection to a port on the sandbox's loopback ({@code Sandbox.connectPort}). */
+    public static final String PORT_FORWARD = "port_forward";
+
+    public boolean supportsTerminal() {
+        return portFacts.available().contains(TERMINAL);
+    }
+
+    public boolean supportsPortForward() {
+        return portFacts.available().contains(PORT_FORWARD);
+    }
+
     public boolean keepsChromiumSandbox() {
         return portFacts.available().contains(CHROMIUM_SANDBOX);
     }

@@ -44,6 +44,29 @@ public interface Sandbox {
     SandboxStatus inspect();
 
     /**
+     * Starts a command on a new terminal (a pty allocated inside the sandbox, as its user, like any exec); output
+     * arrives as {@link ExecOutput#stdout}. Drivers without terminals throw {@link UnsupportedCapabilityException}
+     * (their conformance lists {@code terminal} as unavailable).
+     */
+    default TerminalHandle openTerminal(TerminalRequest request, ExecOutput output) {
+        throw new UnsupportedCapabilityException(ref().driver(), "terminals");
+    }
+
+    /**
+     * A byte stream to {@code 127.0.0.1:port} of the sandbox's own network namespace, relayed over the driver's own
+     * channel into the sandbox: the handle's stdin is sent to the port, what the port answers arrives as
+     * {@link ExecOutput#stdout}, and the stream ends when the server closes it. Exit code {@link #PORT_NOT_LISTENING}
+     * when nothing listens there. Drivers that cannot throw {@link UnsupportedCapabilityException} (their
+     * conformance lists {@code port_forward} as unavailable).
+     */
+    default ExecHandle connectPort(int port, ExecOutput output) {
+        throw new UnsupportedCapabilityException(ref().driver(), "port forwarding");
+    }
+
+    /** The exit code of a {@link #connectPort} stream that found nothing listening on the port. */
+    int PORT_NOT_LISTENING = 3;
+
+    /**
      * Whether a sandbox that {@link #inspect} reports not alive is gone for good, so the host marks it failed. A driver
      * whose sandboxes come back by themselves (a browser tab reopened) answers false and reports presence otherwise.
      */

@@ -50,7 +50,8 @@ public final class SubprocessDriver implements SandboxDriver {
             new Conformance.PortFacts(
                     List.of("exec", "files", "background_processes", "process_tree_kill"),
                     List.of("isolation", "network_policy", "cgroup_limits", "suspend_resume", "oom_detection",
-                            "reattach_after_restart", "rootfs_images")));
+                            "reattach_after_restart", "rootfs_images",
+                            Conformance.TERMINAL, Conformance.PORT_FORWARD)));
 
     private final Path dataDir;
     private final Map<String, SubprocessSandbox> live = new ConcurrentHashMap<>();

@@ -9,8 +9,9 @@ import java.util.Map;
  * or made to load foreign code. The API works whether or not the folder exists.
  */
 public final class ConsoleFiles {
+    /** Inline styles are allowed (not scripts): the terminal (xterm.js) sizes and colours its cells with style elements. */
     public static final Map<String, String> SECURITY_HEADERS = Map.of(
-            "Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            "Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
             "X-Content-Type-Options", "nosniff",
             "X-Frame-Options", "DENY",
             "Referrer-Policy", "no-referrer");
