@@ -311,7 +311,7 @@ final class Checkpoints {
     }
 
     /** Runs {@code work} with the sandbox frozen when it runs and its driver can freeze, for a consistent snapshot. */
-    private void frozenWhile(SandboxRecord r, Callable<Void> work) throws Exception {
+    void frozenWhile(SandboxRecord r, Callable<Void> work) throws Exception {
         Sandbox s = host.live(r.id());
         boolean freeze = s != null && r.state() == SandboxState.RUNNING && host.driver(r).conformance().supportsSuspendResume();
         locks.frozen(r.id(), () -> {

@@ -14,6 +14,7 @@ import dev.paddock.server.routes.ApiKeyRoutes;
 import dev.paddock.server.routes.CheckpointRoutes;
 import dev.paddock.server.routes.ExecRoutes;
 import dev.paddock.server.routes.FileRoutes;
+import dev.paddock.server.routes.FileWatchRoutes;
 import dev.paddock.server.routes.OutputRoutes;
 import dev.paddock.server.routes.ProcessRoutes;
 import dev.paddock.server.routes.SandboxRoutes;
@@ -161,6 +162,7 @@ public final class PaddockServer implements AutoCloseable {
         new OutputRoutes(host).register(r);
         new CheckpointRoutes(host, bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
+        new FileWatchRoutes(host, json).register(r);
         RouteContext context = new RouteContext(r, bodies, json);
         modules.forEach(m -> m.register(context));
     }

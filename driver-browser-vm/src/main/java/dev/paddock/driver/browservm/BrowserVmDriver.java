@@ -88,7 +88,8 @@ public final class BrowserVmDriver implements SandboxDriver {
                 List.of(),
                 new PortFacts(List.of("exec", "files", "opfs_workspace_mirror", "saved_vm_state"),
                         List.of("network", "raw_tcp", "bind_mounts", "background_processes", "interactive_stdin",
-                                "suspend_resume", "memory_limits", "cpu_limits", "pids_limits")));
+                                "suspend_resume", "memory_limits", "cpu_limits", "pids_limits", Conformance.NETWORK_UPDATE,
+                                Conformance.FILE_WATCH)));
     }
 
     @Override

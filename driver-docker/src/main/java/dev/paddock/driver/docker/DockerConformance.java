@@ -25,7 +25,8 @@ final class DockerConformance {
     /** Under runsc, gVisor's kernel gives Chromium the user namespaces and seccomp its own sandbox needs. */
     static Conformance record(String runtime) {
         List<String> facts = new ArrayList<>(List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",
-                "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network"));
+                "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network",
+                Conformance.NETWORK_UPDATE, Conformance.FILE_WATCH));
         if (DockerConfig.GVISOR.equals(runtime)) facts.add(Conformance.CHROMIUM_SANDBOX);
         return new Conformance(
                 DockerDriver.ID,

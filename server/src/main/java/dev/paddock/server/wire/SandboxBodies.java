@@ -1,6 +1,7 @@
 package dev.paddock.server.wire;
 
 import dev.paddock.browser.BrowserTemplate;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.egress.HostPattern;
@@ -79,6 +80,12 @@ public final class SandboxBodies {
         long disk = l.disk() == null || l.disk().isNull() ? 0 : MemorySize.parse("limits.disk", l.disk());
         if (disk != 0 && disk < Limits.MIN_DISK_BYTES) throw Check.invalid("limits.disk", "must be at least 32m, got " + disk + " bytes");
         return new Limits(memory, pids, cpus, disk);
+    }
+
+    /** The body of {@code PATCH /v1/sandboxes/{id}/network}: the same object and checks as a create's {@code network}. */
+    public static NetworkPolicy networkChange(CreateSandboxBody.NetworkBody n) {
+        if (n.type() == null) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'type' is required: none, limited or unrestricted");
+        return network(n);
     }
 
     private static NetworkPolicy network(CreateSandboxBody.NetworkBody n) {
