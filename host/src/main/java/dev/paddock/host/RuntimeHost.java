@@ -5,6 +5,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.EgressPort;
 import dev.paddock.core.spi.ExecHandle;
@@ -50,6 +51,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
@@ -328,10 +330,7 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     private SandboxRecord forkFiles(Principal caller, SandboxRecord source, SandboxDriver driver) {
-        SandboxSpec s = source.spec();
-        SandboxRequest request = new SandboxRequest(driver.id(), s.image(), s.writableRootfs(), s.limits(), s.env(), s.network(),
-                source.timeout(), source.idleSuspendAfter(), source.idleTerminateAfter(), s.credentials(), s.template(), Map.of());
-        SandboxRecord forked = create(caller, request, driver);
+        SandboxRecord forked = create(caller, settingsOf(source, driver), driver);
         try {
             Workspace target = attached(forked).workspace();
             locks.withLock(source.id(), () -> {
@@ -349,14 +348,84 @@ public final class RuntimeHost implements AutoCloseable {
                 return null;
             });
         } catch (RuntimeException e) {
-            try {
-                delete(caller, forked.id(), true);
-            } catch (RuntimeException cleanup) {
-                log.warn("could not remove the unfinished fork {}: {}", forked.id(), cleanup.getMessage());
-            }
+            removeUnfinished(caller, forked);
             throw e;
         }
         return forked;
+    }
+
+    // ---------------------------------------------------------------- snapshots: named checkpoints of a tenant
+
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    /**
+     * A snapshot: a checkpoint of {@code type} ({@code workspace_tar}, the default, or {@code memory}) of sandbox
+     * {@code id}, named {@code name} within the tenant. It is stored, counted and limited as every checkpoint (the
+     * storage quota, max_checkpoint_size) and goes with the sandbox's checkpoints when the sandbox is purged.
+     */
+    public CheckpointRecord snapshot(Principal caller, String id, String name, String type) {
+        requireSnapshotName(name);
+        if (store.checkpoints().findByName(caller.tenantId(), name).isPresent()) {
+            throw new PaddockException(ErrorCode.DUPLICATE_NAME, "a snapshot named '" + name + "' already exists; delete it or pick another name");
+        }
+        return checkpoints.take(find(caller, id), type, name);
+    }
+
+    public Page<CheckpointRecord> snapshots(Principal caller, PageRequest page) {
+        return store.checkpoints().listNamed(caller.tenantId(), page);
+    }
+
+    public CheckpointRecord snapshot(Principal caller, String name) {
+        requireSnapshotName(name);
+        return store.checkpoints().findByName(caller.tenantId(), name).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+    }
+
+    public void deleteSnapshot(Principal caller, String name) {
+        CheckpointRecord cp = snapshot(caller, name);
+        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+        checkpoints.delete(source, cp.id());
+    }
+
+    /**
+     * A new sandbox from snapshot {@code name}: the settings of the snapshot's sandbox, a workspace holding its files
+     * and, for a memory snapshot, its processes going on from where they were. A failed import deletes the new sandbox.
+     */
+    public SandboxRecord createFromSnapshot(Principal caller, String name) {
+        CheckpointRecord cp = snapshot(caller, name);
+        if (cp.kind().equals(MemoryCheckpoints.KIND)) return createFromCheckpoint(caller, cp.id());
+        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+        SandboxDriver driver = rules.driver(source.driver());
+        SandboxRecord created = create(caller, settingsOf(source, driver), driver);
+        try (InputStream files = checkpoints.archiveOf(cp)) {
+            attached(created).workspace().importTar(Workspace.ROOT, files);
+        } catch (IOException | RuntimeException e) {
+            removeUnfinished(caller, created);
+            throw Operations.asPaddock("create from snapshot", e);
+        }
+        event(created, "sandbox.restored", Map.of("checkpoint_id", cp.id(), "snapshot", name));
+        return created;
+    }
+
+    private static void requireSnapshotName(String name) {
+        if (name == null || !SNAPSHOT_NAME.matcher(name).matches()) {
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' must be 1-64 characters of a-z 0-9 . _ - starting with a letter or digit, got '"
+                    + Text.clip(String.valueOf(name), 70) + "'");
+        }
+    }
+
+    /** A request for a new sandbox with the settings of {@code source}, already shaped by its template. */
+    private static SandboxRequest settingsOf(SandboxRecord source, SandboxDriver driver) {
+        SandboxSpec s = source.spec();
+        return new SandboxRequest(driver.id(), s.image(), s.writableRootfs(), s.limits(), s.env(), s.network(),
+                source.timeout(), source.idleSuspendAfter(), source.idleTerminateAfter(), s.credentials(), s.template(), Map.of());
+    }
+
+    private void removeUnfinished(Principal caller, SandboxRecord created) {
+        try {
+            delete(caller, created.id(), true);
+        } catch (RuntimeException cleanup) {
+            log.warn("could not remove the unfinished sandbox {}: {}", created.id(), cleanup.getMessage());
+        }
     }
 
     /** Brings a new record's backend up through {@code backend}; the record runs after, or is failed with the reason. */

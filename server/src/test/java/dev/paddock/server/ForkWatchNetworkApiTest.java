@@ -56,6 +56,39 @@ class ForkWatchNetworkApiTest {
     }
 
     @Test
+    void snapshotsAreNamedCheckpointsOfTheTenantThatNewSandboxesStartFrom() {
+        String source = api.createSandbox();
+        api.put("/v1/sandboxes/" + source + "/files/content?path=/workspace/state.txt", "saved".getBytes(StandardCharsets.UTF_8));
+        var snap = api.post("/v1/snapshots", "{\"sandbox_id\": \"" + source + "\", \"name\": \"base-1\"}");
+        assertThat(snap.status()).as(snap.body()).isEqualTo(201);
+        assertThat(snap.json().path("type").asString()).isEqualTo("snapshot");
+        assertThat(snap.json().path("kind").asString()).isEqualTo("workspace_tar");
+        assertThat(snap.json().path("checkpoint_id").asString()).startsWith("cp_");
+        assertThat(api.get("/v1/sandboxes/" + source + "/checkpoints").body()).as("a snapshot is one of its sandbox's checkpoints")
+                .contains(snap.json().path("checkpoint_id").asString());
+        api.post("/v1/snapshots", "{\"sandbox_id\": \"" + source + "\", \"name\": \"base-1\"}").error(409, "conflict_error", "duplicate_name");
+        api.post("/v1/snapshots", "{\"sandbox_id\": \"" + source + "\", \"name\": \"Bad Name\"}").error(400, "invalid_request_error", "invalid_field");
+        api.post("/v1/snapshots", "{\"name\": \"x\"}").error(400, "invalid_request_error", "missing_field");
+        assertThat(api.get("/v1/snapshots").json().path("data")).anyMatch(n -> n.path("name").asString().equals("base-1"));
+
+        api.put("/v1/sandboxes/" + source + "/files/content?path=/workspace/state.txt", "changed later".getBytes(StandardCharsets.UTF_8));
+        var started = api.post("/v1/sandboxes", "{\"from_snapshot\": \"base-1\"}");
+        assertThat(started.status()).as(started.body()).isEqualTo(201);
+        String id = started.json().path("id").asString();
+        assertThat(api.get("/v1/sandboxes/" + id + "/files/content?path=/workspace/state.txt").body()).isEqualTo("saved");
+        api.post("/v1/sandboxes", "{\"from_snapshot\": \"base-1\", \"env\": {\"A\": \"b\"}}").error(400, "invalid_request_error", "invalid_field");
+
+        Api other = t.newTenant("snap-other");
+        other.get("/v1/snapshots/base-1").error(404, "not_found_error", "not_found");
+        other.post("/v1/sandboxes", "{\"from_snapshot\": \"base-1\"}").error(404, "not_found_error", "not_found");
+        assertThat(other.get("/v1/snapshots").json().path("data")).isEmpty();
+        other.delete("/v1/snapshots/base-1").error(404, "not_found_error", "not_found");
+
+        assertThat(api.delete("/v1/snapshots/base-1").status()).isEqualTo(204);
+        api.get("/v1/snapshots/base-1").error(404, "not_found_error", "not_found");
+    }
+
+    @Test
     void aWatchStreamsChangesAsSandboxPathsAndEndsWithTheSandbox() throws Exception {
         String id = api.createSandbox();
         api.post("/v1/sandboxes/" + id + "/files/mkdir?path=/workspace/dir", null);

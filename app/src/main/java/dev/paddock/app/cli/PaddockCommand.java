@@ -34,6 +34,7 @@ public final class PaddockCommand {
         m.put("mcp", McpCommand::new);
         m.put("worker", WorkerCommand::new);
         m.put("browser", BrowserCommand::new);
+        m.put("snapshot", SnapshotCommand::new);
         m.put("help", HelpCommand::new);
         return m;
     }

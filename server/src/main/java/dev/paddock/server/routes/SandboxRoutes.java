@@ -46,6 +46,10 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) {
         CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
+        if (body.fromSnapshot() != null && body.fromCheckpoint() == null) {
+            ctx.status(201).json(SandboxView.of(host.createFromSnapshot(Auth.principal(ctx), SandboxBodies.fromSnapshot(body))));
+            return;
+        }
         if (body.fromCheckpoint() != null) {
             ctx.status(201).json(SandboxView.of(host.createFromCheckpoint(Auth.principal(ctx), SandboxBodies.fromCheckpoint(body))));
             return;

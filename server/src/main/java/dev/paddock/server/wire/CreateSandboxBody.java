@@ -17,7 +17,8 @@ public record CreateSandboxBody(
         List<CredentialBody> credentials,
         String template,
         BrowserBody browser,
-        String fromCheckpoint) {
+        String fromCheckpoint,
+        String fromSnapshot) {
 
     /** {@code template: "browser"} or a {@code browser} object makes a browser sandbox. */
     public record BrowserBody(Boolean allowEvaluate) {}

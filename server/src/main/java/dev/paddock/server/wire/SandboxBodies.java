@@ -30,11 +30,22 @@ public final class SandboxBodies {
      * that names any other field is refused rather than half followed.
      */
     public static String fromCheckpoint(CreateSandboxBody b) {
+        if (b.fromSnapshot() != null) throw Check.invalid("from_checkpoint", "and from_snapshot cannot both be given; pick one");
+        requireNoSettings(b, "from_checkpoint");
+        return b.fromCheckpoint();
+    }
+
+    /** The snapshot a create starts from; like a checkpoint, it brings the settings of its sandbox. */
+    public static String fromSnapshot(CreateSandboxBody b) {
+        requireNoSettings(b, "from_snapshot");
+        return b.fromSnapshot();
+    }
+
+    private static void requireNoSettings(CreateSandboxBody b, String field) {
         boolean others = b.driver() != null || b.image() != null || b.writableRootfs() != null || b.limits() != null || b.env() != null
                 || b.network() != null || b.timeoutSeconds() != null || b.idle() != null || b.credentials() != null
                 || b.template() != null || b.browser() != null;
-        if (others) throw Check.invalid("from_checkpoint", "takes the settings of the checkpoint's sandbox; leave out the other fields");
-        return b.fromCheckpoint();
+        if (others) throw Check.invalid(field, "takes the settings of the checkpoint's sandbox; leave out the other fields");
     }
 
     public static SandboxRequest toRequest(CreateSandboxBody b) {
