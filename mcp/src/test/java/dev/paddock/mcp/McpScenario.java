@@ -9,12 +9,13 @@ import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import tools.jackson.databind.JsonNode;
 
 /** The round trip every transport must carry: list tools, then create → exec → write → read → toolset → delete. */
 final class McpScenario {
     static final List<String> TOOL_NAMES = List.of("create_sandbox", "list_sandboxes", "delete_sandbox", "exec", "read_file",
-            "write_file", "list_files", "bash", "read", "write", "edit", "glob", "grep",
+            "write_file", "list_files", "watch_files", "bash", "read", "write", "edit", "glob", "grep",
             "create_browser_sandbox", "browser_action", "browser_script");
 
     private McpScenario() {}
@@ -50,6 +51,14 @@ final class McpScenario {
         assertThat(read.isError()).isFalse();
         assertThat(text(read)).isEqualTo("hello mcp\n");
         assertThat(json(call(client, "list_files", Map.of("sandbox_id", id, "path", "dir"))).get(0).get("name").asString()).isEqualTo("hello.txt");
+        CompletableFuture<CallToolResult> watched = CompletableFuture.supplyAsync(
+                () -> call(client, "watch_files", Map.of("sandbox_id", id, "path", "dir", "timeout_seconds", 30)));
+        for (int i = 0; i < 100 && !watched.isDone(); i++) { // until the watch, started meanwhile, saw one
+            call(client, "write_file", Map.of("sandbox_id", id, "path", "dir/watched-" + i + ".txt", "content", "x"));
+        }
+        JsonNode changes = json(watched.join());
+        assertThat(changes.get(0).get("path").asString()).startsWith("/workspace/dir/watched-");
+        assertThat(changes.get(0).get("type").asString()).isIn("created", "modified");
 
         CallToolResult edited = call(client, "edit", Map.of("sandbox_id", id, "file_path", "dir/hello.txt", "old_string", "mcp", "new_string", "tools"));
         assertThat(text(edited)).isEqualTo("edited dir/hello.txt (1 replacement)");
