@@ -9,7 +9,6 @@ import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import tools.jackson.databind.JsonNode;
 
 /** The round trip every transport must carry: list tools, then create → exec → write → read → toolset → delete. */
@@ -51,14 +50,12 @@ final class McpScenario {
         assertThat(read.isError()).isFalse();
         assertThat(text(read)).isEqualTo("hello mcp\n");
         assertThat(json(call(client, "list_files", Map.of("sandbox_id", id, "path", "dir"))).get(0).get("name").asString()).isEqualTo("hello.txt");
-        CompletableFuture<CallToolResult> watched = CompletableFuture.supplyAsync(
-                () -> call(client, "watch_files", Map.of("sandbox_id", id, "path", "dir", "timeout_seconds", 30)));
-        for (int i = 0; i < 100 && !watched.isDone(); i++) { // until the watch, started meanwhile, saw one
-            call(client, "write_file", Map.of("sandbox_id", id, "path", "dir/watched-" + i + ".txt", "content", "x"));
-        }
-        JsonNode changes = json(watched.join());
-        assertThat(changes.get(0).get("path").asString()).startsWith("/workspace/dir/watched-");
-        assertThat(changes.get(0).get("type").asString()).isIn("created", "modified");
+        // a write two seconds from now, by a process of its own session, lands while the watch waits (one call at a time per session)
+        assertThat(call(client, "exec", Map.of("sandbox_id", id,
+                "command", "setsid sh -c 'sleep 2; echo x > dir/later.txt' </dev/null >/dev/null 2>&1 &")).isError()).isFalse();
+        JsonNode changes = json(call(client, "watch_files", Map.of("sandbox_id", id, "path", "dir", "timeout_seconds", 30)));
+        assertThat(changes.get(0).get("path").asString()).isEqualTo("/workspace/dir/later.txt");
+        assertThat(changes.get(0).get("type").asString()).isEqualTo("created");
 
         CallToolResult edited = call(client, "edit", Map.of("sandbox_id", id, "file_path", "dir/hello.txt", "old_string", "mcp", "new_string", "tools"));
         assertThat(text(edited)).isEqualTo("edited dir/hello.txt (1 replacement)");

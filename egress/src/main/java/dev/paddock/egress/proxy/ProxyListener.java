@@ -109,9 +109,14 @@ public final class ProxyListener implements AutoCloseable {
         sandbox = new SandboxEgress(before.sandboxId(), rules, before.credentials());
         int closedConnections = live.size();
         for (SocketChannel ch : live) closeQuietly(ch);
-        ctx.sink().record(new EgressAuditRecord(before.sandboxId(), Instant.now(), "", null, 0, null, null, "policy_change",
-                EgressDecision.ALLOWED, "network_changed:" + policy.mode().name().toLowerCase(Locale.ROOT)
-                        + ";closed_connections=" + closedConnections, 0, 0, 0, Duration.ZERO, List.of(), List.of()));
+        try {
+            ctx.sink().record(new EgressAuditRecord(before.sandboxId(), Instant.now(), "", null, 0, null, null, "policy_change",
+                    EgressDecision.ALLOWED, "network_changed:" + policy.mode().name().toLowerCase(Locale.ROOT)
+                            + ";closed_connections=" + closedConnections, 0, 0, 0, Duration.ZERO, List.of(), List.of()));
+        } catch (RuntimeException e) {
+            // the rules changed all the same; the sandbox's event log has the change too
+            log.warn("could not audit the policy change of {}: {}", before.sandboxId(), e.getMessage());
+        }
     }
 
     @Override
