@@ -122,11 +122,17 @@ class ForkWatchNetworkApiTest {
     void watchesAreRefusedBeforeTheStreamOpensWithAPreciseError() {
         String id = api.createSandbox();
         api.put("/v1/sandboxes/" + id + "/files/content?path=/workspace/f.txt", "x".getBytes(StandardCharsets.UTF_8));
-        api.get("/v1/sandboxes/" + id + "/files/watch?path=/workspace/f.txt").error(400, "invalid_request_error", "not_a_directory");
-        api.get("/v1/sandboxes/" + id + "/files/watch?path=/etc").error(400, "invalid_request_error", "path_outside_workspace");
-        api.get("/v1/sandboxes/" + id + "/files/watch?path=/workspace/missing").error(404, "not_found_error", "file_not_found");
+        api.get("/v1/sandboxes/" + id + "/files/watch").error(406, "invalid_request_error", "not_acceptable");
+        watch(id, "?path=/workspace/f.txt").error(400, "invalid_request_error", "not_a_directory");
+        watch(id, "?path=/etc").error(400, "invalid_request_error", "path_outside_workspace");
+        watch(id, "?path=/workspace/missing").error(404, "not_found_error", "file_not_found");
         api.delete("/v1/sandboxes/" + id);
-        api.get("/v1/sandboxes/" + id + "/files/watch").error(409, "conflict_error", "sandbox_not_running");
+        watch(id, "").error(409, "conflict_error", "sandbox_not_running");
+    }
+
+    private Api.Resp watch(String id, String query) {
+        return api.send(api.request("GET", "/v1/sandboxes/" + id + "/files/watch" + query, HttpRequest.BodyPublishers.noBody())
+                .header("Accept", "text/event-stream"));
     }
 
     @Test

@@ -48,6 +48,11 @@ public final class FileWatchRoutes {
         String id = SandboxRoutes.id(ctx);
         String path = Params.optional(ctx, "path", Workspace.ROOT);
         boolean recursive = Params.bool(ctx, "recursive", false);
+        host.get(p, id); // another tenant's sandbox is not found, whatever else the request says
+        String accept = ctx.header("Accept");
+        if (accept == null || !accept.contains("text/event-stream")) {
+            throw new PaddockException(ErrorCode.NOT_ACCEPTABLE, "a watch answers Server-Sent Events only, until the sandbox ends: send Accept: text/event-stream");
+        }
         if (!slots.tryAcquire()) {
             throw new PaddockException(ErrorCode.TOO_MANY_WATCHES, MAX_WATCHES + " file watches are open on this server; close one and retry");
         }
