@@ -1,6 +1,7 @@
 package dev.paddock.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.serve.PaddockApp;
@@ -139,6 +140,39 @@ class BwrapEgressEndToEndTest {
         assertThat(up.last("/after-restart").header("Authorization")).isEqualTo("Bearer " + SECRET);
 
         assertThat(grepTree(dataDir, SECRET)).as("no file of the data directory (database, logs, sockets dir) holds the value").isEmpty();
+    }
+
+    @Test
+    void aRunningSandboxsAllowlistChangesOverTheApiAtOnceAndAcrossARestart() throws Exception {
+        int h = up.httpPort();
+        ObjectNode body = obj();
+        body.putObject("network").put("type", "limited").putArray("allowed_hosts").add("127.0.0.1:" + h);
+        String id = api.json("POST", "/v1/sandboxes", Map.of(), body).path("id").asString();
+        assertThat(sh(id, "curl -sS --max-time 20 http://127.0.0.1:" + h + "/before").path("stdout").asString()).isEqualTo("ok http /before\n");
+
+        ObjectNode change = obj().put("type", "limited");
+        change.putArray("allowed_hosts").add("localhost:" + h);
+        JsonNode changed = api.json("PATCH", "/v1/sandboxes/" + id + "/network", Map.of(), change);
+        assertThat(changed.path("network").path("allowed_hosts").toString()).isEqualTo("[\"localhost:" + h + "\"]");
+        String refused = "curl -sS --max-time 20 -o /dev/null -w '%{http_code}' http://127.0.0.1:" + h + "/after";
+        assertThat(sh(id, refused).path("stdout").asString()).as("the host the new policy leaves out, at once").isEqualTo("403");
+        assertThat(sh(id, "curl -sS --max-time 20 http://localhost:" + h + "/now-allowed").path("stdout").asString()).isEqualTo("ok http /now-allowed\n");
+        JsonNode event = stream(api.get("/v1/sandboxes/" + id + "/events", Map.of("limit", 100)).path("data"))
+                .filter(e -> e.path("type").asString().equals("sandbox.network_changed")).findFirst().orElseThrow();
+        assertThat(event.path("data").path("old").path("allowed_hosts").toString()).contains("127.0.0.1:" + h);
+        assertThat(event.path("data").path("new").path("allowed_hosts").toString()).contains("localhost:" + h);
+        assertThat(stream(api.get("/v1/sandboxes/" + id + "/egress", Map.of("limit", 1000)).path("data")).map(r -> r.path("mode").asString()))
+                .contains("policy_change");
+
+        app.close();
+        app = PaddockApp.start(settings);
+        api = new PaddockClient(app.url(), key);
+        assertThat(sh(id, refused).path("stdout").asString()).as("a restarted server opens the listener with the new policy").isEqualTo("403");
+        assertThat(sh(id, "curl -sS --max-time 20 http://localhost:" + h + "/after-restart").path("stdout").asString()).isEqualTo("ok http /after-restart\n");
+
+        String closed = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
+        assertThatThrownBy(() -> api.json("PATCH", "/v1/sandboxes/" + closed + "/network", Map.of(), change))
+                .hasMessageContaining("no egress listener");
     }
 
     @Test

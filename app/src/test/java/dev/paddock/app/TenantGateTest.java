@@ -80,6 +80,8 @@ class TenantGateTest {
             Map.entry("GET /v1/skills", "collection"),
             Map.entry("POST /v1/files", "creates the caller's own"),
             Map.entry("GET /v1/files", "collection"),
+            Map.entry("POST /v1/snapshots", "snapshots the caller's own sandbox (naming another tenant's: checked below)"),
+            Map.entry("GET /v1/snapshots", "collection"),
             Map.entry("POST /v1/vaults", "creates the caller's own"),
             Map.entry("GET /v1/vaults", "collection"),
             Map.entry("GET /v1/usage", "the caller's own tenant's figures (SystemRoutesTest: another tenant's are not counted)"),
@@ -109,6 +111,7 @@ class TenantGateTest {
         call(keyA, "PUT", "/v1/sandboxes/" + sbx + "/files/content?path=secret.txt", "a's secret");
         a.put("pid", send(keyA, "POST", "/v1/sandboxes/" + sbx + "/processes", "{\"argv\":[\"sleep\",\"300\"]}").path("pid").asString());
         a.put("cp", send(keyA, "POST", "/v1/sandboxes/" + sbx + "/checkpoints", "").path("id").asString());
+        a.put("name", send(keyA, "POST", "/v1/snapshots", "{\"sandbox_id\":\"" + sbx + "\",\"name\":\"a-snapshot\"}").path("name").asString());
         a.put("secret", send(keyA, "POST", "/v1/secrets", "{\"name\":\"tok\",\"value\":\"a-secret-value\"}").path("id").asString());
         a.put("key", send(keyA, "POST", "/v1/api_keys", "{\"name\":\"a2\"}").path("id").asString());
         call(keyA, "POST", "/v1/runtimes/pairing_codes", "{\"kind\":\"browser-vm\"}");
@@ -205,6 +208,10 @@ class TenantGateTest {
                 + a.get("secret") + "\",\"hosts\":[\"example.com\"],\"header\":\"Authorization\",\"value\":\"Bearer {secret}\"}]}");
         assertThat(sandbox.statusCode()).as(sandbox.body()).isIn(400, 404);
         assertThat(sandbox.body()).doesNotContain("a-secret-value");
+        HttpResponse<String> snapshot = call(keyB, "POST", "/v1/snapshots", "{\"sandbox_id\":\"" + a.get("sandbox") + "\",\"name\":\"b-takes-a\"}");
+        assertThat(snapshot.statusCode()).as("snapshotting A's sandbox: %s", snapshot.body()).isEqualTo(404);
+        HttpResponse<String> fromSnapshot = call(keyB, "POST", "/v1/sandboxes", "{\"from_snapshot\":\"" + a.get("name") + "\"}");
+        assertThat(fromSnapshot.statusCode()).as("starting from A's snapshot: %s", fromSnapshot.body()).isEqualTo(404);
         HttpResponse<String> restore = call(keyB, "POST", "/v1/sandboxes/" + mine() + "/checkpoints/" + a.get("cp") + "/restore", "");
         assertThat(restore.statusCode()).as("restoring A's checkpoint into B's own sandbox: %s", restore.body()).isEqualTo(404);
         assertUntouched();
@@ -298,6 +305,7 @@ class TenantGateTest {
         if (template.endsWith("/browser/actions")) return "{\"action\":\"snapshot\"}";
         if (template.endsWith("/events")) return "{\"events\":[{\"type\":\"user.message\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]}";
         if (template.endsWith("/files/content")) return "b was here";
+        if (template.endsWith("/network")) return "{\"type\":\"none\"}";
         if (template.startsWith("/v1/secrets/")) return "{\"value\":\"b-value\"}";
         if (template.equals("/v1/agents/{agent_id}")) return "{\"version\":1,\"name\":\"b\"}";
         if (template.endsWith("/work/{work_id}")) return "{\"metadata\":{\"k\":\"v\"}}";

@@ -17,7 +17,9 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.FileChange;
 import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.FileWatch;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.ProcessInfo;
@@ -490,6 +492,49 @@ public abstract class DriverConformanceKit {
             case UNSUPPORTED -> assertThat(egress.interceptedProtocols()).as("nothing is intercepted").isEmpty();
         }
         assertThat(egress.enforcement()).isIn((Object[]) Enforcement.values());
+    }
+
+    /**
+     * A driver claiming {@value Conformance#FILE_WATCH} reports what a command inside does to the workspace, as
+     * sandbox paths, also in a directory made after the watch began; one not claiming it refuses at once.
+     */
+    @Test
+    void fileWatchBehavesAsClaimed() throws Exception {
+        if (!claims.supportsFileWatch()) {
+            assertThatThrownBy(() -> sandbox.workspace().watch("/workspace", true)).isInstanceOf(PaddockException.class)
+                    .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("unsupported_capability"));
+            return;
+        }
+        try (FileWatch watch = sandbox.workspace().watch("/workspace", true)) {
+            List<FileChange> seen = new ArrayList<>();
+            assertThat(Runs.shell(sandbox, "mkdir -p watched/sub").exit()).isZero();
+            await().atMost(PATIENCE).until(() -> {
+                seen.addAll(watch.next(Duration.ofMillis(200)));
+                return seen.contains(new FileChange(FileChange.Kind.CREATED, "/workspace/watched/sub")); // watched from here on
+            });
+            assertThat(Runs.shell(sandbox, "echo hi > watched/sub/f").exit()).isZero();
+            await().atMost(PATIENCE).until(() -> {
+                seen.addAll(watch.next(Duration.ofMillis(200)));
+                return seen.contains(new FileChange(FileChange.Kind.CREATED, "/workspace/watched/sub/f"));
+            });
+            assertThat(Runs.shell(sandbox, "rm watched/sub/f").exit()).isZero();
+            await().atMost(PATIENCE).until(() -> {
+                seen.addAll(watch.next(Duration.ofMillis(200)));
+                return seen.contains(new FileChange(FileChange.Kind.DELETED, "/workspace/watched/sub/f"));
+            });
+            assertThat(seen).contains(new FileChange(FileChange.Kind.CREATED, "/workspace/watched")).allMatch(c -> c.path().startsWith("/workspace/"));
+        }
+    }
+
+    /**
+     * A running sandbox's network policy changes in place only through a listener the sandbox reaches as its one way
+     * out, so the claim needs the proxy-only proof, which changes a policy while the sandbox runs and shows it hold.
+     */
+    @Test
+    void networkUpdateClaimIsProvenByTheEgressProof() {
+        if (!claims.supportsNetworkUpdate()) return;
+        assertThat(claims.credentialEgress().enforcement()).as("network_update needs enforced egress").isEqualTo(Enforcement.ENFORCED);
+        assertThat(EgressProofs.BY_DRIVER).as("the egress proof of " + driver.id() + " changes a running sandbox's policy").containsKey(driver.id());
     }
 
     // ---- generic SPI behaviour -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.paddock.core.Ids;
+import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.egress.EgressAuditEntry;
 import dev.paddock.core.egress.EgressAuditRecord;
 import dev.paddock.core.egress.EgressDecision;
@@ -122,11 +123,44 @@ final class ProxyOnlyEgressProof implements EgressProofs.BypassProof {
 
                 assertDirectConnectionsFail(sandbox, hostService.getLocalPort(), plainPort);
                 assertSecretNotInside(sandbox, secret, placeholder);
+                assertNoResolverInside(sandbox);
+                assertPolicyChangesWhileRunning(sandbox, egress, store, id, curl, secret, seenKey, tlsPort, plainPort);
             } finally {
                 sandbox.terminate(TerminationReason.USER_REQUEST);
                 egress.close(id);
             }
         }
+    }
+
+    /**
+     * A running sandbox's policy changes in place ({@value Conformance#NETWORK_UPDATE}): the listener keeps the socket
+     * the sandbox has bound, a host the new rules leave out is refused from the next connection on, and the
+     * credential bound at the start still reaches its host.
+     */
+    private static void assertPolicyChangesWhileRunning(Sandbox sandbox, ProxyEgressPort egress, JdbcStore store, String id, String curl,
+                                                        String secret, AtomicReference<String> seenKey, int tlsPort, int plainPort) throws Exception {
+        egress.changePolicy(id, new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("localhost:" + tlsPort), false));
+        seenKey.set(null);
+        Runs dropped = Runs.shell(sandbox, curl + "-w '%{http_code}' http://127.0.0.1:" + plainPort + "/after-change");
+        assertThat(dropped.stdout()).as("a host the new policy leaves out is refused").contains("host_not_allowed").endsWith("403");
+        assertThat(seenKey.get()).as("nothing reached the dropped host").isNull();
+        Runs kept = Runs.shell(sandbox, curl + "https://localhost:" + tlsPort + "/after-change");
+        assertThat(kept.stdout()).as(kept.stderr()).isEqualTo("upstream ok\n");
+        assertThat(seenKey.get()).as("the credential bound at the start still reaches its host").isEqualTo(secret);
+        assertThat(store.egressAudit().list(id, PageRequest.first(1000)).data()).map(EgressAuditEntry::record)
+                .anyMatch(r -> r.mode().equals("policy_change") && r.rule().startsWith("network_changed:limited"));
+    }
+
+    /**
+     * The sandbox has no resolver of its own: no name resolves inside, so DNS cannot carry data out; names reach the
+     * egress proxy only inside requests, where the policy refuses them before anything is resolved.
+     */
+    private static void assertNoResolverInside(Sandbox sandbox) throws InterruptedException {
+        Runs lookup = Runs.shell(sandbox, "timeout 20 getent hosts example.com && echo RESOLVED || echo UNRESOLVED");
+        assertThat(lookup.stdout()).as("a name lookup inside the sandbox").isEqualTo("UNRESOLVED\n");
+        Runs py = Runs.run(sandbox, ExecRequest.of("python3", "-c",
+                "import socket\ntry:\n print(socket.getaddrinfo('example.com', 443))\nexcept OSError as e:\n print('unresolved', e)"));
+        assertThat(py.stdout()).as("python's resolver inside the sandbox").startsWith("unresolved");
     }
 
     private static void answer(HttpExchange ex, AtomicReference<String> seenKey) throws IOException {

@@ -117,6 +117,19 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
         return open(tenantId, sandboxId, policy, List.of());
     }
 
+    /** The rules change in place: the socket, its directory and the credential placeholders stay as they are. */
+    @Override
+    public synchronized void changePolicy(String sandboxId, NetworkPolicy policy) {
+        Open o = open.get(requireId(sandboxId));
+        if (o == null) {
+            throw new PaddockException(ErrorCode.NETWORK_NOT_CHANGEABLE, "sandbox " + sandboxId
+                    + " has no egress listener: it was started with network none, so nothing inside it can reach the proxy;"
+                    + " create a new sandbox with network limited");
+        }
+        EgressRules.validate(policy);
+        o.listener().replaceRules(policy);
+    }
+
     /** Closes the listener and removes the sandbox's socket directory; its audit records stay. */
     @Override
     public synchronized void close(String sandboxId) {
@@ -133,6 +146,7 @@ public final class ProxyEgressPort implements EgressPort, AutoCloseable {
     }
 
     /** True while a listener is open for the sandbox. */
+    @Override
     public boolean isOpen(String sandboxId) {
         return open.containsKey(sandboxId);
     }

@@ -110,6 +110,36 @@ class ProxyEgressPortTest {
         }
     }
 
+    @Test
+    void aRunningSandboxsPolicyChangesOnTheSameSocketAndOpenConnectionsAreClosed(@TempDir Path dataDir) throws Exception {
+        try (var f = new Fixture(); var port = new ProxyEgressPort(f.proxy, null, dataDir)) {
+            EgressAttachment a = port.open("tenant_a", "sbx_change", Fixture.limited("api.test:" + f.upstreams.httpPort()), List.of());
+            Path socket = Path.of(a.socketDir()).resolve(a.socketName());
+            assertThat(get(socket, f.httpUrl("api.test", "/before"))).startsWith("HTTP/1.1 200");
+            try (SocketChannel tunnel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                tunnel.connect(UnixDomainSocketAddress.of(socket));
+                String target = "api.test:" + f.upstreams.httpPort();
+                tunnel.write(ByteBuffer.wrap(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII)));
+                ByteBuffer established = ByteBuffer.allocate(256);
+                tunnel.read(established);
+                assertThat(new String(established.array(), 0, established.position(), StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 200");
+                port.changePolicy("sbx_change", Fixture.limited("other.test:" + f.upstreams.httpPort()));
+                assertThat(tunnel.read(ByteBuffer.allocate(16))).as("a tunnel opened under the old rules is closed").isEqualTo(-1);
+            }
+
+            assertThat(Files.exists(socket, LinkOption.NOFOLLOW_LINKS)).as("the socket the sandbox has bound stays").isTrue();
+            assertThat(get(socket, f.httpUrl("api.test", "/after"))).startsWith("HTTP/1.1 403");
+            assertThat(get(socket, f.httpUrl("other.test", "/after"))).startsWith("HTTP/1.1 200");
+            assertThat(f.recordsFor("sbx_change", 4)).anyMatch(r -> r.mode().equals("policy_change")
+                    && r.rule().startsWith("network_changed:limited;closed_connections="));
+
+            assertThatThrownBy(() -> port.changePolicy("sbx_never_opened", Fixture.limited()))
+                    .isInstanceOf(PaddockException.class).extracting(e -> ((PaddockException) e).code()).isEqualTo("network_not_changeable");
+            assertThatThrownBy(() -> port.changePolicy("sbx_change", Fixture.limited("bad host!")))
+                    .isInstanceOf(PaddockException.class).extracting(e -> ((PaddockException) e).code()).isEqualTo("invalid_allowed_host");
+        }
+    }
+
     private static String get(Path socket, String url) throws Exception {
         try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             ch.connect(UnixDomainSocketAddress.of(socket));

@@ -94,6 +94,11 @@ final class Checkpoints {
      * archives the files with the sandbox frozen; its sha256 is the archive's, its size the archive's plus the image's.
      */
     CheckpointRecord take(SandboxRecord r, String type) {
+        return take(r, type, null);
+    }
+
+    /** {@link #take(SandboxRecord, String)}, named within the tenant when {@code name} is set (a snapshot). */
+    CheckpointRecord take(SandboxRecord r, String type, String name) {
         String kind = type == null ? WORKSPACE_TAR : type;
         MemoryCheckpoints memory = switch (kind) {
             case WORKSPACE_TAR -> {
@@ -133,12 +138,14 @@ final class Checkpoints {
                 }
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
                 CheckpointRecord cp = new CheckpointRecord(cpId, id, r.tenantId(), kind, size,
-                        HexFormat.of().formatHex(sha.digest()), host.clock().instant());
+                        HexFormat.of().formatHex(sha.digest()), host.clock().instant(), name);
                 host.store().checkpoints().insert(cp);
-                host.event(cur, "sandbox.checkpointed", Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes()));
+                host.event(cur, "sandbox.checkpointed", name == null ? Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes())
+                        : Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes(), "snapshot", name));
                 return cp;
             } catch (Exception e) {
                 deleteQuietly(tmp);
+                deleteQuietly(target); // moved in but not recorded (a name taken meanwhile): no record will ever list it
                 deleteTreeQuietly(imageTmp);
                 deleteTreeQuietly(image(cpId));
                 throw cap.explain(e).orElseGet(() -> Operations.asPaddock("checkpoint", e));
@@ -311,7 +318,7 @@ final class Checkpoints {
     }
 
     /** Runs {@code work} with the sandbox frozen when it runs and its driver can freeze, for a consistent snapshot. */
-    private void frozenWhile(SandboxRecord r, Callable<Void> work) throws Exception {
+    void frozenWhile(SandboxRecord r, Callable<Void> work) throws Exception {
         Sandbox s = host.live(r.id());
         boolean freeze = s != null && r.state() == SandboxState.RUNNING && host.driver(r).conformance().supportsSuspendResume();
         locks.frozen(r.id(), () -> {

@@ -47,6 +47,19 @@ final class EgressLeases {
         egress.reopen(tenantId, e.spec().sandboxId(), wanted);
     }
 
+    /**
+     * Gives a running sandbox's listener a new policy; only a sandbox that has one (it started with a network, and
+     * this host opened it) can change, since nothing else inside it could reach the proxy.
+     */
+    void change(String sandboxId, NetworkPolicy policy) {
+        if (egress == null || !egress.isOpen(sandboxId)) {
+            throw new PaddockException(ErrorCode.NETWORK_NOT_CHANGEABLE, "sandbox " + sandboxId
+                    + " has no egress listener: it was started with network none (or its listener is gone), so nothing inside"
+                    + " it could reach the proxy; create a new sandbox with network limited instead");
+        }
+        egress.changePolicy(sandboxId, policy);
+    }
+
     void close(String sandboxId) {
         if (egress == null) return;
         try {

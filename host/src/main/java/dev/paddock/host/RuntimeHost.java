@@ -5,6 +5,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.EgressPort;
 import dev.paddock.core.spi.ExecHandle;
@@ -12,6 +13,7 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.FileWatch;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.NetworkPolicy;
@@ -42,6 +44,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -52,6 +55,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +85,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final LiveSandboxes live;
     private final CreateRules rules;
     private final SandboxLocks locks = new SandboxLocks();
+    private final LiveWatches watches = new LiveWatches();
     private final Operations operations;
     private final OwnedSandboxes owned = new Owned();
     private final Checkpoints checkpoints;
@@ -309,6 +314,140 @@ public final class RuntimeHost implements AutoCloseable {
         }));
     }
 
+    /**
+     * A new sandbox with the settings of a running or suspended one (driver, image, limits, environment, network,
+     * credentials, lifetime) and a copy of its workspace, taken while the source is frozen (so the copy is
+     * consistent) and streamed into the new workspace before the record is returned. Where the driver has memory
+     * checkpoints and the source runs, its processes come along too: a memory checkpoint of the source (counted in
+     * the tenant's storage while it exists) starts the new sandbox and is deleted after. The new sandbox counts
+     * like any create; a failed copy deletes it and purges its files.
+     */
+    public SandboxRecord fork(Principal caller, String id) {
+        SandboxRecord source = find(caller, id);
+        if (source.state() != SandboxState.RUNNING && source.state() != SandboxState.SUSPENDED) {
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + source.id() + " is " + source.state().wireName()
+                    + "; only a running or suspended sandbox is forked (start a new one from a snapshot instead)");
+        }
+        requireDriverRuns(source);
+        SandboxDriver driver = driver(source);
+        if (!driver.conformance().supportsCheckpoint(Checkpoints.WORKSPACE_TAR)) {
+            throw new UnsupportedCapabilityException(driver.id(), "forking a sandbox (its workspace cannot be copied: no workspace_tar)");
+        }
+        SandboxRecord forked = source.state() == SandboxState.RUNNING && driver.conformance().supportsCheckpoint(MemoryCheckpoints.KIND)
+                ? forkWithMemory(caller, source) : forkFiles(caller, source, driver);
+        event(source, "sandbox.forked", Map.of("sandbox_id", forked.id()));
+        event(forked, "sandbox.forked_from", Map.of("sandbox_id", source.id()));
+        return forked;
+    }
+
+    private SandboxRecord forkWithMemory(Principal caller, SandboxRecord source) {
+        CheckpointRecord cp = checkpoints.take(source, MemoryCheckpoints.KIND);
+        try {
+            return createFromCheckpoint(caller, cp.id());
+        } finally {
+            checkpoints.delete(source, cp.id());
+        }
+    }
+
+    private SandboxRecord forkFiles(Principal caller, SandboxRecord source, SandboxDriver driver) {
+        SandboxRecord forked = create(caller, settingsOf(source, driver), driver);
+        try {
+            Workspace target = attached(forked).workspace();
+            locks.withLock(source.id(), () -> {
+                SandboxRecord cur = reload(source.id());
+                try {
+                    checkpoints.frozenWhile(cur, () -> {
+                        WorkspaceCopy.copy(workspace(cur), target);
+                        return null;
+                    });
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw Operations.asPaddock("fork", e);
+                }
+                return null;
+            });
+        } catch (RuntimeException e) {
+            removeUnfinished(caller, forked);
+            throw e;
+        }
+        return forked;
+    }
+
+    // ---------------------------------------------------------------- snapshots: named checkpoints of a tenant
+
+    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    /**
+     * A snapshot: a checkpoint of {@code type} ({@code workspace_tar}, the default, or {@code memory}) of sandbox
+     * {@code id}, named {@code name} within the tenant. It is stored, counted and limited as every checkpoint (the
+     * storage quota, max_checkpoint_size) and goes with the sandbox's checkpoints when the sandbox is purged.
+     */
+    public CheckpointRecord snapshot(Principal caller, String id, String name, String type) {
+        requireSnapshotName(name);
+        if (store.checkpoints().findByName(caller.tenantId(), name).isPresent()) {
+            throw new PaddockException(ErrorCode.DUPLICATE_NAME, "a snapshot named '" + name + "' already exists; delete it or pick another name");
+        }
+        return checkpoints.take(find(caller, id), type, name);
+    }
+
+    public Page<CheckpointRecord> snapshots(Principal caller, PageRequest page) {
+        return store.checkpoints().listNamed(caller.tenantId(), page);
+    }
+
+    public CheckpointRecord snapshot(Principal caller, String name) {
+        requireSnapshotName(name);
+        return store.checkpoints().findByName(caller.tenantId(), name).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+    }
+
+    public void deleteSnapshot(Principal caller, String name) {
+        CheckpointRecord cp = snapshot(caller, name);
+        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+        checkpoints.delete(source, cp.id());
+    }
+
+    /**
+     * A new sandbox from snapshot {@code name}: the settings of the snapshot's sandbox, a workspace holding its files
+     * and, for a memory snapshot, its processes going on from where they were. A failed import deletes the new sandbox.
+     */
+    public SandboxRecord createFromSnapshot(Principal caller, String name) {
+        CheckpointRecord cp = snapshot(caller, name);
+        if (cp.kind().equals(MemoryCheckpoints.KIND)) return createFromCheckpoint(caller, cp.id());
+        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+        SandboxDriver driver = rules.driver(source.driver());
+        SandboxRecord created = create(caller, settingsOf(source, driver), driver);
+        try (InputStream files = checkpoints.archiveOf(cp)) {
+            attached(created).workspace().importTar(Workspace.ROOT, files);
+        } catch (IOException | RuntimeException e) {
+            removeUnfinished(caller, created);
+            throw Operations.asPaddock("create from snapshot", e);
+        }
+        event(created, "sandbox.restored", Map.of("checkpoint_id", cp.id(), "snapshot", name));
+        return created;
+    }
+
+    private static void requireSnapshotName(String name) {
+        if (name == null || !SNAPSHOT_NAME.matcher(name).matches()) {
+            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' must be 1-64 characters of a-z 0-9 . _ - starting with a letter or digit, got '"
+                    + Text.clip(String.valueOf(name), 70) + "'");
+        }
+    }
+
+    /** A request for a new sandbox with the settings of {@code source}, already shaped by its template. */
+    private static SandboxRequest settingsOf(SandboxRecord source, SandboxDriver driver) {
+        SandboxSpec s = source.spec();
+        return new SandboxRequest(driver.id(), s.image(), s.writableRootfs(), s.limits(), s.env(), s.network(),
+                source.timeout(), source.idleSuspendAfter(), source.idleTerminateAfter(), s.credentials(), s.template(), Map.of());
+    }
+
+    private void removeUnfinished(Principal caller, SandboxRecord created) {
+        try {
+            delete(caller, created.id(), true);
+        } catch (RuntimeException cleanup) {
+            log.warn("could not remove the unfinished sandbox {}: {}", created.id(), cleanup.getMessage());
+        }
+    }
+
     /** Brings a new record's backend up through {@code backend}; the record runs after, or is failed with the reason. */
     private SandboxRecord start(SandboxRecord record, SandboxDriver driver, Supplier<Sandbox> backend) {
         String id = record.id();
@@ -352,6 +491,44 @@ public final class RuntimeHost implements AutoCloseable {
 
     public SandboxRecord resume(Principal caller, String id) {
         return resume(find(caller, id));
+    }
+
+    /**
+     * Changes the network policy of a running (or suspended) sandbox: validated as a create's, effective for new
+     * connections at once (open ones are closed), recorded in its spec (a restarted host keeps it) and as a
+     * {@code sandbox.network_changed} event with the old and the new policy. Credentials stay as they were bound
+     * at the start. Only a sandbox with an egress listener can change (see {@link EgressLeases#change}).
+     */
+    public SandboxRecord changeNetwork(Principal caller, String id, NetworkPolicy network) {
+        Objects.requireNonNull(network, "network");
+        SandboxRecord found = find(caller, id);
+        return locks.withLock(found.id(), () -> {
+            SandboxRecord r = reload(found.id());
+            if (r.state().isTerminal() || r.state() == SandboxState.CREATING) {
+                throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + r.id() + " is " + r.state().wireName()
+                        + "; only a running or suspended sandbox's network can change");
+            }
+            requireDriverRuns(r);
+            SandboxDriver d = driver(r);
+            if (!d.conformance().supportsNetworkUpdate()) throw new UnsupportedCapabilityException(d.id(), "changing a running sandbox's network");
+            NetworkPolicy before = r.spec().network();
+            egress.require(network, r.spec().credentials());
+            egress.change(r.id(), network);
+            try {
+                store.sandboxes().setNetwork(r.id(), r.fence(), network);
+            } catch (RuntimeException e) {
+                egress.change(r.id(), before); // the record still says the old policy: so does the listener
+                throw e;
+            }
+            SandboxRecord changed = reload(r.id());
+            event(changed, "sandbox.network_changed", Map.of("old", networkData(before), "new", networkData(network)));
+            return changed;
+        });
+    }
+
+    private static Map<String, Object> networkData(NetworkPolicy p) {
+        return Map.of("type", p.mode().name().toLowerCase(Locale.ROOT), "allowed_hosts", p.allowedHosts(),
+                "allow_package_managers", p.allowPackageManagers());
     }
 
     /** Terminates the sandbox (idempotent); its files are purged too when its kind purges on delete. */
@@ -463,6 +640,23 @@ public final class RuntimeHost implements AutoCloseable {
         if (s != null && !r.state().isTerminal()) return s.workspace();
         return driver(r).workspace(OwnedSandboxes.ref(r)).orElseThrow(() -> new PaddockException(ErrorCode.WORKSPACE_GONE,
                 "sandbox " + r.id() + " is " + r.state().wireName() + " and its driver keeps no workspace after the end"));
+    }
+
+    /**
+     * Watches a directory of a running (or suspended) sandbox's workspace for changes, where its driver claims
+     * {@code file_watch}. Watching is not activity: an idle sandbox is still suspended while a client watches it.
+     * The caller closes the watch, and ends it when the sandbox ends ({@link #get}).
+     */
+    public FileWatch watch(Principal caller, String id, String path, boolean recursive) {
+        SandboxRecord r = find(caller, id);
+        SandboxDriver d = driver(r);
+        if (!d.conformance().supportsFileWatch()) throw new UnsupportedCapabilityException(d.id(), "watching files");
+        Sandbox s = live.get(r.id());
+        if (s == null || r.state().isTerminal() || r.state() == SandboxState.CREATING) {
+            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + r.id() + " is " + r.state().wireName()
+                    + "; only a running or suspended sandbox's files are watched (list an ended one's instead)");
+        }
+        return watches.register(r.id(), s.workspace().watch(path, recursive));
     }
 
     /**
@@ -579,6 +773,7 @@ public final class RuntimeHost implements AutoCloseable {
     /** Detaches the sandbox from this host and ends what is left of it on the backend; the record is the caller's. */
     private void release(SandboxRecord r, TerminationReason reason) {
         Sandbox s = live.detach(r.id());
+        watches.endAll(r.id());
         egress.close(r.id());
         try {
             if (s != null) {

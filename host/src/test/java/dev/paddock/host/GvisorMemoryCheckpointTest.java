@@ -111,6 +111,24 @@ class GvisorMemoryCheckpointTest {
     }
 
     @Test
+    void aForkTakesTheRunningProcessesAlongAndLeavesNoCheckpointBehind() throws Exception {
+        String id = host.create(ALICE, SandboxRequest.defaults()).id();
+        host.startProcess(ALICE, id, ExecRequest.shell(COUNTER));
+        await().atMost(Duration.ofSeconds(20)).until(() -> counter(id) > 3);
+        sh(id, "echo mine > /workspace/note.txt");
+        String token = token(id);
+
+        SandboxRecord fork = host.fork(ALICE, id);
+
+        assertThat(fork.id()).isNotEqualTo(id);
+        long start = counter(fork.id());
+        await().atMost(Duration.ofSeconds(20)).until(() -> counter(fork.id()) > start);
+        assertThat(token(fork.id())).as("the source's process counts on in the fork").isEqualTo(token);
+        assertThat(sh(fork.id(), "cat /workspace/note.txt")).isEqualTo("mine\n");
+        assertThat(store.checkpoints().totalBytes(ALICE.tenantId())).as("the fork's memory checkpoint is deleted").isZero();
+    }
+
+    @Test
     void aDriverWithoutMemoryCheckpointsRefusesThemClearly() {
         String id = host.create(ALICE, SandboxRequest.defaults().withDriver("subprocess")).id();
 

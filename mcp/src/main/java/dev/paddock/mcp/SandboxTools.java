@@ -9,7 +9,9 @@ import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.FileChange;
 import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.FileWatch;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.store.SandboxRecord;
@@ -23,6 +25,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,12 +33,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The sandbox tools: create_sandbox, list_sandboxes, delete_sandbox, exec, read_file, write_file, list_files. Each
+ * The sandbox tools: create_sandbox, list_sandboxes, delete_sandbox, exec, read_file, write_file, list_files, watch_files. Each
  * acts for the caller's tenant through {@link RuntimeHost}, so another tenant's sandbox is reported as not found.
  */
 final class SandboxTools {
     static final int MAX_OUTPUT_BYTES = 100 * 1024;
     static final int MAX_FILE_BYTES = 1024 * 1024;
+    static final int MAX_WATCH_SECONDS = 60;
     private static final Map<String, Object> SANDBOX_ID = type("string", "Sandbox id, e.g. sbx_…");
     private static final Map<String, Object> ENCODING = Map.of("type", "string", "enum", List.of("utf-8", "base64"),
             "description", "utf-8 (default) for text, base64 for binary");
@@ -114,7 +118,35 @@ final class SandboxTools {
                             List<FileEntry> entries = host.workspace(caller, args.requiredString("sandbox_id"))
                                     .list(path == null || path.isEmpty() ? "/workspace" : path);
                             return McpTools.json(entries.stream().map(SandboxTools::view).toList());
-                        }));
+                        }),
+                McpTools.tool("watch_files", "Wait for changes under a directory of a sandbox's /workspace and return them: "
+                                + "[{type: created|modified|deleted|overflow, path}], empty when none came within timeout_seconds. "
+                                + "Only changes made during the call are seen.",
+                        object(props("sandbox_id", SANDBOX_ID, "path", type("string", "Directory under /workspace (default /workspace)"),
+                                "recursive", type("boolean", "Also its subdirectories (default true)"),
+                                "timeout_seconds", type("integer", "How long to wait for the first change (default 10, at most " + MAX_WATCH_SECONDS + ")")),
+                                List.of("sandbox_id")),
+                        (caller, args) -> watchFiles(caller, args)));
+    }
+
+    private CallToolResult watchFiles(Principal caller, McpArgs args) {
+        args.allowOnly(Set.of("sandbox_id", "path", "recursive", "timeout_seconds"));
+        String path = args.optionalString("path");
+        Boolean recursive = args.optionalFlag("recursive");
+        Long seconds = args.optionalInteger("timeout_seconds", 1, MAX_WATCH_SECONDS);
+        long deadline = System.nanoTime() + Duration.ofSeconds(seconds == null ? 10 : seconds).toNanos();
+        List<Map<String, Object>> changes = new ArrayList<>();
+        try (FileWatch watch = host.watch(caller, args.requiredString("sandbox_id"), path == null || path.isEmpty() ? "/workspace" : path,
+                recursive == null || recursive)) {
+            while (changes.isEmpty() && !watch.ended()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) break;
+                for (FileChange c : watch.next(Duration.ofNanos(Math.min(left, Duration.ofSeconds(1).toNanos())))) {
+                    changes.add(Map.of("type", c.kind().wireName(), "path", c.path()));
+                }
+            }
+        }
+        return McpTools.json(changes);
     }
 
     private CallToolResult exec(Principal caller, McpArgs args) {

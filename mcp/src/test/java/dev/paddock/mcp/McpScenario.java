@@ -14,7 +14,7 @@ import tools.jackson.databind.JsonNode;
 /** The round trip every transport must carry: list tools, then create → exec → write → read → toolset → delete. */
 final class McpScenario {
     static final List<String> TOOL_NAMES = List.of("create_sandbox", "list_sandboxes", "delete_sandbox", "exec", "read_file",
-            "write_file", "list_files", "bash", "read", "write", "edit", "glob", "grep",
+            "write_file", "list_files", "watch_files", "bash", "read", "write", "edit", "glob", "grep",
             "create_browser_sandbox", "browser_action", "browser_script");
 
     private McpScenario() {}
@@ -50,6 +50,12 @@ final class McpScenario {
         assertThat(read.isError()).isFalse();
         assertThat(text(read)).isEqualTo("hello mcp\n");
         assertThat(json(call(client, "list_files", Map.of("sandbox_id", id, "path", "dir"))).get(0).get("name").asString()).isEqualTo("hello.txt");
+        // a write two seconds from now, by a process of its own session, lands while the watch waits (one call at a time per session)
+        assertThat(call(client, "exec", Map.of("sandbox_id", id,
+                "command", "setsid sh -c 'sleep 2; echo x > dir/later.txt' </dev/null >/dev/null 2>&1 &")).isError()).isFalse();
+        JsonNode changes = json(call(client, "watch_files", Map.of("sandbox_id", id, "path", "dir", "timeout_seconds", 30)));
+        assertThat(changes.get(0).get("path").asString()).isEqualTo("/workspace/dir/later.txt");
+        assertThat(changes.get(0).get("type").asString()).isEqualTo("created");
 
         CallToolResult edited = call(client, "edit", Map.of("sandbox_id", id, "file_path", "dir/hello.txt", "old_string", "mcp", "new_string", "tools"));
         assertThat(text(edited)).isEqualTo("edited dir/hello.txt (1 replacement)");

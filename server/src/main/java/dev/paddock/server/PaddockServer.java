@@ -18,6 +18,8 @@ import dev.paddock.server.routes.ApiKeyRoutes;
 import dev.paddock.server.routes.CheckpointRoutes;
 import dev.paddock.server.routes.ExecRoutes;
 import dev.paddock.server.routes.FileRoutes;
+import dev.paddock.server.routes.FileWatchRoutes;
+import dev.paddock.server.routes.SnapshotRoutes;
 import dev.paddock.server.routes.OutputRoutes;
 import dev.paddock.server.routes.ProcessRoutes;
 import dev.paddock.server.routes.SandboxRoutes;
@@ -187,6 +189,8 @@ public final class PaddockServer implements AutoCloseable {
         new ApiKeyRoutes(keys, bodies).register(r);
         new UsageRoutes(host).register(r);
         new NodeRoutes(cluster, Clock.systemUTC()).register(r);
+        new FileWatchRoutes(host, json).register(r);
+        new SnapshotRoutes(host, bodies).register(r);
         RouteContext context = new RouteContext(r, bodies, json);
         modules.forEach(m -> m.register(context));
     }

@@ -113,7 +113,7 @@ class RouteFuzzTest {
             run(lastCases);
         }
         System.out.println("route fuzz: " + routes.size() + " routes, " + requests + " requests, " + logs.chars.get() + " log chars");
-        assertThat(failures).as("%d of %d requests misbehaved", failures.size(), requests).isEmpty();
+        assertThat(failures).as("%d of %d requests misbehaved", failures.size(), requests.get()).isEmpty();
         logs.assertBounded();
     }
 

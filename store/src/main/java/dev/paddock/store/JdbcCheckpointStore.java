@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /** Checkpoint records (the archives themselves live elsewhere), newest first per sandbox. */
 final class JdbcCheckpointStore implements CheckpointStore {
-    private static final String COLUMNS = "id, sandbox_id, tenant_id, kind, size_bytes, sha256, created_at";
+    private static final String COLUMNS = "id, sandbox_id, tenant_id, kind, size_bytes, sha256, created_at, name";
 
     private final Database db;
 
@@ -30,6 +30,7 @@ final class JdbcCheckpointStore implements CheckpointStore {
         Require.text(r.kind(), "kind", 64);
         Require.text(r.sha256(), "sha256", 64);
         Require.present(r.createdAt(), "created_at");
+        if (r.name() != null) Require.text(r.name(), "snapshot name", 64);
         if (r.sizeBytes() < 0) throw new PaddockException(ErrorCode.INVALID_SIZE, "checkpoint size must not be negative");
         db.write("checkpoints.insert", c -> {
             String sandboxTenant = Sql.queryOne(c, "SELECT tenant_id FROM sandboxes WHERE id = ?", rs -> rs.getString(1), r.sandboxId())
@@ -39,9 +40,13 @@ final class JdbcCheckpointStore implements CheckpointStore {
                         "checkpoint " + r.id() + " must belong to the tenant of sandbox " + r.sandboxId());
             }
             try {
-                return Sql.update(c, "INSERT INTO checkpoints (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        r.id(), r.sandboxId(), r.tenantId(), r.kind(), r.sizeBytes(), r.sha256(), Columns.micros(r.createdAt()));
+                return Sql.update(c, "INSERT INTO checkpoints (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        r.id(), r.sandboxId(), r.tenantId(), r.kind(), r.sizeBytes(), r.sha256(), Columns.micros(r.createdAt()), r.name());
             } catch (SQLException e) {
+                // both dialects name the violated index or its columns (tenant_id, name) in the message
+                if (db.dialect().isUniqueViolation(e) && r.name() != null && String.valueOf(e.getMessage()).contains("name")) {
+                    throw new PaddockException(ErrorCode.DUPLICATE_NAME, "a snapshot named '" + r.name() + "' already exists; delete it or pick another name");
+                }
                 if (db.dialect().isUniqueViolation(e)) {
                     throw new PaddockException(ErrorCode.CHECKPOINT_EXISTS, "checkpoint " + r.id() + " already exists");
                 }
@@ -81,6 +86,22 @@ final class JdbcCheckpointStore implements CheckpointStore {
     }
 
     @Override
+    public Optional<CheckpointRecord> findByName(String tenantId, String name) {
+        if (tenantId == null || name == null) return Optional.empty();
+        return db.read("checkpoints.find_by_name", c -> Sql.queryOne(c, "SELECT " + COLUMNS + " FROM checkpoints WHERE tenant_id = ? AND name = ?",
+                JdbcCheckpointStore::map, tenantId, name));
+    }
+
+    @Override
+    public Page<CheckpointRecord> listNamed(String tenantId, PageRequest page) {
+        Require.present(tenantId, "tenant id");
+        Require.present(page, "page");
+        Keyset keyset = new Keyset("SELECT " + COLUMNS + " FROM checkpoints WHERE tenant_id = ? AND name IS NOT NULL", List.of(tenantId),
+                "id", "?", true);
+        return db.read("checkpoints.list_named", c -> keyset.fetch(c, page, JdbcCheckpointStore::map, CheckpointRecord::id));
+    }
+
+    @Override
     public long totalBytes(String tenantId) {
         Require.present(tenantId, "tenant id");
         return db.read("checkpoints.total", c -> Sql.queryOne(c, "SELECT COALESCE(SUM(size_bytes), 0) FROM checkpoints WHERE tenant_id = ?",
@@ -89,6 +110,7 @@ final class JdbcCheckpointStore implements CheckpointStore {
 
     private static CheckpointRecord map(ResultSet rs) throws SQLException {
         return new CheckpointRecord(rs.getString("id"), rs.getString("sandbox_id"), rs.getString("tenant_id"),
-                rs.getString("kind"), rs.getLong("size_bytes"), rs.getString("sha256"), Columns.getInstant(rs, "created_at"));
+                rs.getString("kind"), rs.getLong("size_bytes"), rs.getString("sha256"), Columns.getInstant(rs, "created_at"),
+                rs.getString("name"));
     }
 }

@@ -5,6 +5,7 @@ import dev.paddock.core.FenceLostException;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.store.Page;
@@ -162,6 +163,21 @@ final class JdbcSandboxStore implements SandboxStore {
         fencedUpdate("sandboxes.set_handle", id, fence,
                 "UPDATE sandboxes SET handle = ?, updated_at = ? WHERE id = ? AND owner_id = ? AND generation = ?",
                 handle, Columns.micros(now()));
+    }
+
+    @Override
+    public void setNetwork(String id, Fence fence, NetworkPolicy network) {
+        Require.present(fence, "fence");
+        Require.present(network, "network");
+        db.write("sandboxes.set_network", c -> {
+            SandboxRecord r = heldRow(c, id, fence);
+            SandboxSpec s = r.spec();
+            SandboxSpec changed = new SandboxSpec(s.sandboxId(), s.tenantId(), s.image(), s.writableRootfs(), s.limits(), s.env(),
+                    network, s.credentials(), s.egress(), s.template());
+            Sql.update(c, "UPDATE sandboxes SET spec_json = ?, updated_at = ? WHERE id = ?",
+                    Json.write(changed, "sandbox_spec"), Columns.micros(now()), id);
+            return null;
+        });
     }
 
     @Override

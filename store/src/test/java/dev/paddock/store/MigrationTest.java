@@ -75,13 +75,15 @@ class MigrationTest {
             store.sandboxes().insert(old);
             store.sandboxes().insert(plain);
         }
-        // as if the database were written before version 4: the next open runs it (and the later ones) again
+        // as if the database were written before version 4: the next open runs it (and the versions after it) again
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
-            s.executeUpdate("DELETE FROM flyway_schema_history WHERE version IN ('4', '5')");
+            s.executeUpdate("DELETE FROM flyway_schema_history WHERE version IN ('4', '5', '6')");
             s.executeUpdate("DROP TABLE nodes");
             s.executeUpdate("DROP TABLE cluster_settings");
             s.executeUpdate("DROP INDEX sandboxes_by_node");
             s.executeUpdate("ALTER TABLE sandboxes DROP COLUMN node_id");
+            s.executeUpdate("DROP INDEX checkpoints_by_tenant_name");
+            s.executeUpdate("ALTER TABLE checkpoints DROP COLUMN name");
         }
         try (JdbcStore store = JdbcStore.openSqlite(file)) {
             SandboxSpec migrated = store.sandboxes().find(old.id()).orElseThrow().spec();

@@ -3,6 +3,7 @@ package dev.paddock.workspace;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.FileEntry;
+import dev.paddock.core.spi.FileWatch;
 import dev.paddock.core.spi.Workspace;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,6 +27,10 @@ public final class HostDirWorkspace implements Workspace {
     /** More entries than this in one directory listing is refused; use exportTar for big trees. */
     public static final int MAX_LIST_ENTRIES = 100_000;
     private static final int FILE_MODE = 0644;
+    /** Directories one watch follows at most (each holds a descriptor and a kernel watch). */
+    public static final int MAX_WATCHED_DIRECTORIES = 1024;
+    /** Paths one batch of a watch reports at most; a burst past it ends in an overflow. */
+    public static final int MAX_WATCH_BATCH = 1000;
 
     private final Path root;
     private final Ownership owner;
@@ -213,6 +218,19 @@ public final class HostDirWorkspace implements Workspace {
             if (!place.stat().isDirectory()) Posix.unlinkat(place.dir().fd(), place.name(), 0);
             else if (recursive) Trees.delete(place.dir().fd(), place.name(), path);
             else Posix.unlinkat(place.dir().fd(), place.name(), Posix.AT_REMOVEDIR);
+        } catch (Errno e) {
+            throw WorkspaceErrors.of(e, path);
+        }
+    }
+
+    /** Watches with inotify through descriptors opened without following (see {@link InotifyWatch}). */
+    @Override
+    public FileWatch watch(String path, boolean recursive) {
+        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+            if (!place.exists()) throw WorkspaceErrors.notFound(path);
+            if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
+            Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name());
+            return new InotifyWatch(dir, place.sandboxPath(), recursive, MAX_WATCHED_DIRECTORIES, MAX_WATCH_BATCH);
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
         }

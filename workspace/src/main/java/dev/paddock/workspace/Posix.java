@@ -59,6 +59,10 @@ final class Posix {
     private static final MethodHandle SYNCFS = fn("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
     private static final MethodHandle LSEEK = fn("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), -1);
     private static final MethodHandle FTRUNCATE = fn("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
+    private static final MethodHandle INOTIFY_INIT1 = fn("inotify_init1", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle INOTIFY_ADD_WATCH = fn("inotify_add_watch", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), -1);
+    private static final MethodHandle INOTIFY_RM_WATCH = fn("inotify_rm_watch", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
+    private static final MethodHandle POLL = fn("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
     private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
 
     @SuppressWarnings("restricted") // the point of this class; the JVM needs --enable-native-access
@@ -116,7 +120,8 @@ final class Posix {
             long size = buf.get(JAVA_LONG, 40);
             long seconds = buf.get(JAVA_LONG, 112);
             int nanos = buf.get(JAVA_INT, 120);
-            return new Stat(mode, uid, gid, size, Instant.ofEpochSecond(seconds, nanos));
+            int links = buf.get(JAVA_INT, 16);
+            return new Stat(mode, uid, gid, size, Instant.ofEpochSecond(seconds, nanos), links);
         }
     }
 
@@ -219,5 +224,37 @@ final class Posix {
 
     static int getdents64(int fd, MemorySegment buf) {
         return (int) call("getdents64", (s, a) -> (long) GETDENTS64.invokeExact(s, fd, buf, buf.byteSize()));
+    }
+
+    /** inotify_init1(IN_NONBLOCK | IN_CLOEXEC). */
+    static int inotifyInit() {
+        return (int) call("inotify_init1", (s, a) -> (int) INOTIFY_INIT1.invokeExact(s, O_NONBLOCK | O_CLOEXEC));
+    }
+
+    /**
+     * Watches the directory open as {@code dirFd}: the watch is added through {@code /proc/self/fd/N}, which names
+     * exactly the directory that descriptor holds, so no path is walked (nor any symlink followed) to find it.
+     */
+    static int inotifyWatchDescriptor(int inotifyFd, int dirFd, int mask) {
+        String self = "/proc/self/fd/" + dirFd;
+        return (int) call("inotify_add_watch", (s, a) -> (int) INOTIFY_ADD_WATCH.invokeExact(s, inotifyFd, a.allocateFrom(self), mask));
+    }
+
+    static void inotifyRemoveWatch(int inotifyFd, int wd) {
+        try {
+            call("inotify_rm_watch", (s, a) -> (int) INOTIFY_RM_WATCH.invokeExact(s, inotifyFd, wd));
+        } catch (Errno e) {
+            // already gone with its directory (EINVAL)
+        }
+    }
+
+    /** Waits up to {@code millis} for {@code fd} to be readable; true when it is. */
+    static boolean pollReadable(int fd, int millis) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pfd = arena.allocate(8, 4);
+            pfd.set(JAVA_INT, 0, fd);
+            pfd.set(ValueLayout.JAVA_SHORT, 4, (short) 1); // POLLIN
+            return call("poll", (s, a) -> (int) POLL.invokeExact(s, pfd, 1L, millis)) > 0;
+        }
     }
 }

@@ -36,6 +36,7 @@ public final class PaddockCommand {
         m.put("worker", WorkerCommand::new);
         m.put("browser", BrowserCommand::new);
         m.put("runtime", RuntimeCommand::new);
+        m.put("snapshot", SnapshotCommand::new);
         m.put("help", HelpCommand::new);
         return m;
     }

@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
                 SandboxCheckpointCommands.Create.class, SandboxCheckpointCommands.ListAll.class,
                 SandboxCheckpointCommands.Restore.class, SandboxEventsCommand.class, SandboxEgressCommand.class,
                 SandboxProcessCommands.Start.class, SandboxProcessCommands.Ps.class, SandboxProcessCommands.Logs.class,
-                SandboxProcessCommands.Kill.class, SandboxShellCommand.class, SandboxPortCommands.class})
+                SandboxProcessCommands.Kill.class, SandboxShellCommand.class, SandboxPortCommands.class, SandboxNetworkCommand.class,
+                SandboxForkCommand.class, SandboxWatchCommand.class})
 public final class SandboxCommand {
 }

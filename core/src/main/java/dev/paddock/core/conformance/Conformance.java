@@ -67,6 +67,26 @@ public record Conformance(
         return portFacts.available().contains(PORT_FORWARD);
     }
 
+    /**
+     * The port fact of drivers whose sandbox reaches the egress proxy through a listener the host can give new rules
+     * while the sandbox runs ({@code PATCH /v1/sandboxes/{id}/network}).
+     */
+    public static final String NETWORK_UPDATE = "network_update";
+
+    /**
+     * The port fact of drivers whose workspace is a host directory the host can watch for changes
+     * ({@code GET /v1/sandboxes/{id}/files/watch}).
+     */
+    public static final String FILE_WATCH = "file_watch";
+
+    public boolean supportsNetworkUpdate() {
+        return portFacts.available().contains(NETWORK_UPDATE);
+    }
+
+    public boolean supportsFileWatch() {
+        return portFacts.available().contains(FILE_WATCH);
+    }
+
     public boolean keepsChromiumSandbox() {
         return portFacts.available().contains(CHROMIUM_SANDBOX);
     }

@@ -1,5 +1,7 @@
 package dev.paddock.core.spi;
 
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
@@ -36,6 +38,15 @@ public interface Workspace {
 
     /** Unpacks a tar archive under {@code path}; entries that would land outside the workspace are refused. */
     void importTar(String path, InputStream tar);
+
+    /**
+     * Watches the directory at {@code path} (with {@code recursive}, its subdirectories too, as they appear) for
+     * created, modified and deleted entries. Symlinks are never followed; the caller closes the watch. Workspaces
+     * that cannot be watched refuse with {@code unsupported_capability}.
+     */
+    default FileWatch watch(String path, boolean recursive) {
+        throw new PaddockException(ErrorCode.UNSUPPORTED_CAPABILITY, "this sandbox's workspace cannot be watched for changes (see GET /v1/drivers: file_watch)");
+    }
 
     /** Removes everything inside the workspace. */
     void clear();

@@ -2,5 +2,13 @@ package dev.paddock.core.store;
 
 import java.time.Instant;
 
-/** A saved checkpoint of a sandbox; {@code kind} is e.g. {@code workspace_tar}. */
-public record CheckpointRecord(String id, String sandboxId, String tenantId, String kind, long sizeBytes, String sha256, Instant createdAt) {}
+/**
+ * A saved checkpoint of a sandbox; {@code kind} is e.g. {@code workspace_tar}. {@code name} is set for a snapshot (a
+ * checkpoint named within its tenant, which new sandboxes start from), null otherwise.
+ */
+public record CheckpointRecord(String id, String sandboxId, String tenantId, String kind, long sizeBytes, String sha256, Instant createdAt,
+                               String name) {
+    public CheckpointRecord(String id, String sandboxId, String tenantId, String kind, long sizeBytes, String sha256, Instant createdAt) {
+        this(id, sandboxId, tenantId, kind, sizeBytes, sha256, createdAt, null);
+    }
+}

@@ -12,6 +12,12 @@ public interface CheckpointStore {
 
     void delete(String id);
 
+    /** The tenant's snapshot (checkpoint) of that name. */
+    Optional<CheckpointRecord> findByName(String tenantId, String name);
+
+    /** The tenant's snapshots (named checkpoints), newest first. */
+    Page<CheckpointRecord> listNamed(String tenantId, PageRequest page);
+
     /** The bytes of every checkpoint of a tenant, for its storage quota. */
     long totalBytes(String tenantId);
 }

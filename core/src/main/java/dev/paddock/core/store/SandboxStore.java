@@ -1,6 +1,7 @@
 package dev.paddock.core.store;
 
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.SandboxState;
 import java.time.Instant;
 import java.util.List;
@@ -38,6 +39,12 @@ public interface SandboxStore {
 
     /** Records the driver handle (set once the backend created the sandbox). */
     void setHandle(String id, Fence fence, String handle);
+
+    /**
+     * Replaces the network policy in the sandbox's stored spec (a running sandbox whose allowlist changed), so a
+     * restarted host opens its egress listener with the new one. Fenced.
+     */
+    void setNetwork(String id, Fence fence, NetworkPolicy network);
 
     /** Notes activity (exec, file access) for the idle policy. Fenced. */
     void touch(String id, Fence fence, Instant at);

@@ -89,7 +89,7 @@ public final class BrowserVmDriver implements SandboxDriver {
                 new PortFacts(List.of("exec", "files", "opfs_workspace_mirror", "saved_vm_state"),
                         List.of("network", "raw_tcp", "bind_mounts", "background_processes", "interactive_stdin",
                                 "suspend_resume", "memory_limits", "cpu_limits", "pids_limits",
-                                Conformance.TERMINAL, Conformance.PORT_FORWARD)));
+                                Conformance.TERMINAL, Conformance.PORT_FORWARD, Conformance.NETWORK_UPDATE, Conformance.FILE_WATCH)));
     }
 
     @Override

@@ -30,7 +30,8 @@ final class BwrapConformance {
             new PortFacts(
                     List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",
                             "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network",
-                            Conformance.DISK_LIMITS, Conformance.TERMINAL, Conformance.PORT_FORWARD),
+                            Conformance.DISK_LIMITS, Conformance.TERMINAL, Conformance.PORT_FORWARD, Conformance.NETWORK_UPDATE,
+                            Conformance.FILE_WATCH),
                     List.of("process_memory_checkpoint")));
 
     private BwrapConformance() {}

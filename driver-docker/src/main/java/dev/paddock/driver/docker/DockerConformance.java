@@ -26,7 +26,7 @@ final class DockerConformance {
     static Conformance record(String runtime) {
         List<String> facts = new ArrayList<>(List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",
                 "freezer_suspend_resume", "workspace_tar_checkpoint", "survives_host_restart", "proxy_only_network",
-                Conformance.TERMINAL, Conformance.PORT_FORWARD));
+                Conformance.TERMINAL, Conformance.PORT_FORWARD, Conformance.NETWORK_UPDATE, Conformance.FILE_WATCH));
         if (DockerConfig.GVISOR.equals(runtime)) facts.add(Conformance.CHROMIUM_SANDBOX);
         return new Conformance(
                 DockerDriver.ID,

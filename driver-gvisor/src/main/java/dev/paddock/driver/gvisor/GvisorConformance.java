@@ -31,7 +31,8 @@ final class GvisorConformance {
             new PortFacts(
                     List.of("duplex_process", "workspace_file_io", "background_processes", "cgroup_limits",
                             "pause_resume", "workspace_tar_checkpoint", "process_memory_checkpoint", "survives_host_restart",
-                            "proxy_only_network", Conformance.CHROMIUM_SANDBOX, Conformance.TERMINAL, Conformance.PORT_FORWARD),
+                            "proxy_only_network", Conformance.CHROMIUM_SANDBOX, Conformance.TERMINAL, Conformance.PORT_FORWARD,
+                            Conformance.NETWORK_UPDATE, Conformance.FILE_WATCH),
                     List.of(Conformance.DISK_LIMITS)));
 
     private GvisorConformance() {}

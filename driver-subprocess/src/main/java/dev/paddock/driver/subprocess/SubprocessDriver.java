@@ -48,10 +48,10 @@ public final class SubprocessDriver implements SandboxDriver {
             new Conformance.CredentialEgress(Conformance.Enforcement.UNSUPPORTED, List.of()),
             List.of("workspace_tar"),
             new Conformance.PortFacts(
-                    List.of("exec", "files", "background_processes", "process_tree_kill"),
+                    List.of("exec", "files", "background_processes", "process_tree_kill", Conformance.FILE_WATCH),
                     List.of("isolation", "network_policy", "cgroup_limits", "suspend_resume", "oom_detection",
                             "reattach_after_restart", "rootfs_images",
-                            Conformance.TERMINAL, Conformance.PORT_FORWARD)));
+                            Conformance.TERMINAL, Conformance.PORT_FORWARD, Conformance.NETWORK_UPDATE)));
 
     private final Path dataDir;
     private final Map<String, SubprocessSandbox> live = new ConcurrentHashMap<>();

@@ -1,5 +1,9 @@
 package dev.paddock.egress.proxy;
 
+import dev.paddock.core.egress.EgressAuditRecord;
+import dev.paddock.core.egress.EgressDecision;
+import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.egress.policy.EgressRules;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -8,6 +12,10 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -22,7 +30,8 @@ public final class ProxyListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProxyListener.class);
 
     private final ProxyContext ctx;
-    private final SandboxEgress sandbox;
+    /** Replaced whole when the sandbox's policy changes; each connection keeps the one it started with. */
+    private volatile SandboxEgress sandbox;
     private final ServerSocketChannel server;
     private final Path socketPath;
     private final Semaphore slots;
@@ -75,15 +84,38 @@ public final class ProxyListener implements AutoCloseable {
             }
             live.add(ch);
             if (closed) closeQuietly(ch);
-            Thread.ofVirtual().name("egress-" + sandbox.sandboxId()).start(() -> {
+            // read after the add: a policy change either closes this connection or is the one it reads
+            SandboxEgress current = sandbox;
+            Thread.ofVirtual().name("egress-" + current.sandboxId()).start(() -> {
                 try {
-                    new ProxyConnection(ctx, sandbox, ch).run();
+                    new ProxyConnection(ctx, current, ch).run();
                 } finally {
                     live.remove(ch);
                     closeQuietly(ch);
                     slots.release();
                 }
             });
+        }
+    }
+
+    /**
+     * Gives the listener new rules, keeping its socket and credentials: connections accepted from now on meet
+     * {@code policy}; those open under the old rules are closed (their destinations were checked against rules that
+     * no longer hold). The change is written to the egress audit as one record of mode {@code policy_change}.
+     */
+    public void replaceRules(NetworkPolicy policy) {
+        EgressRules rules = new EgressRules(policy);
+        SandboxEgress before = sandbox;
+        sandbox = new SandboxEgress(before.sandboxId(), rules, before.credentials());
+        int closedConnections = live.size();
+        for (SocketChannel ch : live) closeQuietly(ch);
+        try {
+            ctx.sink().record(new EgressAuditRecord(before.sandboxId(), Instant.now(), "", null, 0, null, null, "policy_change",
+                    EgressDecision.ALLOWED, "network_changed:" + policy.mode().name().toLowerCase(Locale.ROOT)
+                            + ";closed_connections=" + closedConnections, 0, 0, 0, Duration.ZERO, List.of(), List.of()));
+        } catch (RuntimeException e) {
+            // the rules changed all the same; the sandbox's event log has the change too
+            log.warn("could not audit the policy change of {}: {}", before.sandboxId(), e.getMessage());
         }
     }
 

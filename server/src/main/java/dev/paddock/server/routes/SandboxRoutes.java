@@ -14,7 +14,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.function.Consumer;
 
-/** Sandbox lifecycle: create, read, list, suspend, resume, delete, and the audit events. */
+/** Sandbox lifecycle: create, read, list, suspend, resume, delete, a running sandbox's network, and the audit events. */
 public final class SandboxRoutes {
     static final String SANDBOX = "/v1/sandboxes/{id}";
     private final RuntimeHost host;
@@ -36,6 +36,8 @@ public final class SandboxRoutes {
         r.post(SANDBOX + "/suspend", ctx -> ctx.json(SandboxView.of(host.suspend(Auth.principal(ctx), id(ctx)))));
         r.post(SANDBOX + "/resume", ctx -> ctx.json(SandboxView.of(host.resume(Auth.principal(ctx), id(ctx)))));
         r.get(SANDBOX + "/events", this::events);
+        r.patch(SANDBOX + "/network", this::changeNetwork);
+        r.post(SANDBOX + "/fork", ctx -> ctx.status(201).json(SandboxView.of(host.fork(Auth.principal(ctx), id(ctx)))));
     }
 
     static String id(Context ctx) {
@@ -44,6 +46,10 @@ public final class SandboxRoutes {
 
     private void create(Context ctx) {
         CreateSandboxBody body = bodies.json(ctx, CreateSandboxBody.class);
+        if (body.fromSnapshot() != null && body.fromCheckpoint() == null) {
+            ctx.status(201).json(SandboxView.of(host.createFromSnapshot(Auth.principal(ctx), SandboxBodies.fromSnapshot(body))));
+            return;
+        }
         if (body.fromCheckpoint() != null) {
             ctx.status(201).json(SandboxView.of(host.createFromCheckpoint(Auth.principal(ctx), SandboxBodies.fromCheckpoint(body))));
             return;
@@ -72,6 +78,11 @@ public final class SandboxRoutes {
         // no purge parameter: as the sandbox's kind says (a browser sandbox's files go)
         Boolean purge = ctx.queryParam("purge") == null ? null : Params.bool(ctx, "purge", false);
         ctx.json(SandboxView.of(host.delete(Auth.principal(ctx), id(ctx), purge)));
+    }
+
+    private void changeNetwork(Context ctx) {
+        var network = SandboxBodies.networkChange(bodies.json(ctx, CreateSandboxBody.NetworkBody.class));
+        ctx.json(SandboxView.of(host.changeNetwork(Auth.principal(ctx), id(ctx), network)));
     }
 
     private void events(Context ctx) {

@@ -18,7 +18,8 @@ public record CreateSandboxBody(
         String template,
         BrowserBody browser,
         String fromCheckpoint,
-        PlacementBody placement) {
+        PlacementBody placement,
+        String fromSnapshot) {
 
     /** Where a cluster of servers places the sandbox: on a node whose labels include all of {@code nodeLabels}. */
     public record PlacementBody(Map<String, String> nodeLabels) {}

@@ -1,6 +1,7 @@
 package dev.paddock.server.wire;
 
 import dev.paddock.browser.BrowserTemplate;
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.egress.HostPattern;
@@ -29,11 +30,22 @@ public final class SandboxBodies {
      * that names any other field is refused rather than half followed.
      */
     public static String fromCheckpoint(CreateSandboxBody b) {
+        if (b.fromSnapshot() != null) throw Check.invalid("from_checkpoint", "and from_snapshot cannot both be given; pick one");
+        requireNoSettings(b, "from_checkpoint");
+        return b.fromCheckpoint();
+    }
+
+    /** The snapshot a create starts from; like a checkpoint, it brings the settings of its sandbox. */
+    public static String fromSnapshot(CreateSandboxBody b) {
+        requireNoSettings(b, "from_snapshot");
+        return b.fromSnapshot();
+    }
+
+    private static void requireNoSettings(CreateSandboxBody b, String field) {
         boolean others = b.driver() != null || b.image() != null || b.writableRootfs() != null || b.limits() != null || b.env() != null
                 || b.network() != null || b.timeoutSeconds() != null || b.idle() != null || b.credentials() != null
                 || b.template() != null || b.browser() != null;
-        if (others) throw Check.invalid("from_checkpoint", "takes the settings of the checkpoint's sandbox; leave out the other fields");
-        return b.fromCheckpoint();
+        if (others) throw Check.invalid(field, "takes the settings of the checkpoint's sandbox; leave out the other fields");
     }
 
     public static SandboxRequest toRequest(CreateSandboxBody b) {
@@ -79,6 +91,12 @@ public final class SandboxBodies {
         long disk = l.disk() == null || l.disk().isNull() ? 0 : MemorySize.parse("limits.disk", l.disk());
         if (disk != 0 && disk < Limits.MIN_DISK_BYTES) throw Check.invalid("limits.disk", "must be at least 32m, got " + disk + " bytes");
         return new Limits(memory, pids, cpus, disk);
+    }
+
+    /** The body of {@code PATCH /v1/sandboxes/{id}/network}: the same object and checks as a create's {@code network}. */
+    public static NetworkPolicy networkChange(CreateSandboxBody.NetworkBody n) {
+        if (n.type() == null) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'type' is required: none, limited or unrestricted");
+        return network(n);
     }
 
     private static NetworkPolicy network(CreateSandboxBody.NetworkBody n) {
