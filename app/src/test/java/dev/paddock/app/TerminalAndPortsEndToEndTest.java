@@ -227,6 +227,18 @@ class TerminalAndPortsEndToEndTest {
     }
 
     @Test
+    void theOpenPortsOfAnEndedSandboxAreForgottenAndItsTokenStopsWorking() throws Exception {
+        String other = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
+        String url = api.json("POST", "/v1/sandboxes/" + other + "/ports", Map.of(), obj().put("port", 8100)).path("url").asString();
+        api.call("DELETE", "/v1/sandboxes/" + other, Map.of(), null);
+
+        api.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 8101));
+        assertThat(api.json("GET", "/v1/sandboxes/" + other + "/ports", Map.of(), null).path("data")).as("no record outlives its sandbox").isEmpty();
+        assertThat(raw("GET", url, null).statusCode()).isEqualTo(401);
+        api.call("DELETE", "/v1/sandboxes/" + sandbox + "/ports/8101", Map.of(), null);
+    }
+
+    @Test
     void aWebSocketServerInTheSandboxRoundTripsThroughTheProxy() throws Exception {
         writeScript("ws_echo.py");
         startInSandbox("exec python3 /workspace/ws_echo.py 9000", 9000);

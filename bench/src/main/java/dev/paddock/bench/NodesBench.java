@@ -7,7 +7,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.security.SecureRandom;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.nio.file.Path;
 
 /**
  * Several servers as one: throughput of sandbox creates and execs with 1, 2 and 3 `paddock serve` nodes on one
@@ -94,7 +96,7 @@ public final class NodesBench {
 
     private List<BenchServer> start(String storeUrl, int n) throws Exception {
         String key = "pdk_bench_" + Long.toHexString(System.nanoTime());
-        String secret = Long.toHexString(Double.doubleToLongBits(Math.random())) + Long.toHexString(System.nanoTime());
+        String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(24));
         List<BenchServer> servers = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             Map<String, String> settings = new HashMap<>(Map.of("warm_pool_size", "0", "model_base_url", "http://127.0.0.1:9",

@@ -2,6 +2,7 @@ package dev.paddock.host.ports;
 
 import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorCode;
+import dev.paddock.core.ErrorType;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -45,6 +46,7 @@ public final class PortForwards {
         String driver = host.get(caller, sandboxId).driver();
         boolean forwards = host.drivers().stream().anyMatch(c -> c.driver().equals(driver) && c.supportsPortForward());
         if (!forwards) throw new UnsupportedCapabilityException(driver, "port forwarding");
+        forgetEnded();
         OpenPort existing = byKey.get(key(sandboxId, port));
         if (existing != null) return existing;
         if (byKey.values().stream().filter(p -> p.sandboxId().equals(sandboxId)).count() >= MAX_PER_SANDBOX) {
@@ -89,6 +91,17 @@ public final class PortForwards {
     /** A stream to the open port inside the sandbox; its use counts as activity. */
     public ExecHandle connect(OpenPort p, ExecOutput output) {
         return host.connectPort(p.owner(), p.sandboxId(), p.port(), output);
+    }
+
+    /** Drops the ports of sandboxes that have ended (or are gone), so records do not outlive their sandboxes. */
+    private void forgetEnded() {
+        byKey.values().removeIf(p -> {
+            try {
+                return host.get(p.owner(), p.sandboxId()).state().isTerminal();
+            } catch (PaddockException e) {
+                return e.type() == ErrorType.NOT_FOUND;
+            }
+        });
     }
 
     private static String key(String sandboxId, int port) {
