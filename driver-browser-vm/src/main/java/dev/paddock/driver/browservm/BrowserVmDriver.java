@@ -18,22 +18,12 @@ import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.core.spi.RuntimeListener;
 import dev.paddock.core.spi.Sandbox;
-import dev.paddock.core.spi.SandboxDriver;
-import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
-import dev.paddock.core.spi.TerminationReason;
-import dev.paddock.core.spi.Workspace;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,27 +32,20 @@ import org.slf4j.LoggerFactory;
  * unreachable, hostile execution host: it pairs with a one-time code, holds a WebSocket to the server, and runs the
  * ops sent down it. One sandbox per tab at a time; no network inside the VM; nothing survives the server's restart.
  */
-public final class BrowserVmDriver implements SandboxDriver {
+public final class BrowserVmDriver extends RelayedDriver {
     private static final Logger log = LoggerFactory.getLogger(BrowserVmDriver.class);
     public static final String ID = "browser-vm";
 
-    private final BrowserVm vm;
     private final VmResources resources;
-    private final Presence presence = new Presence();
-    private volatile RuntimeListener listener;
-    private final Map<String, BrowserVmSandbox> sandboxes = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService timers =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-browser-vm-timers").factory());
 
     public BrowserVmDriver(BrowserVm vm) {
-        this.vm = vm;
-        this.resources = VmResources.of(vm.config().assetsDir());
-        vm.watch(presence);
+        super(vm, "paddock-browser-vm-timers");
+        this.resources = VmResources.of(relay.config().assetsDir());
     }
 
     @Override
-    public void watchRuntimes(RuntimeListener listener) {
-        this.listener = listener;
+    BrowserVm.Presence presence() {
+        return new Presence();
     }
 
     /** The VM's fixed resources: a request for other limits is refused, and a sandbox reports these. */
@@ -71,7 +54,7 @@ public final class BrowserVmDriver implements SandboxDriver {
         return resources.check(requested);
     }
 
-    public BrowserVm runtimeService() { return vm; }
+    public BrowserVm runtimeService() { return relay; }
 
     @Override
     public String id() { return ID; }
@@ -102,46 +85,8 @@ public final class BrowserVmDriver implements SandboxDriver {
             throw new PaddockException(ErrorCode.IMAGE_UNSUPPORTED, "the browser-vm driver runs its own built-in Linux image; leave image empty");
         }
         resources.check(spec.limits());
-        BrowserRuntime rt = vm.claim(spec.tenantId(), spec.sandboxId());
-        try {
-            vm.call(rt, spec.sandboxId(), "bind", Map.of("fresh", true), null, 1 << 16);
-        } catch (RuntimeException e) {
-            rt.unbind(spec.sandboxId());
-            throw e;
-        }
-        BrowserVmSandbox s = new BrowserVmSandbox(vm, rt, spec, timers);
-        sandboxes.put(spec.sandboxId(), s);
-        return s;
-    }
-
-    @Override
-    public Optional<Sandbox> attach(SandboxRef ref) {
-        BrowserVmSandbox s = sandboxes.get(ref.sandboxId());
-        return s == null || s.terminated() ? Optional.empty() : Optional.of(s);
-    }
-
-    @Override
-    public List<SandboxRef> list() {
-        return sandboxes.values().stream().filter(s -> !s.terminated()).map(BrowserVmSandbox::ref).toList();
-    }
-
-    @Override
-    public void destroy(SandboxRef ref) {
-        BrowserVmSandbox s = sandboxes.remove(ref.sandboxId());
-        if (s != null) s.terminate(TerminationReason.ORPHAN_REAPED);
-        else if (ref.handle() != null) vm.runtimeOf(ref.handle()).ifPresent(rt -> rt.unbind(ref.sandboxId()));
-    }
-
-    /** The workspace lives in the tab (mirrored to its OPFS) and is cleared when the sandbox ends: nothing is kept here. */
-    @Override
-    public Optional<Workspace> workspace(SandboxRef ref) {
-        return Optional.empty();
-    }
-
-    @Override
-    public void close() {
-        vm.unwatch(presence);
-        timers.shutdownNow();
+        BrowserRuntime rt = relay.claim(spec.tenantId(), spec.sandboxId());
+        return bind(rt, spec, Map.of("fresh", true));
     }
 
     /**
@@ -159,7 +104,7 @@ public final class BrowserVmDriver implements SandboxDriver {
             if (s == null || s.runtime() != rt) return;
             timers.schedule(() -> {
                 if (!rt.online() && s.runtime() == rt && s.markLost()) tell(l -> l.runtimeLost(id, why));
-            }, vm.config().reconnectGrace().toMillis(), TimeUnit.MILLISECONDS);
+            }, relay.config().reconnectGrace().toMillis(), TimeUnit.MILLISECONDS);
         }
 
         @Override
@@ -189,11 +134,11 @@ public final class BrowserVmDriver implements SandboxDriver {
         if (!rt.bind(s.id())) return false;
         old.unbind(s.id());
         s.moveTo(rt);
-        vm.retire(old);
+        relay.retire(old);
         log.info("sandbox {} moves from runtime {} to runtime {}", s.id(), old.id(), rt.id());
         Thread.ofVirtual().name("paddock-browser-vm-adopt").start(() -> {
             try {
-                vm.call(rt, s.id(), "bind", Map.of("fresh", false), null, 1 << 16);
+                relay.call(rt, s.id(), "bind", Map.of("fresh", false), null, 1 << 16);
                 timers.execute(() -> restored(s, rt));
             } catch (PaddockException e) {
                 log.info("runtime {} could not take sandbox {} back from its mirror ({})", rt.id(), s.id(), e.code());
@@ -206,15 +151,5 @@ public final class BrowserVmDriver implements SandboxDriver {
 
     private void restored(BrowserVmSandbox s, BrowserRuntime rt) {
         if (s.runtime() == rt && rt.online() && s.markRestored()) tell(l -> l.runtimeRestored(s.id(), rt.id()));
-    }
-
-    private void tell(Consumer<RuntimeListener> call) {
-        RuntimeListener l = listener;
-        if (l == null) return;
-        try {
-            call.accept(l);
-        } catch (RuntimeException e) {
-            log.warn("the host could not record a runtime change: {}", e.getMessage());
-        }
     }
 }

@@ -48,10 +48,6 @@ final class BrowserVmSandbox implements Sandbox {
     /** Whether the host was told the runtime is gone (and not yet that it is back). */
     private final AtomicBoolean lostReported = new AtomicBoolean();
 
-    BrowserVmSandbox(BrowserVm vm, BrowserRuntime runtime, SandboxSpec spec, ScheduledExecutorService timers) {
-        this(BrowserVmDriver.ID, vm, runtime, spec, timers);
-    }
-
     BrowserVmSandbox(String driverId, BrowserVm vm, BrowserRuntime runtime, SandboxSpec spec, ScheduledExecutorService timers) {
         this.driverId = driverId;
         this.vm = vm;

@@ -18,23 +18,13 @@ import dev.paddock.core.conformance.Conformance.WorkspaceStrategy;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.core.spi.RuntimeListener;
 import dev.paddock.core.spi.Sandbox;
-import dev.paddock.core.spi.SandboxDriver;
-import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
-import dev.paddock.core.spi.TerminationReason;
-import dev.paddock.core.spi.Workspace;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * Sandboxes on a paired daemon: a {@code paddock runtime pair} process on a machine the server cannot reach (a
@@ -43,19 +33,16 @@ import java.util.function.Consumer;
  * its sandboxes while it reconnects, and they end with it. It has no route to the server's egress proxy or vault,
  * so its sandboxes have no network.
  */
-public final class DaemonDriver implements SandboxDriver {
+public final class DaemonDriver extends RelayedDriver {
     public static final String ID = "daemon";
 
-    private final BrowserVm relay;
-    private final Presence presence = new Presence();
-    private volatile RuntimeListener listener;
-    private final Map<String, BrowserVmSandbox> sandboxes = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService timers =
-            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-daemon-driver-timers").factory());
-
     public DaemonDriver(BrowserVm relay) {
-        this.relay = relay;
-        relay.watch(presence);
+        super(relay, "paddock-daemon-driver-timers");
+    }
+
+    @Override
+    BrowserVm.Presence presence() {
+        return new Presence();
     }
 
     @Override
@@ -79,11 +66,6 @@ public final class DaemonDriver implements SandboxDriver {
     @Override
     public Conformance conformance() { return conformanceRecord(); }
 
-    @Override
-    public void watchRuntimes(RuntimeListener listener) {
-        this.listener = listener;
-    }
-
     /** The daemon's local driver enforces the limits; the request's are passed to it as they are. */
     @Override
     public Limits limits(Limits requested) {
@@ -99,52 +81,14 @@ public final class DaemonDriver implements SandboxDriver {
         if (spec.image() != null || spec.writableRootfs()) {
             throw new PaddockException(ErrorCode.IMAGE_UNSUPPORTED, "a paired daemon runs sandboxes on its machine's own system directories; leave image empty");
         }
+        Limits l = spec.limits();
+        Map<String, Object> limits = new LinkedHashMap<>();
+        limits.put("memory_bytes", l.memoryBytes());
+        limits.put("pids", l.pids());
+        limits.put("cpus", l.cpus());
+        limits.put("disk_bytes", l.diskBytes());
         BrowserRuntime rt = relay.claim(spec.tenantId(), spec.sandboxId(), BrowserRuntime.DAEMON_KIND);
-        try {
-            Limits l = spec.limits();
-            Map<String, Object> limits = new LinkedHashMap<>();
-            limits.put("memory_bytes", l.memoryBytes());
-            limits.put("pids", l.pids());
-            limits.put("cpus", l.cpus());
-            limits.put("disk_bytes", l.diskBytes());
-            relay.call(rt, spec.sandboxId(), "bind", Map.of("fresh", true, "limits", limits), null, 1 << 16);
-        } catch (RuntimeException e) {
-            rt.unbind(spec.sandboxId());
-            throw e;
-        }
-        BrowserVmSandbox s = new BrowserVmSandbox(ID, relay, rt, spec, timers);
-        sandboxes.put(spec.sandboxId(), s);
-        return s;
-    }
-
-    @Override
-    public Optional<Sandbox> attach(SandboxRef ref) {
-        BrowserVmSandbox s = sandboxes.get(ref.sandboxId());
-        return s == null || s.terminated() ? Optional.empty() : Optional.of(s);
-    }
-
-    @Override
-    public List<SandboxRef> list() {
-        return sandboxes.values().stream().filter(s -> !s.terminated()).map(BrowserVmSandbox::ref).toList();
-    }
-
-    @Override
-    public void destroy(SandboxRef ref) {
-        BrowserVmSandbox s = sandboxes.remove(ref.sandboxId());
-        if (s != null) s.terminate(TerminationReason.ORPHAN_REAPED);
-        else if (ref.handle() != null) relay.runtimeOf(ref.handle()).ifPresent(rt -> rt.unbind(ref.sandboxId()));
-    }
-
-    /** The workspace lives on the daemon's machine and ends with the sandbox: nothing is kept on the server. */
-    @Override
-    public Optional<Workspace> workspace(SandboxRef ref) {
-        return Optional.empty();
-    }
-
-    @Override
-    public void close() {
-        relay.unwatch(presence);
-        timers.shutdownNow();
+        return bind(rt, spec, Map.of("fresh", true, "limits", limits));
     }
 
     /**
@@ -175,16 +119,6 @@ public final class DaemonDriver implements SandboxDriver {
                     });
                 }
             }
-        }
-    }
-
-    private void tell(Consumer<RuntimeListener> call) {
-        RuntimeListener l = listener;
-        if (l == null) return;
-        try {
-            call.accept(l);
-        } catch (RuntimeException e) {
-            // the record lags; the sandbox's ops still fail or work as the runtime does
         }
     }
 }
