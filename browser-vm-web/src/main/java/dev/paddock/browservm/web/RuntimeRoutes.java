@@ -13,13 +13,11 @@ import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
-import dev.paddock.server.http.ErrorBody;
 import dev.paddock.server.http.Params;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.websocket.WsContext;
-import java.io.IOException;
 import java.time.Duration;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.slf4j.Logger;
@@ -78,7 +76,7 @@ final class RuntimeRoutes {
                 vm.authenticate(relayToken(ctx.header("Authorization"), ctx.queryParam("token")));
             } catch (PaddockException e) {
                 // Javalin does not write a result set before an upgrade: the refusal goes straight to the response
-                refuseUpgrade(ctx, e);
+                ApiErrors.refuseUpgrade(ctx, json, e);
             }
         });
         r.ws(RELAY, ws -> {
@@ -134,17 +132,6 @@ final class RuntimeRoutes {
         ctx.status(201).json(new RuntimeBodies.Exchanged(x.runtimeId(), x.runtimeToken(), kind, RELAY, x.heartbeatSeconds()));
     }
 
-    private void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
-        byte[] body = json.write(ErrorBody.of(e));
-        var res = ctx.res();
-        res.setStatus(e.errorCode().httpStatus());
-        res.setContentType("application/json");
-        res.setHeader("Cache-Control", "no-store");
-        res.setContentLength(body.length);
-        res.getOutputStream().write(body);
-        res.flushBuffer();
-        throw new ApiErrors.Answered(); // stops the upgrade
-    }
 
     /** The runtime of the bearer token (no API key: the token is the credential); 401 invalid_runtime_token when it is unknown. */
     private void self(Context ctx) {

@@ -47,6 +47,22 @@ public final class ApiErrors {
         }
     }
 
+    /**
+     * Refuses a WebSocket upgrade with the API's error answer, written before the upgrade can happen, and stops the
+     * handler chain ({@link Answered}), so the client gets a status and a body rather than a socket that closes.
+     */
+    public static void refuseUpgrade(Context ctx, ApiJson json, PaddockException e) throws IOException {
+        byte[] body = json.write(ErrorBody.of(e));
+        var res = ctx.res();
+        res.setStatus(e.errorCode().httpStatus());
+        res.setContentType("application/json");
+        res.setHeader("Cache-Control", "no-store");
+        res.setContentLength(body.length);
+        res.getOutputStream().write(body);
+        res.flushBuffer();
+        throw new Answered();
+    }
+
     public void handle(Exception e, Context ctx) {
         if (e instanceof Answered) return;
         if (ctx.res().isCommitted()) {

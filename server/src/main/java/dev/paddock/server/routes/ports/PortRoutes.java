@@ -10,7 +10,6 @@ import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
-import dev.paddock.server.http.ErrorBody;
 import dev.paddock.server.http.Params;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
@@ -92,7 +91,7 @@ public final class PortRoutes {
                     ctx.attribute(PORT_ATTR, ports.byToken(sandboxId(ctx), port(ctx), ctx.pathParam("token")));
                     ctx.attribute(TARGET_ATTR, target(ctx, 7)); // the upgrade request is not readable once upgraded
                 } catch (PaddockException e) {
-                    refuseUpgrade(ctx, e);
+                    ApiErrors.refuseUpgrade(ctx, json, e);
                 }
             });
             r.ws(path, ws -> {
@@ -175,17 +174,6 @@ public final class PortRoutes {
         return out;
     }
 
-    private void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
-        byte[] body = json.write(ErrorBody.of(e));
-        var res = ctx.res();
-        res.setStatus(e.errorCode().httpStatus());
-        res.setContentType("application/json");
-        res.setHeader("Cache-Control", "no-store");
-        res.setContentLength(body.length);
-        res.getOutputStream().write(body);
-        res.flushBuffer();
-        throw new ApiErrors.Answered();
-    }
 
     private static String sandboxId(Context ctx) {
         return Params.pathId(ctx, "id", "sbx", "sandbox id");

@@ -11,7 +11,6 @@ import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
-import dev.paddock.server.http.ErrorBody;
 import dev.paddock.server.http.Params;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
@@ -98,7 +97,7 @@ public final class TerminalRoutes {
             try {
                 ctx.attribute(SESSION, terminals.redeem(ctx.pathParam("id"), ctx.pathParam("pty_id"), ctx.queryParam("token")));
             } catch (PaddockException e) {
-                refuseUpgrade(ctx, e);
+                ApiErrors.refuseUpgrade(ctx, json, e);
             }
         });
         r.ws(ATTACH, ws -> {
@@ -177,17 +176,6 @@ public final class TerminalRoutes {
         if (s != null && v != null) terminals.detach(s, v);
     }
 
-    private void refuseUpgrade(Context ctx, PaddockException e) throws IOException {
-        byte[] body = json.write(ErrorBody.of(e));
-        var res = ctx.res();
-        res.setStatus(e.errorCode().httpStatus());
-        res.setContentType("application/json");
-        res.setHeader("Cache-Control", "no-store");
-        res.setContentLength(body.length);
-        res.getOutputStream().write(body);
-        res.flushBuffer();
-        throw new ApiErrors.Answered();
-    }
 
     private static String sandboxId(Context ctx) {
         return Params.pathId(ctx, "id", "sbx", "sandbox id");
