@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
@@ -69,6 +70,9 @@ public final class BwrapDriver implements SandboxDriver {
     private Path etcBase;
     private long etcStamp;
 
+    /** The kernel's limits are the host's, not a driver's: said once per process. */
+    private static final AtomicBoolean kernelLimitsChecked = new AtomicBoolean();
+
     public BwrapDriver(BwrapConfig config) {
         List<String> problems = HostCheck.problems(config);
         if (!problems.isEmpty()) {
@@ -86,7 +90,7 @@ public final class BwrapDriver implements SandboxDriver {
         etcBase();
         int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(Collectors.toSet()));
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
-        KernelLimits.read().shortOf(config.uidCount()).ifPresent(log::warn);
+        if (!kernelLimitsChecked.getAndSet(true)) KernelLimits.read().shortOf(config.uidCount()).ifPresent(log::warn);
     }
 
     /** The shared part of sandbox /etc directories, rebuilt when the host's loader cache changed (a package was installed). */
