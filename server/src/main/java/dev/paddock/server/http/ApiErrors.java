@@ -68,7 +68,7 @@ public final class ApiErrors {
         if (ctx.res().isCommitted()) {
             // Part of a body is on the wire already; an error body now would corrupt it.
             PaddockException pe = classify(e, ctx);
-            log.warn("{} {} failed after the response started: {}", ctx.method(), ctx.path(), pe.getMessage());
+            log.warn("{} {} failed after the response started: {}", ctx.method(), HttpMetrics.route(ctx), pe.getMessage());
             Streams.abort(ctx, e);
             return;
         }
@@ -167,7 +167,7 @@ public final class ApiErrors {
 
     private static PaddockException internal(Throwable e, Context ctx) {
         String errorId = "err_" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-        log.error("unexpected error {} on {} {}", errorId, ctx.method(), ctx.path(), e);
+        log.error("unexpected error {} on {} {}", errorId, ctx.method(), HttpMetrics.route(ctx), e);
         return new PaddockException(ErrorCode.INTERNAL,
                 "internal error " + errorId + "; this is a bug in Paddock, the server log has the details under this id");
     }

@@ -52,7 +52,11 @@ public final class HttpMetrics {
         return registry;
     }
 
-    private static String route(Context ctx) {
+    /**
+     * The route template a request matched (e.g. {@code /v1/sandboxes/{id}/ports/{port}/t/{token}/<path>}), for metrics
+     * and logs: never the raw path, which can carry a credential such as a port's token.
+     */
+    static String route(Context ctx) {
         try {
             var endpoint = ctx.endpoints().matchedHttpEndpoint(); // the route's handler, not the after-filter that ran last
             if (endpoint != null && endpoint.path != null) return endpoint.path;
