@@ -56,7 +56,9 @@ class ConcurrencyTest {
                 })));
             }
             for (int r = 0; r < 4; r++) {
-                readers.add(Thread.ofVirtual().start(() -> guard(errors, () -> {
+                // platform threads: a virtual thread that never blocks keeps its carrier, and four readers looping on
+                // two carriers (a 2-core machine) would starve the writers they wait for
+                readers.add(Thread.ofPlatform().start(() -> guard(errors, () -> {
                     start.await();
                     while (writing.get()) {
                         store.events().list(shared.id(), PageRequest.first(50));
