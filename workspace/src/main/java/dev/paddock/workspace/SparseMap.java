@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.LimitedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,6 +20,7 @@ record SparseMap(List<Region> regions, long realSize) {
     static final int MAX_REGIONS = 100_000;
     private static final int BLOCK = 512;
     private static final int MAX_DIGITS = 19;
+    static final String ENDED_INSIDE_DATA = "the archive ends inside a sparse file's data";
 
     record Region(long offset, long length) {}
 
@@ -131,34 +133,8 @@ record SparseMap(List<Region> regions, long realSize) {
         for (Region r : regions) {
             if (r.length() == 0) continue;
             Posix.lseek(file.fd(), r.offset(), Posix.SEEK_SET);
-            FdWriter.copy(new BoundedExactly(in, r.length()), file);
+            FdWriter.copy(LimitedInputStream.exactly(in, r.length(), ENDED_INSIDE_DATA), file);
         }
         Posix.ftruncate(file.fd(), realSize);
-    }
-
-    /** Exactly {@code n} bytes of {@code in}; fewer is a truncated archive. */
-    private static final class BoundedExactly extends InputStream {
-        private final InputStream in;
-        private long left;
-
-        BoundedExactly(InputStream in, long n) {
-            this.in = in;
-            this.left = n;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (left == 0) return -1;
-            int n = in.read(b, off, (int) Math.min(len, left));
-            if (n < 0) throw new IOException("the archive ends inside a sparse file's data");
-            left -= n;
-            return n;
-        }
     }
 }

@@ -1,8 +1,11 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.LimitedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.RandomAccessFile;
+import java.nio.channels.Channels;
 import java.nio.file.Path;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
@@ -30,15 +33,10 @@ public final class SparseTars {
         SparseMap map = SparseMap.read(tar, e.getSize(), realSize);
         try (RandomAccessFile file = new RandomAccessFile(dest.toFile(), "rw")) {
             file.setLength(0);
-            byte[] buf = new byte[64 * 1024];
+            OutputStream out = Channels.newOutputStream(file.getChannel()); // writes at the file's pointer, which seek moves
             for (SparseMap.Region r : map.regions()) {
                 file.seek(r.offset());
-                for (long left = r.length(); left > 0; ) {
-                    int n = tar.read(buf, 0, (int) Math.min(buf.length, left));
-                    if (n < 0) throw new IOException("the archive ends inside a sparse file's data");
-                    file.write(buf, 0, n);
-                    left -= n;
-                }
+                LimitedInputStream.exactly(tar, r.length(), SparseMap.ENDED_INSIDE_DATA).transferTo(out);
             }
             file.setLength(realSize);
         }

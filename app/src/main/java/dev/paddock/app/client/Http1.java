@@ -1,5 +1,6 @@
 package dev.paddock.app.client;
 
+import dev.paddock.core.LimitedInputStream;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -183,7 +184,7 @@ final class Http1 {
             } catch (NumberFormatException e) {
                 length = 0;
             }
-            raw = new Bounded(in, length);
+            raw = LimitedInputStream.upTo(in, length);
         } else {
             raw = in; // to the end of the connection
         }
@@ -193,32 +194,6 @@ final class Http1 {
                 socket.close();
             }
         };
-    }
-
-    /** A body of known length. */
-    private static final class Bounded extends FilterInputStream {
-        private long left;
-
-        Bounded(InputStream in, long length) {
-            super(in);
-            this.left = length;
-        }
-
-        @Override
-        public int read() throws IOException {
-            if (left <= 0) return -1;
-            int c = in.read();
-            if (c >= 0) left--;
-            return c;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (left <= 0) return -1;
-            int n = in.read(b, off, (int) Math.min(len, left));
-            if (n > 0) left -= n;
-            return n;
-        }
     }
 
     /** A chunked body, decoded; trailers are read and dropped. */

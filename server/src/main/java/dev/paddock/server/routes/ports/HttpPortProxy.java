@@ -1,6 +1,7 @@
 package dev.paddock.server.routes.ports;
 
 import dev.paddock.core.ErrorCode;
+import dev.paddock.core.LimitedInputStream;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.ExecHandle;
@@ -170,7 +171,7 @@ final class HttpPortProxy {
         long length = head.chunked() ? -1 : head.contentLength();
         if (length >= 0) res.setContentLengthLong(length);
         if (noBody) return;
-        InputStream body = head.chunked() ? new ChunkedInputStream(in) : length >= 0 ? new BoundedBody(in, length) : in;
+        InputStream body = head.chunked() ? new ChunkedInputStream(in) : length >= 0 ? LimitedInputStream.upTo(in, length) : in;
         OutputStream out = res.getOutputStream();
         byte[] buf = new byte[64 * 1024];
         try {
@@ -184,30 +185,5 @@ final class HttpPortProxy {
             return;
         }
         out.flush();
-    }
-
-    /** Exactly {@code length} bytes of a body. */
-    private static final class BoundedBody extends InputStream {
-        private final InputStream in;
-        private long left;
-
-        BoundedBody(InputStream in, long length) {
-            this.in = in;
-            this.left = length;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (left <= 0) return -1;
-            int n = in.read(b, off, (int) Math.min(len, left));
-            if (n > 0) left -= n;
-            return n;
-        }
     }
 }
