@@ -9,12 +9,6 @@ import java.io.InputStream;
  * request body past its limit, a gzip bomb. No mark/reset, which would count bytes twice.
  */
 public class CappedInputStream extends FilterInputStream {
-    /** Throws what reading past the cap means to the caller. */
-    @FunctionalInterface
-    public interface Overflow {
-        void exceeded() throws IOException;
-    }
-
     private final long max;
     private final Overflow overflow;
     private long count;

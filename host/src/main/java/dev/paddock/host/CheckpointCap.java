@@ -1,8 +1,8 @@
 package dev.paddock.host;
 
+import dev.paddock.core.CappedOutputStream;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
-import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Optional;
@@ -20,7 +20,9 @@ record CheckpointCap(long bytes, boolean byQuota, long setting) {
     }
 
     OutputStream bound(OutputStream out) {
-        return new Capped(out, bytes);
+        return new CappedOutputStream(out, bytes, () -> {
+            throw new TooLarge();
+        });
     }
 
     /** The error to report when {@code e} is the cap's own refusal. */
@@ -40,28 +42,5 @@ record CheckpointCap(long bytes, boolean byQuota, long setting) {
 
     static final class TooLarge extends IOException {
         TooLarge() { super("checkpoint size cap reached"); }
-    }
-
-    private static final class Capped extends FilterOutputStream {
-        private long left;
-
-        Capped(OutputStream out, long cap) {
-            super(out);
-            this.left = cap;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            if (left < 1) throw new TooLarge();
-            out.write(b);
-            left--;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            if (len > left) throw new TooLarge();
-            out.write(b, off, len);
-            left -= len;
-        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.paddock.app.daemon;
 
 import dev.paddock.core.BoundedBuffer;
+import dev.paddock.core.CappedOutputStream;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecHandle;
@@ -120,9 +121,12 @@ final class LocalSandboxes implements AutoCloseable {
                 }
                 case "export_tar" -> {
                     only(a, "path");
-                    CappedOutput out = new CappedOutput(MAX_FILE_BYTES);
-                    workspace(op).exportTar(path(a), out);
-                    yield new Answer(Map.of(), Map.of("data", out.toByteArray()));
+                    // held in memory up to the size one op may carry; a larger archive is refused, not cut short
+                    ByteArrayOutputStream archive = new ByteArrayOutputStream();
+                    workspace(op).exportTar(path(a), new CappedOutputStream(archive, MAX_FILE_BYTES, () -> {
+                        throw new Refused("file_too_large", "the archive is larger than " + (MAX_FILE_BYTES >> 20) + " MiB, what one op carries");
+                    }));
+                    yield new Answer(Map.of(), Map.of("data", archive.toByteArray()));
                 }
                 case "import_tar" -> {
                     only(a, "path", "size", "chunks");
@@ -222,24 +226,6 @@ final class LocalSandboxes implements AutoCloseable {
             throw new Refused("interrupted", "the daemon is stopping");
         } finally {
             running.remove(op.requestId());
-        }
-    }
-
-    /** An archive held in memory up to the size one op may carry; a larger one is refused, not cut short. */
-    private static final class CappedOutput extends ByteArrayOutputStream {
-        private final long max;
-
-        CappedOutput(long max) { this.max = max; }
-
-        @Override
-        public synchronized void write(byte[] b, int off, int len) {
-            if (count + (long) len > max) throw new Refused("file_too_large", "the archive is larger than " + (max >> 20) + " MiB, what one op carries");
-            super.write(b, off, len);
-        }
-
-        @Override
-        public synchronized void write(int b) {
-            write(new byte[] {(byte) b}, 0, 1);
         }
     }
 
