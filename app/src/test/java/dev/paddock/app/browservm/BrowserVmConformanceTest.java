@@ -25,8 +25,6 @@ import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
-import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.driver.browservm.BrowserVmConfig;
@@ -98,31 +96,9 @@ class BrowserVmConformanceTest extends DriverConformanceKit {
         return BrowserVmDriver.ID;
     }
 
-    /** The driver of the paired tab, kept for the class: closing it after a check leaves the tab paired. */
     @Override
     protected DriverUnderTest driverUnderTest() {
-        return new DriverUnderTest() {
-            @Override
-            public SandboxDriver driver() {
-                return driver;
-            }
-
-            /** The VM's own limits, no network, and the tenant the tab is paired with. */
-            @Override
-            public SandboxSpec spec(String sandboxId) {
-                return new SandboxSpec(sandboxId, TENANT, null, false, driver.limits(null), Map.of(), NetworkPolicy.NONE);
-            }
-
-            @Override
-            public SandboxDriver restarted() {
-                return new BrowserVmDriver(stack.vm);
-            }
-
-            @Override
-            public Path dataDir() {
-                return dataDir;
-            }
-        };
+        return new PairedDriverUnderTest(driver, TENANT, () -> new BrowserVmDriver(stack.vm), dataDir);
     }
 
     // ---- the record ----------------------------------------------------------------------------------

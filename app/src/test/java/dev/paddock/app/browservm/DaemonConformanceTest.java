@@ -12,9 +12,6 @@ import dev.paddock.core.conformance.Conformance.Enforcement;
 import dev.paddock.core.conformance.Conformance.Lease;
 import dev.paddock.core.conformance.Conformance.OrphanReap;
 import dev.paddock.core.conformance.Conformance.Support;
-import dev.paddock.core.spi.NetworkPolicy;
-import dev.paddock.core.spi.SandboxDriver;
-import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.driver.browservm.BrowserRuntime;
 import dev.paddock.driver.browservm.DaemonDriver;
 import java.net.URI;
@@ -82,27 +79,7 @@ class DaemonConformanceTest extends DriverConformanceKit {
 
     @Override
     protected DriverUnderTest driverUnderTest() {
-        return new DriverUnderTest() {
-            @Override
-            public SandboxDriver driver() {
-                return driver;
-            }
-
-            @Override
-            public SandboxSpec spec(String sandboxId) {
-                return new SandboxSpec(sandboxId, TENANT, null, false, driver.limits(null), Map.of(), NetworkPolicy.NONE);
-            }
-
-            @Override
-            public SandboxDriver restarted() {
-                return new DaemonDriver(stack.vm);
-            }
-
-            @Override
-            public Path dataDir() {
-                return dataDir;
-            }
-        };
+        return new PairedDriverUnderTest(driver, TENANT, () -> new DaemonDriver(stack.vm), dataDir);
     }
 
     @Test
