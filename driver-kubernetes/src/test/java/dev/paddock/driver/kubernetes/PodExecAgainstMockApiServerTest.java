@@ -10,41 +10,21 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
-import dev.paddock.core.spi.Sandbox;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Commands through the exec API, end to end: the driver's exec over the mock API server's WebSocket to the fake
  * kubelet, which runs them for real in bwrap as the pod's uid.
  */
 @Tag("bwrap")
-class PodExecAgainstMockApiServerTest {
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    Sandbox sandbox;
-
-    @BeforeEach
-    void start() {
-        cluster = new MockCluster(dir);
-        driver = cluster.driver("install-a");
-        sandbox = driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_exec"), KubernetesDriverAgainstMockApiServerTest.FENCE);
-    }
-
-    @AfterEach
-    void stop() {
-        driver.close();
-        cluster.close();
+class PodExecAgainstMockApiServerTest extends SandboxOnMockCluster {
+    PodExecAgainstMockApiServerTest() {
+        super("sbx_exec");
     }
 
     record Run(ExecResult result, String stdout, String stderr) {}

@@ -8,7 +8,6 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.FileEntry;
-import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.Workspace;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -17,32 +16,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Workspace and outputs through the exec API, end to end through the fake kubelet's bwrap pods. */
 @Tag("bwrap")
-class PodFilesAgainstMockApiServerTest {
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    Sandbox sandbox;
-
-    @BeforeEach
-    void start() {
-        cluster = new MockCluster(dir);
-        driver = cluster.driver("install-a");
-        sandbox = driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_files"), KubernetesDriverAgainstMockApiServerTest.FENCE);
-    }
-
-    @AfterEach
-    void stop() {
-        driver.close();
-        cluster.close();
+class PodFilesAgainstMockApiServerTest extends SandboxOnMockCluster {
+    PodFilesAgainstMockApiServerTest() {
+        super("sbx_files");
     }
 
     static byte[] bytes(String s) {
