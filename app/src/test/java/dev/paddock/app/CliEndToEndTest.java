@@ -3,12 +3,9 @@ package dev.paddock.app;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.app.serve.PaddockApp;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -17,23 +14,8 @@ import tools.jackson.databind.JsonNode;
  * The CLI against a real server (subprocess driver). The CLI finds both the server URL and the admin key through
  * the data directory only, so every test here also proves the local discovery.
  */
-class CliEndToEndTest {
-    @TempDir static Path dataDir;
+class CliEndToEndTest extends CliAgainstTestServer {
     @TempDir Path local;
-
-    static PaddockApp app;
-    static Cli cli;
-
-    @BeforeAll
-    static void startServer() {
-        app = TestServer.start(dataDir);
-        cli = new Cli(Map.of("PADDOCK_DATA_DIR", dataDir.toString()), dataDir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (app != null) app.close();
-    }
 
     static String create(String... extra) {
         String[] args = new String[2 + extra.length];

@@ -2,34 +2,16 @@ package dev.paddock.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.paddock.app.serve.PaddockApp;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Bad input and failures give one clear line on stderr and the documented exit code, never a stack trace. */
-class CliErrorsTest {
-    @TempDir static Path dataDir;
+class CliErrorsTest extends CliAgainstTestServer {
     @TempDir Path elsewhere;
-
-    static PaddockApp app;
-    static Cli cli;
-
-    @BeforeAll
-    static void startServer() {
-        app = TestServer.start(dataDir);
-        cli = new Cli(Map.of("PADDOCK_DATA_DIR", dataDir.toString()), dataDir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (app != null) app.close();
-    }
 
     @Test
     void badDurationIsAUsageError() {

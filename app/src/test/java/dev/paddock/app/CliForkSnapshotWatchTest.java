@@ -2,33 +2,12 @@ package dev.paddock.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.paddock.app.serve.PaddockApp;
-import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code paddock sandbox fork|watch|network} and {@code paddock snapshot …} against a real server (subprocess driver). */
-class CliForkSnapshotWatchTest {
-    @TempDir static Path dataDir;
-    static PaddockApp app;
-    static Cli cli;
-
-    @BeforeAll
-    static void startServer() {
-        app = TestServer.start(dataDir);
-        cli = new Cli(Map.of("PADDOCK_DATA_DIR", dataDir.toString()), dataDir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (app != null) app.close();
-    }
-
+class CliForkSnapshotWatchTest extends CliAgainstTestServer {
     private static Cli.Result ok(String... args) {
         Cli.Result r = cli.run(args);
         assertThat(r.code()).as(r.toString()).isZero();

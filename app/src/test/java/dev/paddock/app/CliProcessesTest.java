@@ -4,33 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.app.serve.PaddockApp;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /** {@code paddock sandbox start|ps|logs|kill} against a real server (subprocess driver). */
-class CliProcessesTest {
-    @TempDir static Path dataDir;
-    static PaddockApp app;
-    static Cli cli;
-
-    @BeforeAll
-    static void startServer() {
-        app = TestServer.start(dataDir);
-        cli = new Cli(Map.of("PADDOCK_DATA_DIR", dataDir.toString()), dataDir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (app != null) app.close();
-    }
-
+class CliProcessesTest extends CliAgainstTestServer {
     static String sandbox() {
         Cli.Result r = cli.run("sandbox", "create");
         assertThat(r.code()).as(r.toString()).isZero();

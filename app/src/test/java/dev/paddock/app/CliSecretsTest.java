@@ -2,31 +2,18 @@ package dev.paddock.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.paddock.app.serve.PaddockApp;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code paddock secret …} and the network flags of {@code sandbox create} against a real server (subprocess driver). */
-class CliSecretsTest {
+class CliSecretsTest extends CliAgainstTestServer {
     static final String VALUE = "cli-secret-value-0b7e55";
-    @TempDir static Path dataDir;
-    static PaddockApp app;
-    static Cli cli;
 
     @BeforeAll
-    static void start() {
-        app = TestServer.start(dataDir);
+    static void cliWithATokenInItsEnvironment() {
         cli = new Cli(Map.of("PADDOCK_DATA_DIR", dataDir.toString(), "MY_TOKEN", VALUE + "-env"), dataDir);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (app != null) app.close();
     }
 
     @Test

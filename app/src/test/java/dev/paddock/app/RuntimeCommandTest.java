@@ -1,32 +1,15 @@
 package dev.paddock.app;
 
-import dev.paddock.app.serve.PaddockApp;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code paddock runtime code} and {@code paddock runtime pair} as a user runs them, against a real server. */
-class RuntimeCommandTest {
-    @TempDir static Path dataDir;
+class RuntimeCommandTest extends CliAgainstTestServer {
     @TempDir Path daemonDir;
-    static PaddockApp app;
-    static Cli cli;
-
-    @BeforeAll
-    static void startServer() {
-        app = TestServer.start(dataDir);
-        cli = new Cli(Map.of("PADDOCK_DATA_DIR", dataDir.toString()), dataDir);
-    }
-
-    @AfterAll
-    static void stopServer() {
-        if (app != null) app.close();
-    }
 
     @Test
     void codeMintsADaemonCodeAndSaysWhatToRun() {
