@@ -13,9 +13,10 @@ import org.eclipse.jetty.websocket.api.Session;
  * One client's WebSocket (this node's Jetty session) joined to the same socket on the node that holds the sandbox
  * (the JDK client): every frame passes as it comes, text and binary, fragments kept, and the close code and reason
  * pass both ways. Each side reads its next frame only once the other side has written the last one, so a slow
- * reader slows its writer down instead of filling this node's memory.
+ * reader slows its writer down instead of filling this node's memory. Public only because Jetty calls its
+ * listener methods through method handles.
  */
-final class WebSocketBridge implements Session.Listener, WebSocket.Listener {
+public final class WebSocketBridge implements Session.Listener, WebSocket.Listener {
     /** As long as the sockets this node serves itself may idle. */
     private static final Duration IDLE = Duration.ofMinutes(30);
     /** The largest frame relayed; the holder applies its own message limits. */
