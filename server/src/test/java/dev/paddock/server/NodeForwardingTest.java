@@ -14,24 +14,34 @@ import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.HostOwner;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.ports.PortForwards;
+import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.server.cluster.NodeAuth;
+import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.store.JdbcStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -87,7 +97,8 @@ class NodeForwardingTest {
         ManagedAgents agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC());
         parts.add(agents);
         AtomicBoolean lease = leases.computeIfAbsent(id, n -> new AtomicBoolean(true));
-        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)),
+        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents),
+                        new TerminalsAndPorts(new TerminalSessions(host, Duration.ofMinutes(1), 64 * 1024, Clock.systemUTC()), new PortForwards(host, Clock.systemUTC()))),
                 new ClusterLink(id, store.nodes(), counting(id), SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session)),
                         sandbox -> lease.get() && host.attached(sandbox)));
         int port = server.start();
@@ -198,6 +209,35 @@ class NodeForwardingTest {
         } finally {
             leases.get(nodeB).set(true);
         }
+    }
+
+    @Test
+    void aWebSocketForAnotherNodesSandboxIsRefusedWithThatNodesAnswer() throws Exception {
+        String key = keys.create("tenant-ws", "ws", false).secret();
+        String id = on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+        String attach = "/v1/sandboxes/" + id + "/pty/pty_missing/attach?token=ptt_forged";
+
+        int lookedUpByA = lookups.get(nodeA).get();
+        WebSocketHandshakeException viaA = refusedUpgrade(serverA, attach, null);
+        assertThat(viaA.getResponse().statusCode()).isEqualTo(401);
+        assertThat(String.valueOf(viaA.getResponse().body())).contains("invalid_terminal_token");
+        assertThat(lookups.get(nodeA).get()).as("A asked where the sandbox is").isGreaterThan(lookedUpByA);
+
+        WebSocketHandshakeException wrongSecret = refusedUpgrade(serverB, attach, "not-the-secret-" + "0".repeat(30));
+        assertThat(wrongSecret.getResponse().statusCode()).isEqualTo(401);
+        assertThat(String.valueOf(wrongSecret.getResponse().body())).contains("invalid_api_key");
+    }
+
+    private static WebSocketHandshakeException refusedUpgrade(PaddockServer server, String path, String nodeSecret) throws Exception {
+        WebSocket.Builder b = HttpClient.newHttpClient().newWebSocketBuilder();
+        if (nodeSecret != null) b.header(NodeAuth.SECRET_HEADER, nodeSecret);
+        try {
+            b.buildAsync(URI.create("ws://127.0.0.1:" + server.port() + path), new WebSocket.Listener() {}).get(20, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof WebSocketHandshakeException refused) return refused;
+            throw e;
+        }
+        throw new AssertionError("the upgrade of " + path + " was accepted");
     }
 
     @Test

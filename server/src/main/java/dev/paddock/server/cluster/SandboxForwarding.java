@@ -5,6 +5,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
 import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
@@ -80,13 +81,17 @@ public final class SandboxForwarding implements AutoCloseable {
      * handlers accept it here.
      */
     public void beforeUpgrade(Context ctx) throws IOException {
-        auth.authenticateTokenPath(ctx);
-        if (NodeAuth.forwarded(ctx)) return;
-        Matcher m = SANDBOX_PATH.matcher(ctx.path());
-        if (!m.matches()) return;
-        Optional<NodeRecord> node = holderElsewhere(m.group(1));
-        if (node.isEmpty()) return;
-        webSockets.forward(ctx, node.get().id(), node.get().url());
+        try {
+            auth.authenticateTokenPath(ctx);
+            if (NodeAuth.forwarded(ctx)) return;
+            Matcher m = SANDBOX_PATH.matcher(ctx.path());
+            if (!m.matches()) return;
+            Optional<NodeRecord> node = holderElsewhere(m.group(1));
+            if (node.isEmpty()) return;
+            webSockets.forward(ctx, node.get().id(), node.get().url());
+        } catch (PaddockException e) {
+            ApiErrors.refuseUpgrade(ctx, json, e); // an upgrade's error is written here: nothing after this handler writes it
+        }
     }
 
     private void forwardToHolder(Context ctx, String sandboxId, boolean recordOnly) {
