@@ -199,6 +199,9 @@ public final class RuntimeHost implements AutoCloseable {
 
     public int liveCount() { return live.size(); }
 
+    /** True when the sandbox is attached to this host (in its live set); says nothing of whether this node still holds its lease. */
+    public boolean attached(String id) { return live.get(id) != null; }
+
     /** Started sandboxes waiting in the warm pools. */
     public int warmCount() { return warmPools.available(); }
 

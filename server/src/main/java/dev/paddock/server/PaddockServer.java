@@ -168,10 +168,13 @@ public final class PaddockServer implements AutoCloseable {
         });
         r.beforeMatched(ctx -> {
             if (needsKey(ctx)) auth.authenticate(ctx);
+            else if (nodeAuth != null) nodeAuth.authenticateTokenPath(ctx);
         });
         if (cluster != null) {
             forwarding = new SandboxForwarding(cluster, nodeAuth, json, bodies, Clock.systemUTC());
-            r.beforeMatched(forwarding::handle); // after authentication: only a known caller reaches another node
+            // after authentication: only a known caller, or a request with its own token, reaches another node
+            r.beforeMatched(forwarding::handle);
+            r.wsBeforeUpgrade("/v1/sandboxes/<rest>", forwarding::beforeUpgrade); // before the routes' own
         }
         r.after(Bodies::drainUnread);
         r.exception(Exception.class, errors::handle);

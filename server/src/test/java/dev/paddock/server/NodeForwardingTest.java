@@ -8,25 +8,42 @@ import dev.paddock.agents.ManagedAgents;
 import dev.paddock.core.nodes.NodeCapacity;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
+import dev.paddock.core.store.SandboxStore;
+import dev.paddock.core.store.Store;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.HostOwner;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.ports.PortForwards;
+import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.server.cluster.NodeAuth;
+import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.store.JdbcStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,6 +68,9 @@ class NodeForwardingTest {
     String nodeB = "node_b";
     String operatorKey;
     TestServer alone;
+    /** Per node: whether its lease holds (as its membership would say), and how often it asked the store where a sandbox is. */
+    final Map<String, AtomicBoolean> leases = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> lookups = new ConcurrentHashMap<>();
     /** Sessions whose live sandbox the test names (as a session's first turn would have made one). */
     final Map<String, String> pinned = new ConcurrentHashMap<>();
 
@@ -76,12 +96,35 @@ class NodeForwardingTest {
         parts.add(host);
         ManagedAgents agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC());
         parts.add(agents);
-        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents)),
-                new ClusterLink(id, store.nodes(), store, SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session))));
+        AtomicBoolean lease = leases.computeIfAbsent(id, n -> new AtomicBoolean(true));
+        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents),
+                        new TerminalsAndPorts(new TerminalSessions(host, Duration.ofMinutes(1), 64 * 1024, Clock.systemUTC()), new PortForwards(host, Clock.systemUTC()))),
+                new ClusterLink(id, store.nodes(), counting(id), SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session)),
+                        sandbox -> lease.get() && host.attached(sandbox)));
         int port = server.start();
         parts.add(server::stop);
         store.nodes().setUrl(id, joined.epoch(), "http://127.0.0.1:" + port);
         return server;
+    }
+
+    /** The real store, counting the sandbox record reads of the node's forwarding. */
+    private Store counting(String nodeId) {
+        AtomicInteger count = lookups.computeIfAbsent(nodeId, n -> new AtomicInteger());
+        SandboxStore sandboxes = (SandboxStore) Proxy.newProxyInstance(SandboxStore.class.getClassLoader(), new Class<?>[] {SandboxStore.class},
+                (proxy, m, args) -> {
+                    if (m.getName().equals("find")) count.incrementAndGet();
+                    return invoke(m, store.sandboxes(), args);
+                });
+        return (Store) Proxy.newProxyInstance(Store.class.getClassLoader(), new Class<?>[] {Store.class},
+                (proxy, m, args) -> m.getName().equals("sandboxes") ? sandboxes : invoke(m, store, args));
+    }
+
+    private static Object invoke(Method m, Object target, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     @AfterAll
@@ -141,6 +184,63 @@ class NodeForwardingTest {
     }
 
     @Test
+    void aSandboxHeldHereIsAnsweredWithoutAskingTheStoreWhereItIsWhileTheLeaseHolds() {
+        String key = keys.create("tenant-held", "held", false).secret();
+        String id = on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+        String exec = "/v1/sandboxes/" + id + "/exec";
+        String echo = "{\"argv\":[\"echo\",\"ran\"]}";
+
+        int before = lookups.get(nodeB).get();
+        Api.Resp here = on(serverB, key).post(exec, echo);
+        assertThat(here.json().path("stdout").asString()).as(here.body()).contains("ran");
+        assertThat(lookups.get(nodeB).get()).as("B holds it: no lookup").isEqualTo(before);
+
+        int beforeA = lookups.get(nodeA).get();
+        Api.Resp forwarded = on(serverA, key).post(exec, echo);
+        assertThat(forwarded.json().path("stdout").asString()).as(forwarded.body()).contains("ran");
+        assertThat(lookups.get(nodeA).get()).as("A does not hold it: the store says where").isGreaterThan(beforeA);
+
+        // a node whose lease does not hold trusts no attachment of its own: the store decides (it still names B here)
+        leases.get(nodeB).set(false);
+        try {
+            Api.Resp asked = on(serverB, key).post(exec, echo);
+            assertThat(asked.json().path("stdout").asString()).as(asked.body()).contains("ran");
+            assertThat(lookups.get(nodeB).get()).isGreaterThan(before);
+        } finally {
+            leases.get(nodeB).set(true);
+        }
+    }
+
+    @Test
+    void aWebSocketForAnotherNodesSandboxIsRefusedWithThatNodesAnswer() throws Exception {
+        String key = keys.create("tenant-ws", "ws", false).secret();
+        String id = on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+        String attach = "/v1/sandboxes/" + id + "/pty/pty_missing/attach?token=ptt_forged";
+
+        int lookedUpByA = lookups.get(nodeA).get();
+        WebSocketHandshakeException viaA = refusedUpgrade(serverA, attach, null);
+        assertThat(viaA.getResponse().statusCode()).isEqualTo(401);
+        assertThat(String.valueOf(viaA.getResponse().body())).contains("invalid_terminal_token");
+        assertThat(lookups.get(nodeA).get()).as("A asked where the sandbox is").isGreaterThan(lookedUpByA);
+
+        WebSocketHandshakeException wrongSecret = refusedUpgrade(serverB, attach, "not-the-secret-" + "0".repeat(30));
+        assertThat(wrongSecret.getResponse().statusCode()).isEqualTo(401);
+        assertThat(String.valueOf(wrongSecret.getResponse().body())).contains("invalid_api_key");
+    }
+
+    private static WebSocketHandshakeException refusedUpgrade(PaddockServer server, String path, String nodeSecret) throws Exception {
+        WebSocket.Builder b = HttpClient.newHttpClient().newWebSocketBuilder();
+        if (nodeSecret != null) b.header(NodeAuth.SECRET_HEADER, nodeSecret);
+        try {
+            b.buildAsync(URI.create("ws://127.0.0.1:" + server.port() + path), new WebSocket.Listener() {}).get(20, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof WebSocketHandshakeException refused) return refused;
+            throw e;
+        }
+        throw new AssertionError("the upgrade of " + path + " was accepted");
+    }
+
+    @Test
     void nodeCredentialsAreTrustedOnlyWhenTheSecretHolds() {
         String key = keys.create("tenant-cred", "cred", false).secret();
         String id = on(serverB, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
@@ -150,6 +250,10 @@ class NodeForwardingTest {
                 .header(NodeAuth.SECRET_HEADER, "not-the-secret-" + "0".repeat(30))
                 .header(NodeAuth.PRINCIPAL_HEADER, "tenant-cred;x;true");
         anonymous.send(wrong).error(401, "authentication_error", "invalid_api_key");
+        // so on a path that carries its own token: a wrong node secret is refused before the token is looked at
+        HttpRequest.Builder wrongOnToken = anonymous.request("GET", "/v1/sandboxes/" + id + "/ports/8000/t/prt_any/",
+                HttpRequest.BodyPublishers.noBody()).header(NodeAuth.SECRET_HEADER, "not-the-secret-" + "0".repeat(30));
+        anonymous.send(wrongOnToken).error(401, "authentication_error", "invalid_api_key");
 
         // a caller named beside a real key changes nothing: the key decides
         Api otherTenant = on(serverB, keys.create("tenant-elsewhere", "e", false).secret());

@@ -35,9 +35,11 @@ final class ClusterWiring {
         membership.start(host, store, store::stopWrites);
     }
 
-    static ClusterLink link(ServeSettings s, NodeMembership membership, JdbcStore store, ManagedAgents agents) {
+    /** A sandbox is held here while this node's lease holds and its host has it attached; otherwise the store says where. */
+    static ClusterLink link(ServeSettings s, NodeMembership membership, JdbcStore store, ManagedAgents agents, RuntimeHost host) {
         String secret = s.clusterSecret() != null ? s.clusterSecret() : store.nodes().clusterSecret(newSecret());
-        return new ClusterLink(membership.nodeId(), store.nodes(), store, secret, agents::sessionSandbox);
+        return new ClusterLink(membership.nodeId(), store.nodes(), store, secret, agents::sessionSandbox,
+                id -> membership.holdsLease() && host.attached(id));
     }
 
     /** Records the address the other nodes reach this one at, when no node_url was set and the port was chosen at start. */

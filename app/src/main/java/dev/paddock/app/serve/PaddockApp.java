@@ -111,7 +111,7 @@ public final class PaddockApp implements AutoCloseable {
             ManagedAgents agents = AgentsWiring.start(s, host, store, egress.vault(), started);
             List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, agents);
             PaddockServer server = new PaddockServer(host, keys, serverConfig, modules,
-                    node == null ? null : ClusterWiring.link(s, node, store, agents));
+                    node == null ? null : ClusterWiring.link(s, node, store, agents, host));
             started.add(server::stop); // also closes the modules, should the start fail
             dir.lockDown(); // every component has made its files: close what sandboxes need not reach
             server.start();

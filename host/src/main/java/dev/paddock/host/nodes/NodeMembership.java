@@ -32,12 +32,15 @@ public final class NodeMembership implements AutoCloseable {
     private final ScheduledExecutorService beat =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-node-heartbeat").factory());
     private volatile boolean fenced;
+    /** Until when the last renewal (or the join) holds this node's lease, by this node's clock. */
+    private volatile Instant leaseUntil;
 
     private NodeMembership(NodeStore nodes, NodeSettings settings, Clock clock, NodeRecord joined) {
         this.nodes = nodes;
         this.settings = settings;
         this.clock = clock;
         this.joined = joined;
+        this.leaseUntil = joined.leaseExpiresAt();
     }
 
     /** Joins the cluster as the next epoch of {@code settings.nodeId()}, running sandboxes on {@code drivers}. */
@@ -75,7 +78,8 @@ public final class NodeMembership implements AutoCloseable {
         try {
             Instant now = clock.instant();
             NodeCapacity capacity = CapacityProbe.read(host.attachedCount());
-            if (!nodes.heartbeat(joined.id(), joined.epoch(), capacity, now, now.plus(settings.lease()))) {
+            Instant until = now.plus(settings.lease());
+            if (!nodes.heartbeat(joined.id(), joined.epoch(), capacity, now, until)) {
                 fenced = true;
                 String why = "node " + joined.id() + " (epoch " + joined.epoch() + ") lost its lease and a surviving node took "
                         + "over its sandboxes; restart this server to rejoin the cluster as a new epoch";
@@ -83,6 +87,7 @@ public final class NodeMembership implements AutoCloseable {
                 onFenced.accept(why);
                 return;
             }
+            leaseUntil = until;
             lost.sweep();
         } catch (RuntimeException e) {
             log.warn("node heartbeat failed: {}", e.getMessage());
@@ -91,6 +96,15 @@ public final class NodeMembership implements AutoCloseable {
 
     public boolean fenced() {
         return fenced;
+    }
+
+    /**
+     * True while this epoch's lease holds by this node's own clock: not fenced and not past the last renewal. A node
+     * that missed its renewals (frozen, or cut off from the store) stops believing it holds anything before a
+     * survivor may take its sandboxes over.
+     */
+    public boolean holdsLease() {
+        return !fenced && clock.instant().isBefore(leaseUntil);
     }
 
     @Override

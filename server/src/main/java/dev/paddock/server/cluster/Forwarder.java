@@ -3,6 +3,7 @@ package dev.paddock.server.cluster;
 import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.server.routes.ports.PortAnswers;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,9 @@ import java.util.concurrent.Executors;
 /**
  * Hands one request on to the node that holds its sandbox and streams the answer back: the body both ways as it
  * comes (an exec's SSE output arrives event by event), status and headers as the node sent them. The client's own
- * key stays here; the node gets the cluster secret and the caller this node authenticated ({@link NodeAuth}).
+ * key stays here; the node gets the cluster secret and the caller this node authenticated ({@link NodeAuth}), or
+ * no caller on a path that carries its own credential (a port's token URL), which the node checks itself. A
+ * forwarded port's answer is filtered here as this node filters its own ({@link PortAnswers}).
  * Forwarding rather than redirecting keeps clients that drop credentials on a redirect to another host working.
  */
 final class Forwarder implements AutoCloseable {
@@ -45,19 +48,22 @@ final class Forwarder implements AutoCloseable {
     }
 
     /**
-     * Forwards the request to {@code nodeUrl}; {@code body} null streams the request's own body. {@code answerWithin}
-     * (null: no limit) bounds the wait for the answer's status line, for requests the node answers at once.
+     * Forwards the request to {@code nodeUrl}; {@code caller} null on a path that carries its own credential;
+     * {@code body} null streams the request's own body. {@code answerWithin} (null: no limit) bounds the wait for the
+     * answer's status line, for requests the node answers at once.
      */
     void forward(Context ctx, Principal caller, String nodeId, String nodeUrl, byte[] body, Duration answerWithin) {
         String query = ctx.queryString();
-        URI target = URI.create(stripSlash(nodeUrl) + ctx.path() + (query == null ? "" : "?" + query));
+        URI target = URI.create(stripSlash(nodeUrl) + ctx.req().getRequestURI() + (query == null ? "" : "?" + query));
         HttpRequest.Builder request = HttpRequest.newBuilder(target)
                 .method(ctx.method().name(), publisher(ctx, body))
-                .header(NodeAuth.SECRET_HEADER, auth.secret())
-                .header(NodeAuth.PRINCIPAL_HEADER, NodeAuth.encode(caller));
+                .header(NodeAuth.SECRET_HEADER, auth.secret());
+        if (caller != null) request.header(NodeAuth.PRINCIPAL_HEADER, NodeAuth.encode(caller));
         if (answerWithin != null) request.timeout(answerWithin);
         for (String name : ctx.headerMap().keySet()) {
-            if (NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) continue;
+            String lower = name.toLowerCase(Locale.ROOT);
+            // on a token path the Authorization header is not Paddock's key: the server in the sandbox gets it, as locally
+            if (NOT_FORWARDED.contains(lower) && !(caller == null && lower.equals("authorization"))) continue;
             String value = ctx.header(name);
             if (value != null) request.header(name, value);
         }
@@ -71,7 +77,7 @@ final class Forwarder implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new PaddockException(ErrorCode.INTERRUPTED, "the forwarded request was interrupted");
         }
-        relay(ctx, response);
+        relay(ctx, response, PortAnswers.isProxyPath(ctx.path()));
     }
 
     private static HttpRequest.BodyPublisher publisher(Context ctx, byte[] body) {
@@ -89,14 +95,16 @@ final class Forwarder implements AutoCloseable {
     }
 
     /** Copies status, headers and the body, flushing each read so streamed answers (SSE) pass at once. */
-    private static void relay(Context ctx, HttpResponse<InputStream> response) {
+    private static void relay(Context ctx, HttpResponse<InputStream> response, boolean portAnswer) {
         ctx.status(response.statusCode());
         response.headers().map().forEach((name, values) -> {
-            if (NOT_RETURNED.contains(name.toLowerCase(Locale.ROOT))) return;
+            String lower = name.toLowerCase(Locale.ROOT);
+            if (NOT_RETURNED.contains(lower) || portAnswer && !PortAnswers.mayReturn(lower)) return;
             List<String> vs = values;
             ctx.res().setHeader(name, vs.getFirst());
             for (int i = 1; i < vs.size(); i++) ctx.res().addHeader(name, vs.get(i));
         });
+        if (portAnswer) PortAnswers.protect(ctx.res());
         try (InputStream in = response.body()) {
             OutputStream out = ctx.res().getOutputStream();
             byte[] buffer = new byte[16 * 1024];

@@ -29,12 +29,28 @@ public final class NodeAuth {
     public Optional<Principal> authenticate(Context ctx) {
         String presented = ctx.header(SECRET_HEADER);
         if (presented == null) return Optional.empty();
-        if (!MessageDigest.isEqual(secret, presented.getBytes(StandardCharsets.UTF_8))) {
-            throw new PaddockException(ErrorCode.INVALID_API_KEY, "the node credential of the forwarded request is wrong");
-        }
+        requireSecret(presented);
         Principal p = decode(ctx.header(PRINCIPAL_HEADER));
         ctx.attribute(FORWARDED, Boolean.TRUE);
         return Optional.of(p);
+    }
+
+    /**
+     * A request on a path that carries its own credential (a terminal's attach token, a port's token URL) forwarded
+     * by another node: the secret must hold; it names no caller, and the path's own credential is checked as ever.
+     * Without node credentials nothing happens.
+     */
+    public void authenticateTokenPath(Context ctx) {
+        String presented = ctx.header(SECRET_HEADER);
+        if (presented == null) return;
+        requireSecret(presented);
+        ctx.attribute(FORWARDED, Boolean.TRUE);
+    }
+
+    private void requireSecret(String presented) {
+        if (!MessageDigest.isEqual(secret, presented.getBytes(StandardCharsets.UTF_8))) {
+            throw new PaddockException(ErrorCode.INVALID_API_KEY, "the node credential of the forwarded request is wrong");
+        }
     }
 
     /** True when another node forwarded this request: it is answered here, never forwarded again. */

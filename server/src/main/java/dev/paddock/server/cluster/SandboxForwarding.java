@@ -1,16 +1,17 @@
 package dev.paddock.server.cluster;
 
-import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
 import dev.paddock.core.store.SandboxRecord;
+import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
 import dev.paddock.server.http.Bodies;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -26,7 +27,11 @@ import tools.jackson.databind.JsonNode;
  * ({@link Placement}) and forwarded to the chosen node. Runs after authentication, so only a known caller
  * causes traffic between nodes; a request another node forwarded is always answered here. A sandbox whose node was
  * lost is answered here too: its record says it failed and why. {@code GET /v1/sandboxes/{id}} of a holder that does
- * not answer shows the shared record without its live status.
+ * not answer shows the shared record without its live status. Paths that carry their own credential (a terminal's
+ * attach token, a port's token URL) are forwarded without a caller, and their WebSockets are relayed
+ * ({@link #beforeUpgrade}): the tokens stay in the memory of the node that holds the sandbox, and the path names
+ * the sandbox, whose record names that node. A sandbox attached here while this node's lease holds is answered here
+ * without asking the store.
  */
 public final class SandboxForwarding implements AutoCloseable {
     private static final Pattern SESSION_PATH = Pattern.compile("^/v1/sessions/(sesn_[A-Za-z0-9_-]{1,60})(/.*)?$");
@@ -36,14 +41,18 @@ public final class SandboxForwarding implements AutoCloseable {
     private final ClusterLink link;
     private final ApiJson json;
     private final Bodies bodies;
+    private final NodeAuth auth;
     private final Forwarder forwarder;
+    private final WebSocketForwarder webSockets;
     private final Clock clock;
 
     public SandboxForwarding(ClusterLink link, NodeAuth auth, ApiJson json, Bodies bodies, Clock clock) {
         this.link = link;
         this.json = json;
         this.bodies = bodies;
+        this.auth = auth;
         this.forwarder = new Forwarder(auth);
+        this.webSockets = new WebSocketForwarder(auth);
         this.clock = clock;
     }
 
@@ -66,25 +75,56 @@ public final class SandboxForwarding implements AutoCloseable {
         }
     }
 
-    private void forwardToHolder(Context ctx, String sandboxId, boolean recordOnly) {
-        Optional<SandboxRecord> record = link.store().sandboxes().find(sandboxId);
-        if (record.isEmpty() || record.get().state().isTerminal()) return;
-        String nodeId = record.get().fence().nodeId();
-        if (nodeId.equals(link.selfId())) return;
-        Optional<NodeRecord> node = link.nodes().find(nodeId);
-        if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return;
+    /**
+     * A Javalin WebSocket before-upgrade handler (registered before the routes' own): a WebSocket under
+     * {@code /v1/sandboxes/{id}/…} for a sandbox another live node holds is relayed there; otherwise the route's own
+     * handlers accept it here.
+     */
+    public void beforeUpgrade(Context ctx) throws IOException {
         try {
-            if (node.get().leaseExpired(clock.instant())) {
-                throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId + " (which holds this sandbox) stopped renewing "
-                        + "its lease; retry, or wait until it is marked lost and its sandboxes failed");
-            }
-            forwarder.forward(ctx, Auth.principal(ctx), nodeId, node.get().url(), null, recordOnly ? RECORD_WAIT : null);
+            auth.authenticateTokenPath(ctx);
+            if (NodeAuth.forwarded(ctx)) return;
+            Matcher m = SANDBOX_PATH.matcher(ctx.path());
+            if (!m.matches()) return;
+            Optional<NodeRecord> node = holderElsewhere(m.group(1));
+            if (node.isEmpty()) return;
+            webSockets.forward(ctx, node.get().id(), node.get().url());
+        } catch (PaddockException e) {
+            ApiErrors.refuseUpgrade(ctx, json, e); // an upgrade's error is written here: nothing after this handler writes it
+        }
+    }
+
+    private void forwardToHolder(Context ctx, String sandboxId, boolean recordOnly) {
+        Optional<NodeRecord> node;
+        try {
+            node = holderElsewhere(sandboxId);
+            if (node.isEmpty()) return;
+            forwarder.forward(ctx, Auth.caller(ctx).orElse(null), node.get().id(), node.get().url(), null, recordOnly ? RECORD_WAIT : null);
         } catch (PaddockException e) {
             // the record itself is in the shared store: shown here (without the live status) while its holder does not answer
             if (recordOnly && e.errorCode() == ErrorCode.NODE_UNREACHABLE) return;
             throw e;
         }
         ctx.skipRemainingHandlers();
+    }
+
+    /**
+     * The live node that holds the sandbox when that is another one; empty when the request is answered here (held
+     * here, unknown, ended, or its node lost). A holder that stopped renewing its lease is refused as unreachable.
+     */
+    private Optional<NodeRecord> holderElsewhere(String sandboxId) {
+        if (link.heldHere().test(sandboxId)) return Optional.empty();
+        Optional<SandboxRecord> record = link.store().sandboxes().find(sandboxId);
+        if (record.isEmpty() || record.get().state().isTerminal()) return Optional.empty();
+        String nodeId = record.get().fence().nodeId();
+        if (nodeId.equals(link.selfId())) return Optional.empty();
+        Optional<NodeRecord> node = link.nodes().find(nodeId);
+        if (node.isEmpty() || node.get().state() == NodeState.LOST || node.get().url().isBlank()) return Optional.empty();
+        if (node.get().leaseExpired(clock.instant())) {
+            throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId + " (which holds this sandbox) stopped renewing "
+                    + "its lease; retry, or wait until it is marked lost and its sandboxes failed");
+        }
+        return node;
     }
 
     private void place(Context ctx) {
@@ -137,5 +177,6 @@ public final class SandboxForwarding implements AutoCloseable {
     @Override
     public void close() {
         forwarder.close();
+        webSockets.close();
     }
 }

@@ -57,6 +57,11 @@ public final class Auth {
         return p;
     }
 
+    /** The authenticated caller; empty on a path that carries its own credential (a token URL). */
+    public static Optional<Principal> caller(Context ctx) {
+        return Optional.ofNullable(ctx.attribute(PRINCIPAL));
+    }
+
     public static Principal admin(Context ctx) {
         return admin(ctx, "manage API keys");
     }

@@ -8,6 +8,7 @@ import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.host.ports.PortForwards;
+import dev.paddock.server.cluster.NodeAuth;
 import dev.paddock.server.http.Streams;
 import dev.paddock.host.ports.PortForwards.OpenPort;
 import io.javalin.http.Context;
@@ -36,16 +37,11 @@ final class HttpPortProxy {
     static final Duration HEAD_TIMEOUT = Duration.ofSeconds(60);
     static final Duration BODY_IDLE_TIMEOUT = Duration.ofMinutes(5);
     private static final int MAX_INTERIM = 8;
-    /** Served with every proxied answer: an opaque origin for the page, and the page's own resources still work. */
-    static final String SANDBOX_CSP = "sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads";
     private static final Pattern METHOD = Pattern.compile("[A-Z]{1,20}");
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
             "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length");
-    /** Request headers that are Paddock's (its credentials) or the console origin's (cookies): never sent inside. */
-    private static final Set<String> NOT_FORWARDED = Set.of("x-api-key", "cookie", "cookie2");
-    /** Response headers a sandbox may not set on the console's origin. */
-    private static final Set<String> NOT_RETURNED = Set.of("set-cookie", "set-cookie2", "strict-transport-security", "clear-site-data",
-            "alt-svc", "service-worker-allowed", "referrer-policy", "public-key-pins", "origin-agent-cluster", "x-content-type-options");
+    /** Request headers that are Paddock's (its credentials, a forwarding node's) or the console origin's (cookies): never sent inside. */
+    private static final Set<String> NOT_FORWARDED = Set.of("x-api-key", "cookie", "cookie2", NodeAuth.SECRET_HEADER, NodeAuth.PRINCIPAL_HEADER);
 
     private final PortForwards ports;
 
@@ -154,19 +150,17 @@ final class HttpPortProxy {
         Set<String> named = connectionNamed(head.values("Connection"));
         for (String[] h : head.headers()) {
             String lower = h[0].toLowerCase(Locale.ROOT);
-            if (HOP_BY_HOP.contains(lower) || NOT_RETURNED.contains(lower) || named.contains(lower)) continue;
+            if (HOP_BY_HOP.contains(lower) || !PortAnswers.mayReturn(lower) || named.contains(lower)) continue;
             if (lower.equals("cache-control") || lower.equals("content-type") || lower.equals("content-security-policy")) {
                 res.setHeader(h[0], null); // replace the server's own defaults for these (Cache-Control: no-store on /v1)
             }
         }
         for (String[] h : head.headers()) {
             String lower = h[0].toLowerCase(Locale.ROOT);
-            if (HOP_BY_HOP.contains(lower) || NOT_RETURNED.contains(lower) || named.contains(lower)) continue;
+            if (HOP_BY_HOP.contains(lower) || !PortAnswers.mayReturn(lower) || named.contains(lower)) continue;
             res.addHeader(h[0], h[1]);
         }
-        res.addHeader("Content-Security-Policy", SANDBOX_CSP);
-        res.setHeader("Referrer-Policy", "no-referrer");
-        res.setHeader("X-Content-Type-Options", "nosniff");
+        PortAnswers.protect(res);
         boolean noBody = method.equals("HEAD") || head.status() == 204 || head.status() == 304;
         long length = head.chunked() ? -1 : head.contentLength();
         if (length >= 0) res.setContentLengthLong(length);
