@@ -4,6 +4,7 @@ import dev.paddock.app.cli.CliContext;
 import dev.paddock.app.cli.CliException;
 import dev.paddock.app.cli.ClientCommand;
 import dev.paddock.app.cli.ContextAware;
+import dev.paddock.app.cli.FastPath;
 import dev.paddock.app.cli.PaddockCommand;
 import dev.paddock.app.cli.ServeCommand;
 import dev.paddock.app.client.ApiException;
@@ -23,23 +24,28 @@ public final class Main {
 
     /** Runs the CLI with the given context and answers the exit code; never throws for expected failures. */
     public static int run(CliContext ctx, String... args) {
-        CommandLine cmd = commandLine(ctx, args);
-        int code = cmd.execute(args);
+        ClientCommand fast = FastPath.command(ctx, args);
+        int code = fast != null ? call(ctx, fast) : commandLine(ctx, args).execute(args);
         ctx.out().flush();
         ctx.err().flush();
         return code;
     }
 
-    /** The command line with every subcommand (what help lists). */
-    public static CommandLine commandLine(CliContext ctx) {
-        return commandLine(ctx, new String[0]);
+    /** Runs a command {@link FastPath} made, as picocli's execute would: its answer or the failure reported. */
+    private static int call(CliContext ctx, ClientCommand command) {
+        try {
+            Integer code = command.call();
+            return code == null ? 0 : code;
+        } catch (Exception e) {
+            return report(ctx, e, command);
+        }
     }
 
     /**
      * The command line for {@code args}: only the subcommand they name, when they name one, since building the model
      * of every command costs a short command more than its request; all of them otherwise (help, usage errors).
      */
-    public static CommandLine commandLine(CliContext ctx, String[] args) {
+    private static CommandLine commandLine(CliContext ctx, String[] args) {
         CommandLine.IFactory defaults = CommandLine.defaultFactory();
         CommandLine.IFactory factory = new CommandLine.IFactory() {
             @Override public <K> K create(Class<K> cls) throws Exception {
@@ -50,28 +56,26 @@ public final class Main {
         };
         CommandLine cmd = new CommandLine(new PaddockCommand(), factory);
         String named = args.length > 0 ? args[0] : null;
-        PaddockCommand.SUBCOMMANDS.forEach((name, make) -> {
+        PaddockCommand.SUBCOMMANDS.forEach((name, type) -> {
             if (named != null && PaddockCommand.SUBCOMMANDS.containsKey(named) && !"help".equals(named) && !name.equals(named)) return;
-            Object sub = make.get();
-            if (sub instanceof ContextAware aware) aware.context(ctx);
-            cmd.addSubcommand(name, new CommandLine(sub, factory));
+            cmd.addSubcommand(name, new CommandLine(type, factory));
         });
         cmd.setOut(ctx.out());
         cmd.setErr(ctx.err());
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
         CommandLine serve = cmd.getSubcommands().get("serve");
         if (serve != null) serve.getCommandSpec().usageMessage().footer(ServeCommand.keysHelp());
-        cmd.setExecutionExceptionHandler((ex, line, parse) -> report(ctx, ex, line));
+        cmd.setExecutionExceptionHandler((ex, line, parse) -> report(ctx, ex, line.getCommand()));
         return cmd;
     }
 
-    private static int report(CliContext ctx, Exception ex, CommandLine line) {
+    private static int report(CliContext ctx, Exception ex, Object command) {
         ctx.out().flush();
         int code;
         switch (ex) {
             case ApiException api -> {
                 String msg = api.getMessage();
-                if (api.status() == 401 && line.getCommand() instanceof ClientCommand c) {
+                if (api.status() == 401 && command instanceof ClientCommand c) {
                     // with no key at all, where to find one says more than the server's generic answer
                     msg = c.options().hasKey() ? msg + "; " + hint(c, ctx) : hint(c, ctx);
                 }

@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -525,6 +526,6 @@ class BrowserEndToEndTest {
     }
 
     private static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 }

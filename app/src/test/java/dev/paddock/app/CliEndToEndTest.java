@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.app.client.PaddockClient;
@@ -260,6 +261,6 @@ class CliEndToEndTest extends CliAgainstTestServer {
     }
 
     private static JsonNode parse(String json) {
-        return PaddockClient.JSON.readTree(json);
+        return Json.read(json);
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.app.client.PaddockClient;
@@ -75,7 +76,7 @@ class CliImageTest {
         String id;
         try (PaddockApp app = TestServer.start(dataDir)) {
             PaddockClient api = new PaddockClient(app.url(), app.createdAdminKey().orElseThrow());
-            id = api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.readTree("{\"image\": \"kept\"}")).path("id").asString();
+            id = api.json("POST", "/v1/sandboxes", Map.of(), Json.read("{\"image\": \"kept\"}")).path("id").asString();
         }
         // the server is gone; its sandbox record is still running and would be re-attached by the next server
         Cli.Result refused = offline().run("image", "rm", "kept");

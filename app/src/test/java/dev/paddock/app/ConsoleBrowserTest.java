@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -133,7 +134,7 @@ class ConsoleBrowserTest {
     void execOutputStreamsAndFilesCanBeMadeAndDeleted() throws Exception {
         String key = Files.readString(dataDir.resolve("admin.key")).trim();
         dev.paddock.app.client.PaddockClient api = new dev.paddock.app.client.PaddockClient(app.url(), key);
-        String id = api.json("POST", "/v1/sandboxes", java.util.Map.of(), dev.paddock.app.client.PaddockClient.JSON.readTree("{}")).path("id").asString();
+        String id = api.json("POST", "/v1/sandboxes", java.util.Map.of(), Json.read("{}")).path("id").asString();
         Page page = browser.newPage(new Browser.NewPageOptions().setViewportSize(1280, 900));
         page.setDefaultTimeout(15_000);
         List<String> problems = new CopyOnWriteArrayList<>();

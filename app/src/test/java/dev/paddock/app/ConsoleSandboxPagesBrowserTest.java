@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -59,7 +60,7 @@ class ConsoleSandboxPagesBrowserTest {
     }
 
     static JsonNode sh(String id, String command) {
-        ObjectNode body = PaddockClient.JSON.createObjectNode().put("command", command).put("timeout_seconds", 60);
+        ObjectNode body = Json.object().put("command", command).put("timeout_seconds", 60);
         return server.api.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), body);
     }
 
@@ -82,7 +83,7 @@ class ConsoleSandboxPagesBrowserTest {
         page.screenshot(new Page.ScreenshotOptions().setPath(Paths.get("target/console-secrets.png")).setFullPage(true));
 
         int port = upstream.getAddress().getPort();
-        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        ObjectNode body = Json.object();
         body.putObject("network").put("type", "limited").putArray("allowed_hosts").add("localhost:" + port);
         body.putArray("credentials").addObject().put("secret_id", secretId).put("header", "Authorization")
                 .put("template", "Bearer {secret}").put("env", "UPSTREAM_TOKEN").putArray("hosts").add("api.example.com");
@@ -130,7 +131,7 @@ class ConsoleSandboxPagesBrowserTest {
 
     @Test
     void checkpointsAreTakenRestoredAndDeletedAndAProcessLogIsFollowedAndSignalled() {
-        String id = server.api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString();
+        String id = server.api.json("POST", "/v1/sandboxes", Map.of(), Json.object()).path("id").asString();
         sh(id, "echo one > note.txt");
         ConsoleChromium.Tab tab = chromium.signedIn(server.app.url(), key);
         Page page = tab.page();
@@ -170,7 +171,7 @@ class ConsoleSandboxPagesBrowserTest {
 
     @Test
     void usageChartsTenantUsageAndKeysShownOnceThenRevoked() {
-        String id = server.api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString();
+        String id = server.api.json("POST", "/v1/sandboxes", Map.of(), Json.object()).path("id").asString();
         ConsoleChromium.Tab tab = chromium.signedIn(server.app.url(), key);
         Page page = tab.page();
         page.navigate(server.app.url() + "/#/sandboxes/" + id);

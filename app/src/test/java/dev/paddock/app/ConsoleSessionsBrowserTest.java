@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -66,10 +67,10 @@ class ConsoleSessionsBrowserTest {
         String key = java.nio.file.Files.readString(dataDir.resolve("admin.key")).trim();
         PaddockClient api = new PaddockClient(app.url(), key);
         String agentId = AgentSessions.toolsetAgent(api);
-        ObjectNode env = PaddockClient.JSON.createObjectNode().put("name", "console-env");
+        ObjectNode env = Json.object().put("name", "console-env");
         env.putObject("config").put("type", "cloud");
         String envId = api.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
-        ObjectNode body = PaddockClient.JSON.createObjectNode().put("agent", agentId).put("environment_id", envId);
+        ObjectNode body = Json.object().put("agent", agentId).put("environment_id", envId);
         String sessionId = api.json("POST", "/v1/sessions", Map.of(), body).path("id").asString();
 
         ConsoleChromium.Tab tab = chromium.signedIn(app.url(), key);

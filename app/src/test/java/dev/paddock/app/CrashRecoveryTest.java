@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.paddock.app.client.PaddockClient;
@@ -90,7 +91,7 @@ class CrashRecoveryTest {
     void everyAcknowledgedWriteAndEverySandboxSurvivesASigkill() throws Exception {
         PaddockClient api = server.start();
         List<String> ids = new ArrayList<>();
-        for (int i = 0; i < SANDBOXES; i++) ids.add(api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.readTree("{}")).path("id").asString());
+        for (int i = 0; i < SANDBOXES; i++) ids.add(api.json("POST", "/v1/sandboxes", Map.of(), Json.read("{}")).path("id").asString());
 
         Map<String, Map<String, String>> ackedFiles = new ConcurrentHashMap<>();
         Map<String, Set<Integer>> ackedLines = new ConcurrentHashMap<>();
@@ -119,7 +120,7 @@ class CrashRecoveryTest {
             });
             writers.submit(() -> {
                 for (int n = 0; !dead.get(); n++) {
-                    ObjectNode body = PaddockClient.JSON.createObjectNode();
+                    ObjectNode body = Json.object();
                     body.putArray("argv").add("sh").add("-c").add("echo " + n + " >> log");
                     try {
                         JsonNode r = api.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), body);
@@ -135,7 +136,7 @@ class CrashRecoveryTest {
         writers.submit(() -> {
             while (!dead.get()) {
                 try {
-                    ackedCreates.add(api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.readTree("{}")).path("id").asString());
+                    ackedCreates.add(api.json("POST", "/v1/sandboxes", Map.of(), Json.read("{}")).path("id").asString());
                 } catch (RuntimeException e) {
                     return;
                 }
@@ -167,7 +168,7 @@ class CrashRecoveryTest {
         for (String id : ids) {
             JsonNode s = byId.get(id);
             if (s.path("state").asString().equals("running")) {
-                ObjectNode echo = PaddockClient.JSON.createObjectNode().put("command", "echo alive");
+                ObjectNode echo = Json.object().put("command", "echo alive");
                 assertThat(again.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), echo).path("stdout").asString())
                         .as("%s is re-attached and usable", id).isEqualTo("alive\n");
             }

@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -112,6 +113,6 @@ class DataAtRestEndToEndTest {
     }
 
     private static ObjectNode obj() {
-        return dev.paddock.app.client.PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 }

@@ -1,5 +1,7 @@
 package dev.paddock.app;
 
+import tools.jackson.databind.json.JsonMapper;
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -97,7 +99,7 @@ class EnvironmentPackagesEndToEndTest {
     void badPackageListsAreRefusedWhenTheEnvironmentIsCreated() {
         for (var bad : List.of(Map.of("npm", List.of("--registry=http://evil")), Map.of("apt", List.of("tree; rm -rf /")), Map.of("pip", List.of("-e .")))) {
             ObjectNode env = obj().put("name", "bad-" + bad.keySet().iterator().next());
-            env.putObject("config").put("type", "cloud").set("packages", PaddockClient.JSON.valueToTree(bad));
+            env.putObject("config").put("type", "cloud").set("packages", JsonMapper.shared().valueToTree(bad));
             assertThatThrownBy(() -> api.json("POST", "/v1/environments", Map.of(), env)).as(bad.toString()).hasMessageContaining("must be a package name");
         }
         ObjectNode cargo = obj().put("name", "cargo");
@@ -118,6 +120,6 @@ class EnvironmentPackagesEndToEndTest {
     }
 
     private static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -52,13 +53,13 @@ class ImageEndToEndTest {
     }
 
     private String create(String body) {
-        JsonNode s = api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.readTree(body));
+        JsonNode s = api.json("POST", "/v1/sandboxes", Map.of(), Json.read(body));
         assertThat(s.path("state").asString()).isEqualTo("running");
         return s.path("id").asString();
     }
 
     private JsonNode exec(String id, String command) {
-        ObjectNode body = PaddockClient.JSON.createObjectNode().put("command", command);
+        ObjectNode body = Json.object().put("command", command);
         return api.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), body);
     }
 

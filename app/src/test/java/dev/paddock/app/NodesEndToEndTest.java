@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -72,13 +73,13 @@ class NodesEndToEndTest {
     }
 
     static ObjectNode createIn(String zone) {
-        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        ObjectNode body = Json.object();
         body.putObject("placement").putObject("node_labels").put("zone", zone);
         return body;
     }
 
     static ObjectNode echo(String text) {
-        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        ObjectNode body = Json.object();
         body.putArray("argv").add("echo").add(text);
         return body;
     }
@@ -136,7 +137,7 @@ class NodesEndToEndTest {
                 while (!stop.get()) {
                     try {
                         if (worker == 0) api.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), echo("load"));
-                        else acked.add(api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString());
+                        else acked.add(api.json("POST", "/v1/sandboxes", Map.of(), Json.object()).path("id").asString());
                     } catch (RuntimeException e) {
                         // a request that reached C as it died fails; a client retries elsewhere (below)
                     }
@@ -163,7 +164,7 @@ class NodesEndToEndTest {
             assertThat(r.path("state").asString()).as("state of acknowledged %s", id).isIn("running", "failed");
         }
         // a client that retries on another server succeeds
-        String retried = apiA.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString();
+        String retried = apiA.json("POST", "/v1/sandboxes", Map.of(), Json.object()).path("id").asString();
         assertThat(apiB.json("POST", "/v1/sandboxes/" + retried + "/exec", Map.of(), echo("after-loss")).path("stdout").asString())
                 .contains("after-loss");
 
@@ -183,7 +184,7 @@ class NodesEndToEndTest {
                 .until(() -> apiA.get("/v1/sandboxes/" + onB).path("state").asString().equals("failed"));
         new ProcessBuilder("kill", "-CONT", Long.toString(b.pid())).start().waitFor();
         PaddockClient woken = apiB;
-        ObjectNode key = PaddockClient.JSON.createObjectNode().put("name", "after-wake");
+        ObjectNode key = Json.object().put("name", "after-wake");
         await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
                 assertThatThrownBy(() -> woken.json("POST", "/v1/api_keys", Map.of(), key))
                         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("store_writes_stopped")));

@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -43,8 +44,8 @@ class ServeOnPostgresTest {
         StoreLocation.Postgres db = TestPostgres.freshDatabase();
         first = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
         PaddockClient api = first.start();
-        String id = api.json("POST", "/v1/sandboxes", Map.of(), PaddockClient.JSON.createObjectNode()).path("id").asString();
-        ObjectNode echo = PaddockClient.JSON.createObjectNode();
+        String id = api.json("POST", "/v1/sandboxes", Map.of(), Json.object()).path("id").asString();
+        ObjectNode echo = Json.object();
         echo.putArray("argv").add("echo").add("on-postgres");
         JsonNode ran = api.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), echo);
         assertThat(ran.path("stdout").asString()).contains("on-postgres");

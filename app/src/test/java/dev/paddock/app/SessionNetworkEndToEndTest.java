@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -126,7 +128,7 @@ class SessionNetworkEndToEndTest {
     }
 
     private static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 
     /** A Messages API on loopback: asks for one bash call, then ends the turn; keeps the tool results it was sent. */
@@ -138,7 +140,7 @@ class SessionNetworkEndToEndTest {
         ToolCallingModel(String command) throws IOException {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext("/v1/messages", exchange -> {
-                JsonNode request = PaddockClient.JSON.readTree(exchange.getRequestBody().readAllBytes());
+                JsonNode request = Json.read(exchange.getRequestBody().readAllBytes());
                 List<String> results = new ArrayList<>();
                 for (JsonNode m : request.path("messages")) {
                     for (JsonNode b : m.path("content")) {
@@ -180,7 +182,7 @@ class SessionNetworkEndToEndTest {
                     delta = Map.of("type", "text_delta", "text", block.get("text"));
                 } else {
                     start.put("input", Map.of());
-                    delta = Map.of("type", "input_json_delta", "partial_json", PaddockClient.JSON.writeValueAsString(block.get("input")));
+                    delta = Map.of("type", "input_json_delta", "partial_json", JsonMapper.shared().writeValueAsString(block.get("input")));
                 }
                 event(out, "content_block_start", Map.of("type", "content_block_start", "index", 0, "content_block", start));
                 event(out, "content_block_delta", Map.of("type", "content_block_delta", "index", 0, "delta", delta));
@@ -191,7 +193,7 @@ class SessionNetworkEndToEndTest {
         }
 
         private static void event(OutputStream out, String name, Map<String, Object> data) throws IOException {
-            out.write(("event: " + name + "\ndata: " + PaddockClient.JSON.writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
+            out.write(("event: " + name + "\ndata: " + JsonMapper.shared().writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
         }
 
         String baseUrl() {

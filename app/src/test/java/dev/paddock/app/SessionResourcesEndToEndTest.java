@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -111,7 +112,7 @@ class SessionResourcesEndToEndTest {
         assertThat(readme).isEqualTo(README + "\n");
 
         // a resource added while the sandbox runs is laid into it at once
-        ObjectNode add = PaddockClient.JSON.createObjectNode().put("type", "file").put("file_id", fileId).put("mount_path", "/workspace/added/notes.txt");
+        ObjectNode add = Json.object().put("type", "file").put("file_id", fileId).put("mount_path", "/workspace/added/notes.txt");
         assertThat(api.json("POST", "/v1/sessions/" + sessionId + "/resources", Map.of(), add).path("id").asString()).startsWith("sesrsc_");
         String added = new String(api.call("GET", "/v1/sandboxes/" + sandboxId + "/files/content", Map.of("path", "/workspace/added/notes.txt"), null),
                 StandardCharsets.UTF_8);
@@ -139,7 +140,7 @@ class SessionResourcesEndToEndTest {
 
     /** The sandbox paths that hold any of the lines of {@code patterns} (passed on stdin, so no command line carries them). */
     private List<String> grepSandbox(String sandboxId, String patterns) {
-        ObjectNode exec = PaddockClient.JSON.createObjectNode().put("timeout_seconds", 120).put("stdin", patterns + "\n");
+        ObjectNode exec = Json.object().put("timeout_seconds", 120).put("stdin", patterns + "\n");
         ArrayNode argv = exec.putArray("argv");
         List.of("/bin/sh", "-c", "set --; for p in /workspace /mnt /tmp /etc /home /root /run /var /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do "
                 + "[ -e \"$p\" ] && set -- \"$@\" \"$p\"; done; grep -rsIl -F -f - \"$@\"; true").forEach(argv::add);
@@ -148,7 +149,7 @@ class SessionResourcesEndToEndTest {
     }
 
     private ArrayNode resources(String fileId, String url, String authorization) {
-        ArrayNode resources = PaddockClient.JSON.createArrayNode();
+        ArrayNode resources = Json.array();
         resources.addObject().put("type", "file").put("file_id", fileId);
         resources.addObject().put("type", "github_repository").put("url", url).put("authorization_token", authorization);
         return resources;
@@ -156,13 +157,13 @@ class SessionResourcesEndToEndTest {
 
     /** Creates a session with the resources, sends "go" and waits until its turn ended. */
     private String runSession(ArrayNode resources) {
-        ObjectNode env = PaddockClient.JSON.createObjectNode().put("name", "env-" + System.nanoTime());
+        ObjectNode env = Json.object().put("name", "env-" + System.nanoTime());
         env.putObject("config").put("type", "cloud");
         String envId = api.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
-        ObjectNode body = PaddockClient.JSON.createObjectNode().put("agent", AgentSessions.toolsetAgent(api)).put("environment_id", envId);
+        ObjectNode body = Json.object().put("agent", AgentSessions.toolsetAgent(api)).put("environment_id", envId);
         body.set("resources", resources);
         String id = api.json("POST", "/v1/sessions", Map.of(), body).path("id").asString();
-        ObjectNode send = PaddockClient.JSON.createObjectNode();
+        ObjectNode send = Json.object();
         send.putArray("events").addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "go");
         api.json("POST", "/v1/sessions/" + id + "/events", Map.of(), send);
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> idleAfterTurn(id));

@@ -1,5 +1,6 @@
 package dev.paddock.app;
 
+import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -55,7 +56,7 @@ class TerminalAndPortsEndToEndTest {
     }
 
     static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 
     /** A terminal client on the JDK's WebSocket: output bytes and control messages, collected. */

@@ -32,6 +32,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The Managed Agents layer of a real in-process Paddock (REST on loopback, SQLite, bwrap): event fan-out to N
@@ -188,7 +189,7 @@ public final class AgentsBench {
         try {
             HttpResponse<byte[]> res = HTTP.send(req, HttpResponse.BodyHandlers.ofByteArray());
             if (res.statusCode() >= 300) throw new IllegalStateException(method + " " + path + " answered " + res.statusCode() + ": " + new String(res.body()));
-            return res.body().length == 0 ? obj() : PaddockClient.JSON.readTree(res.body());
+            return res.body().length == 0 ? obj() : JsonMapper.shared().readTree(res.body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -278,7 +279,7 @@ public final class AgentsBench {
     }
 
     private static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return JsonMapper.shared().createObjectNode();
     }
 
     /** A Messages API on loopback: asks for {@code bash true} until it has seen {@code calls} tool results, then ends the turn. */
@@ -288,7 +289,7 @@ public final class AgentsBench {
         ToolModel(int calls) throws IOException {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext("/v1/messages", exchange -> {
-                JsonNode request = PaddockClient.JSON.readTree(exchange.getRequestBody().readAllBytes());
+                JsonNode request = JsonMapper.shared().readTree(exchange.getRequestBody().readAllBytes());
                 int results = 0;
                 for (JsonNode m : request.path("messages")) {
                     for (JsonNode b : m.path("content")) if ("tool_result".equals(b.path("type").asString())) results++;
@@ -310,7 +311,7 @@ public final class AgentsBench {
                     delta = Map.of("type", "text_delta", "text", block.get("text"));
                 } else {
                     start.put("input", Map.of());
-                    delta = Map.of("type", "input_json_delta", "partial_json", PaddockClient.JSON.writeValueAsString(block.get("input")));
+                    delta = Map.of("type", "input_json_delta", "partial_json", JsonMapper.shared().writeValueAsString(block.get("input")));
                 }
                 try (OutputStream out = exchange.getResponseBody()) {
                     event(out, "message_start", Map.of("type", "message_start", "message", message));
@@ -326,7 +327,7 @@ public final class AgentsBench {
         }
 
         private static void event(OutputStream out, String name, Map<String, Object> data) throws IOException {
-            out.write(("event: " + name + "\ndata: " + PaddockClient.JSON.writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
+            out.write(("event: " + name + "\ndata: " + JsonMapper.shared().writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
         }
 
         String baseUrl() {

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Browser sandboxes, whole process: a real Paddock server (in this JVM, bwrap driver, a browser warm pool of one)
@@ -201,7 +202,7 @@ public final class BrowserBench {
     }
 
     private static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return JsonMapper.shared().createObjectNode();
     }
 
     private static double timed(Runnable r) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * browser-vm sandboxes, whole process: a real Paddock server (in this JVM) and a real headless Chromium that opens a
@@ -113,7 +114,7 @@ public final class BrowserVmBench {
     }
 
     private static ObjectNode obj(Map<String, Object> fields) {
-        return PaddockClient.JSON.valueToTree(fields);
+        return JsonMapper.shared().valueToTree(fields);
     }
 
     private static double ms(long since) {

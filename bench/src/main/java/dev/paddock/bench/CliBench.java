@@ -119,9 +119,11 @@ public final class CliBench {
         sb.append("| command | median ms | p90 ms | vs docker |\n|---|---:|---:|---:|\n");
         rows.forEach(r -> sb.append(r).append('\n'));
         if (!docker) sb.append("\nNo Docker engine answered here, so there is no docker baseline in this run.\n");
-        sb.append("\nA client command starts with `bin/cli-jvm.options` (C1 only, the serial GC) and the ahead-of-time cache the")
-                .append(" build records (`app/target/paddock-cli.aot`, JDK 25) from a training run of the common commands; it speaks")
-                .append(" HTTP/1.1 over a plain socket (TLS only for https) and builds only the subcommand it runs.\n");
+        sb.append("\nA `sandbox` command starts from the small client jar (`app/target/paddock-cli.jar`) with `bin/cli-jvm.options`")
+                .append(" (C1 only, the serial GC) and the ahead-of-time cache the build records for it (`app/target/paddock-cli.aot`,")
+                .append(" JDK 25) from a training run of those commands; the hot ones are parsed without picocli, JSON goes through")
+                .append(" jackson-core's streaming API without databind's mapper, and the client speaks HTTP/1.1 over a plain socket")
+                .append(" (TLS only for https).\n");
         return sb.toString();
     }
 }

@@ -8,15 +8,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * What the README's run command starts: {@code bin/paddock serve} from the packaged jar, with its embedded defaults
- * (SQLite, bubblewrap). It must come up, create a sandbox and run a command in it. The module tests of {@code app}
- * run on the test classpath, so only this catches a jar that lost a class at run time. It lives here because this
+ * (SQLite, bubblewrap). It must come up, create a sandbox and run a command in it, over the API and with the README's
+ * CLI commands ({@code bin/paddock sandbox …} from the client jar and its ahead-of-time cache). The module tests of
+ * {@code app} run on the test classpath, so only this catches a jar that lost a class at run time. It lives here because this
  * module is built after {@code app} is packaged ({@code ./mvnw install}); under {@code CI=true} a missing jar fails.
  */
 class PackagedServerTest {
@@ -46,12 +50,44 @@ class PackagedServerTest {
             assertThat(id).as(created).startsWith("sbx_");
             assertThat(call(base, key, "POST", "/v1/sandboxes/" + id + "/exec", "{\"argv\":[\"echo\",\"from the jar\"]}"))
                     .contains("\"exit_code\":0", "from the jar");
+            drivesItWithTheCli(root, base, key, id, dataDir);
             call(base, key, "DELETE", "/v1/sandboxes/" + id + "?purge=true", null);
         } finally {
             server.destroy();
             server.waitFor();
             new ProcessBuilder("rm", "-rf", dataDir.toString()).start().waitFor();
         }
+    }
+
+    /** The README's client commands through bin/paddock: they run from the client jar, its classes from the build's cache. */
+    private static void drivesItWithTheCli(Path root, String base, String key, String id, Path dataDir) throws Exception {
+        Path classLog = dataDir.resolve("cli-classes.log");
+        String exec = cli(root, base, key, "-Xlog:class+load:file=" + classLog, "sandbox", "exec", id, "--", "sh", "-c", "echo from the cli; exit 3");
+        assertThat(exec).isEqualTo("exit 3\nfrom the cli\n");
+        String classes = Files.readString(classLog);
+        assertThat(classes).as("the client jar, not the whole one").contains("paddock-cli.jar").doesNotContain("paddock.jar");
+        assertThat(classes).as("the command's classes come from the build's cache")
+                .containsPattern("dev\\.paddock\\.app\\.cli\\.SandboxExecCommand source: shared objects file");
+
+        Path local = Files.writeString(dataDir.resolve("data.csv"), "a,b\n1,2\n");
+        assertThat(cli(root, base, key, "", "sandbox", "cp", local.toString(), id + ":/workspace/")).startsWith("exit 0\n");
+        assertThat(cli(root, base, key, "", "sandbox", "ls", id + ":/workspace")).startsWith("exit 0\n").contains("data.csv");
+        assertThat(cli(root, base, key, "", "sandbox", "exec", id, "--bogus")).startsWith("exit 2\n")
+                .contains("Unknown option: '--bogus'").doesNotContain("Exception");
+        assertThat(cli(root, base, key, "", "drivers")).as("a command of the whole jar").startsWith("exit 0\n").contains("bwrap");
+    }
+
+    /** {@code bin/paddock args}: its exit code, then its output (stdout and stderr together). */
+    private static String cli(Path root, String base, String key, String javaOpts, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(root.resolve("bin/paddock").toString()));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+        pb.environment().put("PADDOCK_URL", base);
+        pb.environment().put("PADDOCK_API_KEY", key);
+        pb.environment().put("PADDOCK_JAVA_OPTS", javaOpts);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return "exit " + p.waitFor() + "\n" + out;
     }
 
     private static void awaitHealthy(Process server, String base, Path dataDir) throws Exception {

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,7 @@ public final class BrowserCommand {
             } catch (IOException e) {
                 throw CliException.usage("cannot read " + file + ": " + e.getMessage());
             }
-            ObjectNode body = PaddockClient.JSON.createObjectNode().put("script", script);
+            ObjectNode body = Json.object().put("script", script);
             if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
             JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "script"), Map.of(), body);
             if (json()) {
@@ -64,7 +65,7 @@ public final class BrowserCommand {
             String sbx = sandboxId(id);
             JsonNode body;
             try {
-                body = PaddockClient.JSON.readTree(action);
+                body = Json.read(action);
             } catch (RuntimeException e) {
                 throw CliException.usage("ACTION_JSON is not JSON, e.g. '{\"action\":\"snapshot\"}'");
             }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
@@ -36,7 +37,7 @@ public abstract class ClientCommand implements Callable<Integer>, ContextAware {
     }
 
     protected void printJson(JsonNode node) {
-        ctx.out().println(PaddockClient.JSON.writeValueAsString(node));
+        ctx.out().println(Json.string(node));
         ctx.out().flush();
     }
 

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ final class CommandBody {
     static ObjectNode of(String shell, List<String> argv, Map<String, String> env, String cwd, String example) {
         if (shell == null && argv.isEmpty()) throw CliException.usage("give the command after --, e.g. `" + example + "`, or use --shell \"LINE\"");
         if (shell != null && !argv.isEmpty()) throw CliException.usage("give either --shell or a command after --, not both");
-        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        ObjectNode body = Json.object();
         if (shell != null) {
             body.put("command", shell);
         } else {

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.UnreachableException;
 import dev.paddock.app.serve.DataDir;
@@ -97,12 +98,12 @@ public final class ImageCommand {
                 data = client().get("/v1/images").path("data");
             } catch (UnreachableException e) {
                 ctx.err().println("note: no server answers at " + client().baseUrl() + "; listing " + ImageLayout.inDataDir(options.localDataDir(ctx)).imagesDir());
-                var array = PaddockClient.JSON.createArrayNode();
+                var array = Json.array();
                 store().list().forEach(i -> array.add(view(i)));
                 data = array;
             }
             if (json()) {
-                ObjectNode out = PaddockClient.JSON.createObjectNode();
+                ObjectNode out = Json.object();
                 out.set("data", data);
                 printJson(out);
                 return 0;
@@ -159,7 +160,7 @@ public final class ImageCommand {
 
     /** The same fields as the API's image object. */
     static ObjectNode view(ImageInfo i) {
-        ObjectNode n = PaddockClient.JSON.createObjectNode();
+        ObjectNode n = Json.object();
         n.put("type", "image");
         n.put("name", i.name());
         n.put("source", i.source());

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
@@ -27,7 +28,7 @@ public final class KeysCommand {
         boolean admin;
 
         @Override public Integer call() {
-            ObjectNode body = PaddockClient.JSON.createObjectNode().put("name", name);
+            ObjectNode body = Json.object().put("name", name);
             if (tenant != null) body.put("tenant_id", tenant);
             if (admin) body.put("admin", true);
             byte[] raw = client().call("POST", "/v1/api_keys", Map.of(), body);
@@ -74,7 +75,7 @@ public final class KeysCommand {
                 throw CliException.usage("'" + Table.clean(Text.clip(id, 60)) + "' is not a key id; ids look like key_… (see `paddock keys list`)");
             }
             client().call("DELETE", path("api_keys", id), Map.of(), null);
-            if (json()) printJson(PaddockClient.JSON.createObjectNode().put("id", id).put("revoked", true));
+            if (json()) printJson(Json.object().put("id", id).put("revoked", true));
             else ctx.out().println("revoked " + id);
             return 0;
         }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Text;
 import java.util.List;
@@ -39,7 +40,7 @@ final class NetworkOptions {
             throw CliException.usage("--credential must look like SECRET_ID:host[,host]:ENV_VAR[:header[:template]], got '"
                     + Table.clean(Text.clip(spec, 80)) + "'");
         }
-        ObjectNode c = PaddockClient.JSON.createObjectNode().put("secret_id", p[0]);
+        ObjectNode c = Json.object().put("secret_id", p[0]);
         ArrayNode hosts = c.putArray("hosts");
         for (String h : p[1].split(",")) if (!h.isBlank()) hosts.add(h.strip());
         if (!p[2].isBlank()) c.put("env", p[2]);

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Text;
 import java.time.Duration;
@@ -51,7 +52,7 @@ public final class NodesCommand extends ClientCommand {
             JsonNode n = PaddockClient.parse(client().call("POST", path("nodes", nodeId(id), "drain"), Map.of(), null));
             ctx.err().println("node " + id + " is draining; it holds " + text(n, "active_sandboxes") + " active sandbox(es)");
             if (await) n = waitEmpty(Units.duration(timeout));
-            if (json()) printJson(PaddockClient.JSON.writeValueAsBytes(n));
+            if (json()) printJson(Json.bytes(n));
             return 0;
         }
 

@@ -2,7 +2,6 @@ package dev.paddock.app.cli;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
 
@@ -20,24 +19,28 @@ import picocli.CommandLine.HelpCommand;
                 "", "Exit codes: 0 ok, 1 API or connection error, 2 usage error;",
                 "`sandbox exec` exits with the command's own exit code."})
 public final class PaddockCommand {
-    /** Every subcommand, in the order help lists them. */
-    public static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+    /**
+     * Every subcommand, in the order help lists them. Classes rather than constructors: a class named here is only
+     * loaded, not linked, until it runs, so the client jar (bin/paddock's for {@code sandbox}) can leave out what the
+     * server commands need.
+     */
+    public static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
 
-    private static Map<String, Supplier<Object>> subcommands() {
-        Map<String, Supplier<Object>> m = new LinkedHashMap<>();
-        m.put("serve", ServeCommand::new);
-        m.put("sandbox", SandboxCommand::new);
-        m.put("image", ImageCommand::new);
-        m.put("drivers", DriversCommand::new);
-        m.put("keys", KeysCommand::new);
-        m.put("nodes", NodesCommand::new);
-        m.put("secret", SecretCommand::new);
-        m.put("mcp", McpCommand::new);
-        m.put("worker", WorkerCommand::new);
-        m.put("browser", BrowserCommand::new);
-        m.put("runtime", RuntimeCommand::new);
-        m.put("snapshot", SnapshotCommand::new);
-        m.put("help", HelpCommand::new);
+    private static Map<String, Class<?>> subcommands() {
+        Map<String, Class<?>> m = new LinkedHashMap<>();
+        m.put("serve", ServeCommand.class);
+        m.put("sandbox", SandboxCommand.class);
+        m.put("image", ImageCommand.class);
+        m.put("drivers", DriversCommand.class);
+        m.put("keys", KeysCommand.class);
+        m.put("nodes", NodesCommand.class);
+        m.put("secret", SecretCommand.class);
+        m.put("mcp", McpCommand.class);
+        m.put("worker", WorkerCommand.class);
+        m.put("browser", BrowserCommand.class);
+        m.put("runtime", RuntimeCommand.class);
+        m.put("snapshot", SnapshotCommand.class);
+        m.put("help", HelpCommand.class);
         return m;
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
@@ -36,7 +37,7 @@ public final class SandboxCopyCommand extends ClientCommand {
             throw CliException.usage("exactly one side must be in a sandbox, written like sbx_…:/workspace/path");
         }
         String summary = from == null ? upload(Path.of(source), to) : download(from, Path.of(destination));
-        if (json()) printJson(PaddockClient.JSON.createObjectNode().put("copied", summary));
+        if (json()) printJson(Json.object().put("copied", summary));
         else ctx.err().println(summary);
         return 0;
     }

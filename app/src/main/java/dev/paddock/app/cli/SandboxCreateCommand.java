@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ public final class SandboxCreateCommand extends ClientCommand {
     public Integer call() {
         if (pids != null && pids <= 0) throw CliException.usage("--pids must be a positive number, got " + pids);
         if (cpus != null && !(cpus > 0)) throw CliException.usage("--cpus must be greater than 0, got " + cpus);
-        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        ObjectNode body = Json.object();
         if (driver != null) body.put("driver", driver);
         if (image != null) body.put("image", image);
         if (writableRootfs) body.put("writable_rootfs", true);

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ final class SandboxNetworkCommand extends ClientCommand {
 
     @Override
     public Integer call() {
-        ObjectNode wrapper = PaddockClient.JSON.createObjectNode();
+        ObjectNode wrapper = Json.object();
         NetworkOptions.apply(wrapper, network, allowHosts, allowPackageManagers, List.of());
         byte[] raw = client().call("PATCH", path("sandboxes", sandboxId(id), "network"), Map.of(), wrapper.get("network"));
         if (json()) {

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -26,7 +27,7 @@ final class SandboxPortCommands {
 
         @Override
         public Integer call() {
-            byte[] raw = client().call("POST", ports(sandboxId(id)), Map.of(), PaddockClient.JSON.createObjectNode().put("port", port));
+            byte[] raw = client().call("POST", ports(sandboxId(id)), Map.of(), Json.object().put("port", port));
             if (json()) printJson(raw);
             else ctx.out().println(client().baseUrl() + PaddockClient.parse(raw).path("url").asString());
             ctx.out().flush();

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Text;
 import java.io.IOException;
@@ -152,7 +153,7 @@ final class SandboxProcessCommands {
         public Integer call() {
             String sbx = sandboxId(id);
             if (pid < 1) throw CliException.usage("PID must be a positive number (see `paddock sandbox ps " + sbx + "`)");
-            ObjectNode body = PaddockClient.JSON.createObjectNode();
+            ObjectNode body = Json.object();
             if (signal.strip().matches("\\d{1,3}")) body.put("signal", Integer.parseInt(signal.strip()));
             else body.put("signal", signal.strip());
             client().call("POST", processes(sbx) + "/" + pid + "/signal", Map.of(), body);

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,7 +40,7 @@ final class SandboxShellCommand extends ClientCommand {
     public Integer call() throws Exception {
         String sbx = sandboxId(id);
         int[] size = LocalTerminal.size();
-        ObjectNode body = PaddockClient.JSON.createObjectNode().put("rows", size[0]).put("cols", size[1]);
+        ObjectNode body = Json.object().put("rows", size[0]).put("cols", size[1]);
         if (!command.isEmpty()) command.forEach(body.putArray("command")::add);
         // raw before anything is typed: keys pressed while the terminal opens must not be echoed or edited locally
         Optional<LocalTerminal> raw = ctx.stdin() == System.in ? LocalTerminal.raw() : Optional.empty();

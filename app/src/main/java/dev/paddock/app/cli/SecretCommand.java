@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
@@ -57,7 +58,7 @@ public final class SecretCommand {
         ValueSource source;
 
         @Override public Integer call() {
-            ObjectNode body = PaddockClient.JSON.createObjectNode().put("name", name).put("value", source.read(ctx));
+            ObjectNode body = Json.object().put("name", name).put("value", source.read(ctx));
             byte[] raw = client().call("POST", "/v1/secrets", Map.of(), body);
             if (json()) printJson(raw);
             else ctx.out().println(text(PaddockClient.parse(raw), "id"));
@@ -92,7 +93,7 @@ public final class SecretCommand {
 
         @Override public Integer call() {
             byte[] raw = client().call("POST", path("secrets", secretId(id), "rotate"), Map.of(),
-                    PaddockClient.JSON.createObjectNode().put("value", source.read(ctx)));
+                    Json.object().put("value", source.read(ctx)));
             if (json()) printJson(raw);
             else ctx.out().println("rotated " + id + " (version " + PaddockClient.parse(raw).path("version").asString() + ")");
             return 0;
@@ -106,7 +107,7 @@ public final class SecretCommand {
 
         @Override public Integer call() {
             client().call("DELETE", path("secrets", secretId(id)), Map.of(), null);
-            if (json()) printJson(PaddockClient.JSON.createObjectNode().put("id", id).put("deleted", true));
+            if (json()) printJson(Json.object().put("id", id).put("deleted", true));
             else ctx.out().println("deleted " + id);
             return 0;
         }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -24,7 +25,7 @@ public final class SnapshotCommand {
         boolean memory;
 
         @Override public Integer call() {
-            ObjectNode body = PaddockClient.JSON.createObjectNode().put("sandbox_id", sandboxId(id)).put("name", name);
+            ObjectNode body = Json.object().put("sandbox_id", sandboxId(id)).put("name", name);
             if (memory) body.put("type", "memory");
             byte[] raw = client().call("POST", path("snapshots"), Map.of(), body);
             if (json()) printJson(raw);
@@ -68,7 +69,7 @@ public final class SnapshotCommand {
         String name;
 
         @Override public Integer call() {
-            byte[] raw = client().call("POST", path("sandboxes"), Map.of(), PaddockClient.JSON.createObjectNode().put("from_snapshot", name));
+            byte[] raw = client().call("POST", path("sandboxes"), Map.of(), Json.object().put("from_snapshot", name));
             if (json()) printJson(raw);
             else ctx.out().println(text(PaddockClient.parse(raw), "id"));
             return 0;

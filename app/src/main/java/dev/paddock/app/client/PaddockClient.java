@@ -17,15 +17,13 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.MissingNode;
 
 /**
  * A small client of the Paddock REST API over HTTP/1.1 ({@link Http1}). Error answers become {@link ApiException},
  * a server that does not answer becomes {@link UnreachableException}. The key goes in a header, never in a URL.
  */
 public final class PaddockClient {
-    public static final JsonMapper JSON = JsonMapper.builder().build();
-
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
     private final String baseUrl;
@@ -42,7 +40,7 @@ public final class PaddockClient {
     public byte[] call(String method, String path, Map<String, ?> query, JsonNode body) {
         Map<String, String> headers = headers("application/json");
         if (body != null) headers.put("Content-Type", "application/json");
-        Http1.Body payload = body == null ? Http1.Body.NONE : new Http1.Body.Bytes(JSON.writeValueAsBytes(body));
+        Http1.Body payload = body == null ? Http1.Body.NONE : new Http1.Body.Bytes(Json.bytes(body));
         return complete(send(method, path, query, headers, payload));
     }
 
@@ -72,7 +70,7 @@ public final class PaddockClient {
     public void stream(String path, JsonNode body, Consumer<SseEvent> sink) {
         Map<String, String> headers = headers("text/event-stream");
         headers.put("Content-Type", "application/json");
-        readEvents(send("POST", path, Map.of(), headers, new Http1.Body.Bytes(JSON.writeValueAsBytes(body))), sink, "output stream");
+        readEvents(send("POST", path, Map.of(), headers, new Http1.Body.Bytes(Json.bytes(body))), sink, "output stream");
     }
 
     /** GETs {@code path} asking for {@code text/event-stream} and hands every event to {@code sink} as it arrives. */
@@ -90,9 +88,9 @@ public final class PaddockClient {
     }
 
     public static JsonNode parse(byte[] body) {
-        if (body == null || body.length == 0) return JSON.missingNode();
+        if (body == null || body.length == 0) return MissingNode.getInstance();
         try {
-            return JSON.readTree(body);
+            return Json.read(body);
         } catch (JacksonException e) {
             throw new ApiException(200, "invalid_response", "invalid_response", "the server answered something that is not JSON");
         }
@@ -135,7 +133,7 @@ public final class PaddockClient {
 
     private static ApiException error(int status, byte[] body) {
         try {
-            JsonNode err = JSON.readTree(body).path("error");
+            JsonNode err = Json.read(body).path("error");
             if (err.isObject()) {
                 return new ApiException(status, text(err, "type"), text(err, "code"),
                         err.path("message").isString() ? err.path("message").stringValue() : "HTTP " + status);
