@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * Many idle sandboxes on one host: creates N bwrap sandboxes (64 MiB memory limit each) one after the other through
  * the REST API of a real {@code paddock serve}, and reports the create rate of every thousand (a quarter of a run below 4,000; first against last
  * shows whether a create gets slower as the host fills), host memory per sandbox, the exec round trip with all of
- * them up, and the delete rate; then deletes them all. Arguments: the repository, N (default 10,000), and
+ * them up, and the delete rate; then deletes them all. Arguments: the repository, N (default
+ * {@code PADDOCK_BENCH_MANY}, else 10,000), and
  * {@code --no-report} to print without rewriting docs/BENCHMARKS.md.
  */
 public final class ManySandboxesBench {
@@ -37,7 +38,7 @@ public final class ManySandboxesBench {
     public static void main(String[] args) {
         BenchReport.runAndExit(() -> {
             Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
-            int n = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
+            int n = Integer.parseInt(args.length > 1 ? args[1] : System.getenv().getOrDefault("PADDOCK_BENCH_MANY", "10000"));
             boolean write = !List.of(args).contains("--no-report");
             // no sandbox may reach its lifetime or idle policy during the run
             try (BenchServer server = BenchServer.start(repo, Map.of("default_timeout", "24h", "warm_pool_size", "0"))) {
