@@ -66,6 +66,9 @@ final class BenchServer implements AutoCloseable {
     /** The server's base URL, e.g. {@code http://127.0.0.1:40123}. */
     String url() { return base; }
 
+    /** The server's process id (bin/paddock execs the JVM). */
+    long pid() { return process.pid(); }
+
     /** The admin key the server was started with. */
     String key() { return key; }
 

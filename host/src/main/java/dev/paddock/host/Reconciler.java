@@ -24,19 +24,22 @@ final class Reconciler {
         this.host = host;
     }
 
-    /** Makes the backend agree with the record, or fails the sandbox when its backend is lost. */
-    void reconcile(SandboxRecord record) {
-        host.ifUnlocked(record.id(), () -> {
-            SandboxRecord r = host.store().sandboxes().find(record.id()).orElse(null);
-            Sandbox s = host.live(record.id());
+    /**
+     * Makes the backend agree with the record, or fails the sandbox when its backend is lost. The backend is asked
+     * first; only when it disagrees with the record as listed is the record read again, under the sandbox's lock, so
+     * a pass over thousands of healthy sandboxes reads nothing from the store.
+     */
+    void reconcile(SandboxRecord listed) {
+        Sandbox live = host.live(listed.id());
+        if (live == null || listed.state().isTerminal() || !host.ownerId().equals(listed.fence().ownerId())) return;
+        SandboxStatus seen = inspect(live, listed);
+        if (seen == null || agrees(listed, live, seen)) return;
+        host.ifUnlocked(listed.id(), () -> {
+            SandboxRecord r = host.store().sandboxes().find(listed.id()).orElse(null);
+            Sandbox s = host.live(listed.id());
             if (r == null || s == null || r.state().isTerminal() || !host.ownerId().equals(r.fence().ownerId())) return;
-            SandboxStatus status;
-            try {
-                status = s.inspect();
-            } catch (RuntimeException e) {
-                log.debug("inspect of {} failed: {}", r.id(), e.getMessage());
-                return;
-            }
+            SandboxStatus status = inspect(s, r);
+            if (status == null) return;
             if (!status.alive() && s.goneWhenNotAlive()) {
                 host.fail(r, "backend_lost", "the sandbox's backend stopped (its init process died or was killed); its workspace is kept");
             } else if (r.state() == SandboxState.RUNNING && status.frozen()) {
@@ -49,5 +52,24 @@ final class Reconciler {
                 host.event(r, "sandbox.reconciled", Map.of("backend", "running", "now", "suspended"));
             }
         });
+    }
+
+    /** Whether there is nothing to do: the backend is as the record says (an operation in flight is left to itself). */
+    private boolean agrees(SandboxRecord r, Sandbox s, SandboxStatus status) {
+        if (!status.alive() && s.goneWhenNotAlive()) return false;
+        return switch (r.state()) {
+            case RUNNING -> !status.frozen();
+            case SUSPENDED -> status.frozen() || !host.driver(r).conformance().supportsSuspendResume();
+            default -> true;
+        };
+    }
+
+    private static SandboxStatus inspect(Sandbox s, SandboxRecord r) {
+        try {
+            return s.inspect();
+        } catch (RuntimeException e) {
+            log.debug("inspect of {} failed: {}", r.id(), e.getMessage());
+            return null;
+        }
     }
 }

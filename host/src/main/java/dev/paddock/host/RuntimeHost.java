@@ -50,6 +50,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -91,6 +92,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final Checkpoints checkpoints;
     /** What else a tenant keeps stored beside its checkpoints (skills, files), for the one storage quota. */
     private final List<ToLongFunction<String>> otherStoredBytes = new CopyOnWriteArrayList<>();
+    private final SweepPause sweepPause;
     private final ScheduledExecutorService sweeper =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-sweeper").factory());
 
@@ -108,6 +110,7 @@ public final class RuntimeHost implements AutoCloseable {
         this.owner = owner;
         this.ownerId = owner.ownerId();
         this.config = config;
+        this.sweepPause = new SweepPause(config.sweepInterval());
         this.egress = new EgressLeases(egress);
         this.store = store;
         this.clock = clock;
@@ -163,8 +166,15 @@ public final class RuntimeHost implements AutoCloseable {
         started = true;
         new OrphanReaper(owned).reapAll();
         warmPools.refill(); // after reaping: the reaper destroys backend sandboxes no record owns
-        long every = config.sweepInterval().toMillis();
-        sweeper.scheduleWithFixedDelay(this::sweepSafely, every, every, TimeUnit.MILLISECONDS);
+        scheduleSweep(config.sweepInterval().toMillis());
+    }
+
+    private void scheduleSweep(long delayMillis) {
+        try {
+            sweeper.schedule(() -> scheduleSweep(sweepPause.after(sweepSafely())), delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // the host closed
+        }
     }
 
     public String ownerId() { return ownerId; }
@@ -213,6 +223,9 @@ public final class RuntimeHost implements AutoCloseable {
 
     /** The per-sandbox locks, for tests. */
     SandboxLocks locks() { return locks; }
+
+    /** The host as its sweeper sees it; for tests. */
+    OwnedSandboxes owned() { return owned; }
 
     /** The attached sandbox, or null; for tests. */
     Sandbox liveSandbox(String id) { return live.get(id); }
@@ -914,12 +927,15 @@ public final class RuntimeHost implements AutoCloseable {
         }
     }
 
-    private void sweepSafely() {
+    /** One sweep; how long it took. */
+    private Duration sweepSafely() {
+        long t0 = System.nanoTime();
         try {
             new Sweeper(owned).sweep();
         } catch (RuntimeException e) {
             log.warn("sweep failed: {}", e.getMessage());
         }
+        return Duration.ofNanos(System.nanoTime() - t0);
     }
 
     @Override

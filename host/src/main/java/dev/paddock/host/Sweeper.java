@@ -41,11 +41,14 @@ final class Sweeper {
 
     private void sweepOne(SandboxRecord listed, Instant now) {
         reconciler.reconcile(listed);
+        host.flushActivity(listed);
+        // the listed record decides whether anything is due; only then is it read again, so a pass over thousands of
+        // idle sandboxes with nothing to do costs no store read per sandbox
+        if (!due(listed, now)) return;
         // the record as it stands now, not as listed when the sweep began: reconciling may have failed it, and its
         // user may have resumed or deleted it while the sweep inspected the sandboxes before it
         SandboxRecord r = host.store().sandboxes().find(listed.id()).orElse(null);
         if (r == null || r.state().isTerminal()) return;
-        host.flushActivity(r);
         if (r.expiresAt() != null && !now.isBefore(r.expiresAt())) {
             host.terminate(r, TerminationReason.LIFETIME_EXPIRED);
             return;
@@ -61,6 +64,21 @@ final class Sweeper {
                 && passed(r.updatedAt(), r.idleTerminateAfter(), now)) {
             host.terminate(r, TerminationReason.IDLE_EXPIRED);
         }
+    }
+
+    /**
+     * Whether the lifetime or the idle policy may act on the record as listed. A change since the listing only moves
+     * a deadline later (a resume, new activity) or ends the sandbox, so a record with nothing due when listed has
+     * nothing due now.
+     */
+    private boolean due(SandboxRecord r, Instant now) {
+        if (r.expiresAt() != null && !now.isBefore(r.expiresAt())) return true;
+        Instant idleSince = host.lastActivity(r);
+        return switch (r.state()) {
+            case RUNNING -> passed(idleSince, r.idleSuspendAfter(), now) || passed(idleSince, sum(r.idleSuspendAfter(), r.idleTerminateAfter()), now);
+            case SUSPENDED -> IDLE_SUSPEND_REASON.equals(r.stateReason()) && passed(r.updatedAt(), r.idleTerminateAfter(), now);
+            default -> false;
+        };
     }
 
     private static boolean passed(Instant since, Duration after, Instant now) {

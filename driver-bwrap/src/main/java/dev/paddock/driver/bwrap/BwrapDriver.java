@@ -90,7 +90,9 @@ public final class BwrapDriver implements SandboxDriver {
         etcBase();
         int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(Collectors.toSet()));
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
-        if (!kernelLimitsChecked.getAndSet(true)) KernelLimits.read().shortOf(config.uidCount()).ifPresent(log::warn);
+        if (!kernelLimitsChecked.getAndSet(true)) {
+            KernelLimits.read().shortOf(config.uidCount(), KernelLimits.processesPerSandbox(disk != null)).ifPresent(log::warn);
+        }
     }
 
     /** The shared part of sandbox /etc directories, rebuilt when the host's loader cache changed (a package was installed). */

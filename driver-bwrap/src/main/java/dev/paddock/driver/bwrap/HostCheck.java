@@ -9,9 +9,13 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 
 /** Explains what this host lacks for the bwrap driver; an empty list means it can run sandboxes. */
 final class HostCheck {
+    /** The namespaces bwrap --unshare-all makes for a sandbox. */
+    static final List<String> NAMESPACES = List.of("user", "mnt", "pid", "net", "ipc", "uts", "cgroup");
+
     private HostCheck() {}
 
     static List<String> problems(BwrapConfig config) {
@@ -23,15 +27,28 @@ final class HostCheck {
         if (InitBinary.class.getResource(InitBinary.RESOURCE) == null) {
             out.add("the init agent was not built into this jar: build driver-bwrap on Linux with gcc and static glibc (Debian: gcc, libc6-dev)");
         }
-        if (KernelLimits.sysctl("user/max_user_namespaces") == 0) {
-            out.add("user namespaces are disabled (user.max_user_namespaces = 0); bwrap needs them: sysctl -w user.max_user_namespaces=10000");
-        }
+        out.addAll(namespaceProblems(KernelLimits::sysctl));
         if (KernelLimits.sysctl("kernel/unprivileged_userns_clone") == 0) {
             out.add("unprivileged user namespaces are disabled: sysctl -w kernel.unprivileged_userns_clone=1");
         }
         closedParent(config.dataDir()).ifPresent(dir -> out.add("sandboxes run as their own uids and cannot pass through " + dir
                 + " (closed to other users) to reach the data directory " + config.dataDir() + ": choose a data directory outside it,"
                 + " such as /var/lib/paddock, or let others pass (chmod o+x " + dir + ")"));
+        return out;
+    }
+
+    /**
+     * The kinds of namespace this host disables (a limit of 0), read through {@code sysctl} (a name under /proc/sys,
+     * -1 when absent). The limits count per uid, and each sandbox has its own, so any other value serves.
+     */
+    static List<String> namespaceProblems(ToLongFunction<String> sysctl) {
+        List<String> out = new ArrayList<>();
+        for (String kind : NAMESPACES) {
+            if (sysctl.applyAsLong("user/max_" + kind + "_namespaces") == 0) {
+                out.add(kind + " namespaces are disabled (user.max_" + kind + "_namespaces = 0); every sandbox needs one: sysctl -w user.max_"
+                        + kind + "_namespaces=10000");
+            }
+        }
         return out;
     }
 
