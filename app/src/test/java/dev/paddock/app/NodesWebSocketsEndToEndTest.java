@@ -3,6 +3,7 @@ package dev.paddock.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.driver.bwrap.BwrapConfig;
 import dev.paddock.driver.bwrap.BwrapDriver;
@@ -68,7 +69,7 @@ class NodesWebSocketsEndToEndTest {
         }
         apiA = servers.get(0).start();
         apiB = servers.get(1).start();
-        ObjectNode create = PaddockClient.JSON.createObjectNode();
+        ObjectNode create = Json.object();
         create.putObject("placement").putObject("node_labels").put("zone", "a");
         sandbox = apiB.json("POST", "/v1/sandboxes", Map.of(), create).path("id").asString();
         assertThat(Files.isDirectory(servers.get(0).dataDir.resolve("run").resolve(sandbox))).as("held by A").isTrue();
@@ -87,7 +88,7 @@ class NodesWebSocketsEndToEndTest {
     }
 
     static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 
     /** A WebSocket client that collects what arrives: binary frames as text, text frames as messages, the close code. */
