@@ -370,7 +370,9 @@ final class FakeKubelet implements AutoCloseable {
                     "bwrap", "--die-with-parent", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"));
             if (fenced && network == null) cmd.add("--unshare-net");
             cmd.addAll(List.of("--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-                    "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc", "--dev", "/dev"));
+                    "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc", "--dev", "/dev",
+                    // execs share the host's pid namespace (one per exec would hide them from each other), so /proc is the host's
+                    "--ro-bind", "/proc", "/proc"));
             return cmd;
         }
     }
