@@ -218,7 +218,7 @@ public record ServeSettings(
                         blankToNull(v.get("kubernetes_image")), blankToNull(v.get("kubernetes_workspace_size")),
                         KubernetesSettings.egress(blankToNull(v.get("kubernetes_egress_listen")), blankToNull(v.get("kubernetes_egress_proxy")),
                                 blankToNull(v.get("kubernetes_egress_server_namespace")),
-                                labels("kubernetes_egress_server_labels", v.get("kubernetes_egress_server_labels")))),
+                                v.get("kubernetes_egress_server_labels"))),
                 blankToNull(v.get("node_url")) == null ? null : baseUrl("node_url", v.get("node_url")),
                 labels("node_labels", v.get("node_labels")),
                 nodeLease(v.get("node_lease")),
