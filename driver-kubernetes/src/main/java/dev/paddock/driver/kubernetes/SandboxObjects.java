@@ -122,6 +122,17 @@ final class SandboxObjects {
         return "http://" + sandboxId + ":" + token + "@" + config.egress().proxyHost() + ":" + config.egress().proxyPort();
     }
 
+    /**
+     * Points a stored pod's proxy variables at this server's proxy address, keeping its credential: a sandbox resumed
+     * by another server than its maker dials the server that now holds its proxy listener.
+     */
+    void readdress(Pod pod, String sandboxId) {
+        String token = proxyToken(pod);
+        if (token == null || config.egress() == null) return;
+        String url = proxyUrl(sandboxId, token);
+        pod.getSpec().getContainers().getFirst().getEnv().stream().filter(v -> PROXY_VARIABLES.contains(v.getName())).forEach(v -> v.setValue(url));
+    }
+
     /** The proxy token of a pod made with egress (from its proxy URL), or null. */
     static String proxyToken(Pod pod) {
         for (EnvVar v : pod.getSpec().getContainers().getFirst().getEnv()) {

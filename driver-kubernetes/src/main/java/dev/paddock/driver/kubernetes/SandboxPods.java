@@ -144,7 +144,9 @@ final class SandboxPods {
         if (manifest == null) {
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + sandboxId + " cannot resume: its workspace claim or pod manifest is gone");
         }
-        startPod(sandboxId, client.getKubernetesSerialization().unmarshal(manifest, Pod.class));
+        Pod pod = client.getKubernetesSerialization().unmarshal(manifest, Pod.class);
+        objects.readdress(pod, sandboxId);
+        startPod(sandboxId, pod);
         annotate(sandboxId, null);
     }
 

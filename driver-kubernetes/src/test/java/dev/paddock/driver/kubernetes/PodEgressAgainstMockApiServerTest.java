@@ -235,6 +235,28 @@ class PodEgressAgainstMockApiServerTest {
     }
 
     @Test
+    void aResumedPodDialsTheProxyAddressOfTheServerThatResumedItAgainstMockApiServerAndFakeKubelet() throws Exception {
+        Sandbox first = driver.create(spec("sbx_moved", List.of()), KubernetesDriverAgainstMockApiServerTest.FENCE);
+        first.suspend();
+        int gatewayPort = driver.egressPort();
+        driver.close();
+
+        // another server: the same listen port (the policy's), another address for pods to dial
+        int otherAddressPort = MockCluster.POD_PROXY_PORT + 1;
+        PodEgress other = new PodEgress("127.0.0.1", gatewayPort, "127.0.0.1", otherAddressPort, MockCluster.SERVER_NAMESPACE, MockCluster.SERVER_LABELS);
+        driver = new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(other));
+        cluster.kubelet.egressPeer(new FakeKubelet.Peer(otherAddressPort, driver.egressPort(), MockCluster.SERVER_NAMESPACE, MockCluster.SERVER_LABELS));
+        Sandbox again = driver.attach(new SandboxRef("sbx_moved", KubernetesDriver.ID, ObjectNames.pod("sbx_moved"))).orElseThrow();
+        again.resume();
+
+        Run proxy = run(again, "printenv HTTPS_PROXY");
+        assertThat(proxy.stdout()).startsWith("http://sbx_moved:").endsWith("@127.0.0.1:" + otherAddressPort + "\n");
+        Run allowed = run(again, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/after-resume");
+        assertThat(allowed.exit()).as(allowed.stderr()).isZero();
+        assertThat(allowed.stdout()).isEqualTo("upstream saw /after-resume\n");
+    }
+
+    @Test
     void aNetworkWithoutTheProxysListenerIsRefusedAndADriverWithoutAGatewayKeepsNetworkNoneAgainstMockApiServer() {
         NetworkPolicy limited = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("allowed.test"), false);
         SandboxSpec unwired = new SandboxSpec("sbx_unwired", TENANT, null, false, Limits.DEFAULT, Map.of(), limited);
