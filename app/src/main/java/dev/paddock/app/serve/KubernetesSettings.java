@@ -18,8 +18,20 @@ import java.util.regex.Pattern;
  * objects they may list, re-attach and reap.
  */
 public record KubernetesSettings(String namespace, String installation, String runtimeClass, String storageClass, String image,
-                                 String workspaceSize, PodEgress egress) {
+                                 String workspaceSize, boolean agentSandbox, PodEgress egress) {
     private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
+
+    /**
+     * Sandboxes as agent-sandbox {@code Sandbox} objects (and warm pools as {@code SandboxWarmPool}) are not finished:
+     * asking for them is refused at start rather than quietly answered with plain Pods.
+     */
+    static boolean agentSandbox(boolean wanted) {
+        if (wanted) {
+            throw new SettingsException("kubernetes_agent_sandbox=true is not finished: the kubernetes driver finds the agent-sandbox API "
+                    + "(agents.x-k8s.io) but still makes plain Pods, and warm pools are Paddock's own; leave it false");
+        }
+        return false;
+    }
 
     /**
      * The way sandbox pods reach the egress proxy, or null when {@code kubernetes_egress_listen} is not set (then

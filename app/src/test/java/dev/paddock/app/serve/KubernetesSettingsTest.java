@@ -52,6 +52,13 @@ class KubernetesSettingsTest {
     }
 
     @Test
+    void agentSandboxObjectsAreNotFinishedSoAskingForThemIsRefused() {
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().agentSandbox()).isFalse();
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "true"), null, home))
+                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("not finished");
+    }
+
+    @Test
     void withoutAClusterTheDriverIsListedAsUnavailableWithWhatToConfigure() {
         assumeTrue(ClusterAccess.missing(System.getenv(), Path.of(System.getProperty("user.home"))) != null, "this machine has a kubeconfig");
         ServeSettings s = ServeSettings.resolve(Map.of(), Map.of(), null, home);
