@@ -8,7 +8,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -236,8 +235,6 @@ final class EgressGateway implements AutoCloseable {
         closed = true;
         try {
             server.close();
-        } catch (SocketException ignored) {
-            // already closed
         } catch (IOException ignored) {
             // closing anyway
         }
