@@ -21,5 +21,5 @@ final class EgressProofs {
 
     /** Driver id → its proof. */
     static final Map<String, BypassProof> BY_DRIVER = Map.of("bwrap", new ProxyOnlyEgressProof(), "docker", new ProxyOnlyEgressProof(),
-            "gvisor", new ProxyOnlyEgressProof());
+            "gvisor", new ProxyOnlyEgressProof(), "kubernetes", new ProxyOnlyEgressProof());
 }

@@ -1,11 +1,16 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.app.serve.ServeSettings.SettingsException;
 import dev.paddock.driver.kubernetes.ClusterAccess;
 import dev.paddock.driver.kubernetes.KubernetesConfig;
 import dev.paddock.driver.kubernetes.KubernetesDriver;
+import dev.paddock.driver.kubernetes.PodEgress;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The {@code kubernetes_*} settings. The cluster itself is found as kubectl finds it ({@link ClusterAccess}); every
@@ -13,7 +18,54 @@ import java.util.List;
  * objects they may list, re-attach and reap.
  */
 public record KubernetesSettings(String namespace, String installation, String runtimeClass, String storageClass, String image,
-                                 String workspaceSize) {
+                                 String workspaceSize, boolean agentSandbox, PodEgress egress) {
+    private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
+
+    /**
+     * Sandboxes as agent-sandbox {@code Sandbox} objects (and warm pools as {@code SandboxWarmPool}) are not finished:
+     * asking for them is refused at start rather than quietly answered with plain Pods.
+     */
+    static boolean agentSandbox(boolean wanted) {
+        if (wanted) {
+            throw new SettingsException("kubernetes_agent_sandbox=true is not finished: the kubernetes driver finds the agent-sandbox API "
+                    + "(agents.x-k8s.io) but still makes plain Pods, and warm pools are Paddock's own; leave it false");
+        }
+        return false;
+    }
+
+    /**
+     * The way sandbox pods reach the egress proxy, or null when {@code kubernetes_egress_listen} is not set (then
+     * kubernetes sandboxes have network none only). A listener needs the address pods dial.
+     */
+    static PodEgress egress(String listen, String proxy, String serverNamespace, String serverLabels) {
+        if (listen == null) return null;
+        if (proxy == null) {
+            throw new SettingsException("kubernetes_egress_listen needs kubernetes_egress_proxy: the host:port sandbox pods dial "
+                    + "to reach this server (its pod address)");
+        }
+        try {
+            PodEgress.HostPort bind = PodEgress.hostPort("kubernetes_egress_listen", listen);
+            PodEgress.HostPort dial = PodEgress.hostPort("kubernetes_egress_proxy", proxy);
+            return new PodEgress(bind.host(), bind.port(), dial.host(), dial.port(), serverNamespace, labels(serverLabels));
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(e.getMessage());
+        }
+    }
+
+    /** key=value pairs separated by commas, keys as Kubernetes has them: an optional DNS prefix and '/', then the name. */
+    private static Map<String, String> labels(String s) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (s == null || s.isBlank()) return out;
+        for (String part : s.split(",")) {
+            String[] kv = part.strip().split("=", 2);
+            if (kv.length != 2 || !LABEL_KEY.matcher(kv[0].strip()).matches() || !kv[1].strip().matches("[A-Za-z0-9._-]{0,63}")) {
+                throw new SettingsException("kubernetes_egress_server_labels must be key=value pairs separated by commas, keys such as "
+                        + "app.kubernetes.io/name, got '" + s + "'");
+            }
+            out.put(kv[0].strip(), kv[1].strip());
+        }
+        return out;
+    }
 
     /** What is missing for the kubernetes driver: no kubeconfig or in-cluster service account, or no API server answering. */
     static List<String> missingCluster(ServeSettings s) {
@@ -26,6 +78,6 @@ public record KubernetesSettings(String namespace, String installation, String r
         String ns = namespace != null ? namespace : ClusterAccess.defaultNamespace();
         KubernetesClient client = ClusterAccess.connect(ns);
         return new KubernetesDriver(client, new KubernetesConfig(ns, installation, runtimeClass, storageClass, image, workspaceSize,
-                KubernetesConfig.DEFAULT_UID, null));
+                KubernetesConfig.DEFAULT_UID, null, egress));
     }
 }

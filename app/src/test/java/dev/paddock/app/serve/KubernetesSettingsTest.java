@@ -1,6 +1,7 @@
 package dev.paddock.app.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.paddock.driver.kubernetes.ClusterAccess;
@@ -30,6 +31,31 @@ class KubernetesSettingsTest {
         assertThat(s.kubernetes().installation()).isEqualTo("paddock");
         assertThat(s.kubernetes().storageClass()).isNull();
         assertThat(s.kubernetes().workspaceSize()).isEqualTo("1Gi");
+    }
+
+    @Test
+    void egressForPodsIsOffUntilAListenAddressIsSetAndThenNeedsTheAddressPodsDial() {
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().egress()).isNull();
+
+        ServeSettings s = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_EGRESS_LISTEN", "0.0.0.0:3128",
+                "PADDOCK_KUBERNETES_EGRESS_PROXY", "10.1.2.3:3128"), null, home);
+        assertThat(s.kubernetes().egress().listenPort()).isEqualTo(3128);
+        assertThat(s.kubernetes().egress().proxyHost()).isEqualTo("10.1.2.3");
+        assertThat(s.kubernetes().egress().serverNamespace()).isEqualTo("paddock");
+        assertThat(s.kubernetes().egress().serverLabels()).isEqualTo(Map.of("app.kubernetes.io/name", "paddock-server"));
+
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_EGRESS_LISTEN", "0.0.0.0:3128"), null, home))
+                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("kubernetes_egress_proxy");
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_EGRESS_LISTEN", "0.0.0.0:3128",
+                "PADDOCK_KUBERNETES_EGRESS_PROXY", "10.1.2.3:3128", "PADDOCK_KUBERNETES_EGRESS_SERVER_LABELS", "app=paddock,bad key=x"), null, home))
+                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("kubernetes_egress_server_labels");
+    }
+
+    @Test
+    void agentSandboxObjectsAreNotFinishedSoAskingForThemIsRefused() {
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().agentSandbox()).isFalse();
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "true"), null, home))
+                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("not finished");
     }
 
     @Test

@@ -6,7 +6,8 @@ import java.time.Duration;
  * Where and how sandboxes run in a cluster. {@code installation} goes on every object the driver makes, so several
  * Paddock installations share a namespace without touching each other's sandboxes. {@code runtimeClass} (gVisor,
  * Kata) and {@code storageClass} are null for the cluster's defaults. {@code image} is the container image of
- * sandboxes whose request names none. {@code uid} runs every sandbox process and owns the workspace.
+ * sandboxes whose request names none. {@code uid} runs every sandbox process and owns the workspace. {@code egress} is
+ * null where sandbox pods have no way to Paddock's egress proxy: then only network mode none exists.
  */
 public record KubernetesConfig(
         String namespace,
@@ -16,7 +17,8 @@ public record KubernetesConfig(
         String image,
         String workspaceSize,
         long uid,
-        Duration startTimeout) {
+        Duration startTimeout,
+        PodEgress egress) {
 
     public static final String DEFAULT_IMAGE = "debian:stable-slim";
     public static final String DEFAULT_WORKSPACE_SIZE = "1Gi";
@@ -35,12 +37,21 @@ public record KubernetesConfig(
         storageClass = blankToNull(storageClass);
     }
 
+    public KubernetesConfig(String namespace, String installation, String runtimeClass, String storageClass, String image,
+                            String workspaceSize, long uid, Duration startTimeout) {
+        this(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, null);
+    }
+
     public static KubernetesConfig of(String namespace, String installation) {
         return new KubernetesConfig(namespace, installation, null, null, null, null, DEFAULT_UID, null);
     }
 
     public KubernetesConfig withRuntimeClass(String name) {
-        return new KubernetesConfig(namespace, installation, name, storageClass, image, workspaceSize, uid, startTimeout);
+        return new KubernetesConfig(namespace, installation, name, storageClass, image, workspaceSize, uid, startTimeout, egress);
+    }
+
+    public KubernetesConfig withEgress(PodEgress podEgress) {
+        return new KubernetesConfig(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, podEgress);
     }
 
     private static String blankToNull(String s) {

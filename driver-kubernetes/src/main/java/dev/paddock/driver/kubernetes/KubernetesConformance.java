@@ -18,26 +18,28 @@ import java.util.Set;
 
 /**
  * The kubernetes driver's claims. The record has no field for how a claim was proven, so the facts say it: every
- * claim is proven against fabric8's mock API server with a fake kubelet that runs each pod as a bwrap sandbox
- * ({@code proven_against_mock_api_server}), never against a real cluster here.
+ * claim, credential egress included, is proven against fabric8's mock API server with a fake kubelet that runs each
+ * pod as a bwrap sandbox and gives it only the network its NetworkPolicy allows ({@code proven_against_mock_api_server}),
+ * never against a real cluster here: that a cluster's CNI enforces the policy is the cluster's part.
  */
 final class KubernetesConformance {
     static final Conformance RECORD = new Conformance(
             KubernetesDriver.ID,
             "Kubernetes Pods (runtimeClassName for gVisor or Kata) with /workspace and outputs on a PersistentVolumeClaim, "
-                    + "a deny-all NetworkPolicy per sandbox, exec and files through the pods/exec API; suspend deletes the pod and keeps the claim. "
-                    + "Proven against fabric8's mock API server with a fake kubelet, not a real cluster",
+                    + "a NetworkPolicy per sandbox that denies everything but Paddock's egress proxy (reached with a per-sandbox proxy credential), "
+                    + "exec and files through the pods/exec API; suspend deletes the pod and keeps the claim. "
+                    + "Proven against mock API server + fake kubelet, not a real cluster",
             Set.of(Lane.SUPERVISED, Lane.WORKER),
             new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
             // the claim outlives every pod of the sandbox (suspend, pod loss), but an ended sandbox has no pod to read it through
             new WorkspaceFacts(List.of(WorkspaceStrategy.CHECKPOINT_RESTORE), Durability.BEST_EFFORT),
             new Outputs("persistent_volume_claim"),
-            new CredentialEgress(Enforcement.UNSUPPORTED, List.of()),
+            new CredentialEgress(Enforcement.ENFORCED, List.of("https")),
             List.of("workspace_tar"),
             new PortFacts(
                     List.of("workspace_file_io", "cgroup_limits", "survives_host_restart", "deny_all_network_policy", "runtime_class",
-                            "suspend_stops_processes", "proven_against_mock_api_server"),
-                    List.of("background_processes", "freezer_suspend_resume", "proxy_only_network", "per_sandbox_pids_limit",
+                            "suspend_stops_processes", "proxy_only_network", Conformance.NETWORK_UPDATE, "proven_against_mock_api_server"),
+                    List.of("background_processes", "freezer_suspend_resume", "per_sandbox_pids_limit",
                             "process_memory_checkpoint", Conformance.DISK_LIMITS, "agent_sandbox_crds")));
 
     private KubernetesConformance() {}

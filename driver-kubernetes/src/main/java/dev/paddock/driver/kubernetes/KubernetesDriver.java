@@ -14,6 +14,7 @@ import dev.paddock.core.spi.Workspace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * and authorised by the API server (RBAC {@code pods/exec}), needs no network path from the server to the pod (the
  * pod takes no connections at all) and no image change; paddock-init serves only a unix socket for peers outside
  * the sandbox, which a pod on another node cannot offer. The price is a round trip through the API server and the
- * kubelet per command. Sandboxes have no network: routing them through the egress proxy is not finished, so every
- * other network mode is refused.
+ * kubelet per command. A sandbox with a network reaches only Paddock's egress proxy, through the {@link EgressGateway}
+ * with its own proxy credential; its NetworkPolicy lets it reach nothing else.
  */
 public final class KubernetesDriver implements SandboxDriver {
     public static final String ID = "kubernetes";
@@ -38,6 +39,7 @@ public final class KubernetesDriver implements SandboxDriver {
     private final KubernetesClient client;
     private final KubernetesConfig config;
     private final SandboxPods pods;
+    private final EgressGateway gateway;
     private final boolean agentSandboxServed;
 
     /** Takes over the client (closed with the driver); checks that the API server answers. */
@@ -51,7 +53,14 @@ public final class KubernetesDriver implements SandboxDriver {
             throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "the kubernetes driver cannot reach the API server at "
                     + client.getMasterUrl() + ": " + e.getMessage(), e);
         }
-        this.pods = new SandboxPods(client, config);
+        PodEgress egress = config.egress();
+        try {
+            this.gateway = egress == null ? null : new EgressGateway(egress.listenHost(), egress.listenPort());
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+        this.pods = new SandboxPods(client, config, gateway);
         this.agentSandboxServed = AgentSandboxApi.served(client);
         if (agentSandboxServed) {
             LOG.info("the cluster serves agent-sandbox ({}); sandboxes are still made as plain Pods (Sandbox objects are not finished)", AgentSandboxApi.GROUP);
@@ -65,6 +74,11 @@ public final class KubernetesDriver implements SandboxDriver {
 
     public KubernetesConfig config() {
         return config;
+    }
+
+    /** The port sandbox pods' egress is accepted on, or -1 without egress. */
+    public int egressPort() {
+        return gateway == null ? -1 : gateway.port();
     }
 
     /** Whether the cluster serves the agent-sandbox API (found at start). */
@@ -99,8 +113,15 @@ public final class KubernetesDriver implements SandboxDriver {
             throw new PaddockException(ErrorCode.INVALID_SANDBOX_ID, "the kubernetes driver needs sandbox ids of 1-63 letters, digits, '-', '_' or '.'");
         }
         if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
-            throw new PaddockException(ErrorCode.UNSUPPORTED_NETWORK_POLICY, "the kubernetes driver does not route sandboxes through the egress proxy yet "
-                    + "(not finished), so it runs them with no network at all; use network mode none");
+            if (gateway == null) {
+                throw new PaddockException(ErrorCode.UNSUPPORTED_NETWORK_POLICY, "this server gives kubernetes sandboxes no way to the egress proxy "
+                        + "(kubernetes_egress_listen and kubernetes_egress_proxy are not set), so they run with no network at all; use network mode none");
+            }
+            if (spec.egress() == null) {
+                // fail closed: without the proxy's listener there is no enforced way out
+                throw new PaddockException(ErrorCode.EGRESS_UNAVAILABLE, "network mode '" + spec.network().mode().name().toLowerCase(Locale.ROOT)
+                        + "' needs the egress proxy, which this server does not run; use network mode none");
+            }
         }
         Limits limits = limits(spec.limits());
         pods.create(spec, fence, limits);
@@ -144,6 +165,7 @@ public final class KubernetesDriver implements SandboxDriver {
 
     @Override
     public void close() {
+        if (gateway != null) gateway.close();
         client.close();
     }
 }

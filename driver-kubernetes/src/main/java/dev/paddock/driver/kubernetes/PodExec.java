@@ -107,7 +107,7 @@ final class PodExec {
 
     /** Kills a command started by {@link #start} (and its process group, when it leads one). */
     void kill(String token) {
-        String script = "p=$(cat " + EXEC_DIR + "/$1 2>/dev/null) || exit 0; kill -KILL -- -$p 2>/dev/null; kill -KILL $p 2>/dev/null; rm -f " + EXEC_DIR + "/$1; exit 0";
+        String script = "p=$(cat " + EXEC_DIR + "/$1 2>/dev/null) || exit 0; kill -s KILL -- -$p 2>/dev/null; kill -s KILL $p 2>/dev/null; rm -f " + EXEC_DIR + "/$1; exit 0";
         try {
             run(List.of("/bin/sh", "-c", script, "kill", token), null);
         } catch (PaddockException gone) {

@@ -51,7 +51,8 @@ final class PodStart {
         String phase = phase(pod);
         if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
             String reason = pod.getStatus().getReason();
-            return Optional.of("its pod ended (phase " + phase + (reason == null ? "" : ", " + reason) + ")");
+            String message = pod.getStatus().getMessage();
+            return Optional.of("its pod ended (phase " + phase + (reason == null ? "" : ", " + reason) + ")" + (message == null ? "" : ": " + message));
         }
         if (pod.getStatus() == null) return Optional.empty();
         for (List<ContainerStatus> statuses : List.of(pod.getStatus().getInitContainerStatuses(), pod.getStatus().getContainerStatuses())) {

@@ -22,6 +22,9 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,18 +32,31 @@ import java.util.Map;
 
 /**
  * The cluster objects of one sandbox: its workspace claim, its NetworkPolicy and its Pod. Pure builders: nothing
- * here talks to the cluster.
+ * here talks to the cluster. A sandbox with egress gets the proxy's variables (its proxy credential in the URL), the
+ * installation CA in a bundle at {@link #CA_BUNDLE} and a policy whose only way out is the egress proxy's port.
  */
 final class SandboxObjects {
     static final String CONTAINER = "sandbox";
     private static final String VOLUME = "workspace";
+    private static final String EGRESS_VOLUME = "egress";
+    static final String EGRESS_DIR = "/run/paddock";
+    static final String CA_BUNDLE = EGRESS_DIR + "/ca-certificates.crt";
+    /** The layout container's variable carrying the installation CA's PEM (public) into the bundle. */
+    static final String CA_VARIABLE = "PADDOCK_EGRESS_CA";
+    /** On the pod: the server-side path of the sandbox's egress proxy socket, so a restarted server routes it again. */
+    static final String ANNOTATION_EGRESS_SOCKET = "paddock.dev/egress-socket";
+    static final List<String> PROXY_VARIABLES = List.of("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy");
+    private static final List<String> CA_VARIABLES = List.of("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT");
     /** Pid 1 of the sandbox container: waits for nothing but its end, so the pod lives until it is deleted. */
     static final List<String> KEEPER = List.of("/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done");
 
     private final KubernetesConfig config;
+    /** The egress gateway's listen port (what the NetworkPolicy opens), or -1 without one. */
+    private final int gatewayPort;
 
-    SandboxObjects(KubernetesConfig config) {
+    SandboxObjects(KubernetesConfig config, int gatewayPort) {
         this.config = config;
+        this.gatewayPort = gatewayPort;
     }
 
     /** The labels every object of the sandbox carries; the installation and sandbox labels also select them. */
@@ -78,22 +94,65 @@ final class SandboxObjects {
     /**
      * Denies the sandbox pod every connection in and out: traffic to the cluster, its services and the cloud
      * metadata address included. Exec and files go through the API server and the kubelet, not the pod network.
+     * With {@code egress}, one way out stays: TCP to the egress proxy's pods on the gateway's port (no DNS either:
+     * the proxy resolves names, and the proxy address pods are given is an address).
      */
-    NetworkPolicy denyAll(String sandboxId, Fence fence) {
-        return new NetworkPolicyBuilder()
+    NetworkPolicy policy(String sandboxId, Fence fence, boolean egress) {
+        NetworkPolicyBuilder policy = new NetworkPolicyBuilder()
                 .withMetadata(meta(ObjectNames.networkPolicy(sandboxId), sandboxId, fence))
                 .withNewSpec()
                     .withNewPodSelector().withMatchLabels(selector(sandboxId)).endPodSelector()
                     .withPolicyTypes("Ingress", "Egress")
-                .endSpec()
-                .build();
+                .endSpec();
+        if (egress) {
+            PodEgress e = config.egress();
+            policy.editSpec().withEgress(new NetworkPolicyEgressRuleBuilder()
+                    .addNewTo()
+                        .withNewNamespaceSelector().addToMatchLabels("kubernetes.io/metadata.name", e.serverNamespace()).endNamespaceSelector()
+                        .withNewPodSelector().withMatchLabels(e.serverLabels()).endPodSelector()
+                    .endTo()
+                    .addNewPort().withProtocol("TCP").withPort(new IntOrString(gatewayPort)).endPort()
+                    .build()).endSpec();
+        }
+        return policy.build();
     }
 
-    Pod pod(SandboxSpec spec, Fence fence, Limits limits) {
+    /** The proxy URL a sandbox is given: its id and token as the URL's user and password. */
+    String proxyUrl(String sandboxId, String token) {
+        return "http://" + sandboxId + ":" + token + "@" + config.egress().proxyHost() + ":" + config.egress().proxyPort();
+    }
+
+    /**
+     * Points a stored pod's proxy variables at this server's proxy address, keeping its credential: a sandbox resumed
+     * by another server than its maker dials the server that now holds its proxy listener.
+     */
+    void readdress(Pod pod, String sandboxId) {
+        String token = proxyToken(pod);
+        if (token == null || config.egress() == null) return;
+        String url = proxyUrl(sandboxId, token);
+        pod.getSpec().getContainers().getFirst().getEnv().stream().filter(v -> PROXY_VARIABLES.contains(v.getName())).forEach(v -> v.setValue(url));
+    }
+
+    /** The proxy token of a pod made with egress (from its proxy URL), or null. */
+    static String proxyToken(Pod pod) {
+        for (EnvVar v : pod.getSpec().getContainers().getFirst().getEnv()) {
+            if (!v.getName().equals(PROXY_VARIABLES.getFirst()) || v.getValue() == null) continue;
+            String userInfo = URI.create(v.getValue()).getRawUserInfo();
+            int colon = userInfo == null ? -1 : userInfo.indexOf(':');
+            return colon < 0 ? null : userInfo.substring(colon + 1);
+        }
+        return null;
+    }
+
+    /** The sandbox's pod; {@code proxyToken} is its egress credential, null for a sandbox without egress. */
+    Pod pod(SandboxSpec spec, Fence fence, Limits limits, String proxyToken) {
         String id = spec.sandboxId();
         String image = spec.image() != null ? spec.image() : config.image();
-        return new PodBuilder()
-                .withMetadata(meta(ObjectNames.pod(id), id, fence))
+        boolean egress = proxyToken != null;
+        ObjectMeta meta = meta(ObjectNames.pod(id), id, fence);
+        if (egress) meta.getAnnotations().put(ANNOTATION_EGRESS_SOCKET, spec.egress().socketDir() + "/" + spec.egress().socketName());
+        PodBuilder pod = new PodBuilder()
+                .withMetadata(meta)
                 .withNewSpec()
                     .withRuntimeClassName(config.runtimeClass())
                     .withHostname(ObjectNames.pod(id))
@@ -107,28 +166,61 @@ final class SandboxObjects {
                     .endSecurityContext()
                     .addNewVolume().withName(VOLUME).withNewPersistentVolumeClaim().withClaimName(ObjectNames.claim(id)).endPersistentVolumeClaim().endVolume()
                     .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
-                    .withInitContainers(layout(image, limits))
-                    .withContainers(sandbox(image, spec, limits))
-                .endSpec()
-                .build();
+                    .withInitContainers(layout(image, limits, egress ? spec.egress().caCertificatePem() : null, egress))
+                    .withContainers(sandbox(image, spec, limits, egress ? proxyUrl(id, proxyToken) : null))
+                .endSpec();
+        if (egress) {
+            pod.editSpec().addNewVolume().withName(EGRESS_VOLUME).withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("1Mi")).endEmptyDir().endVolume().endSpec();
+        }
+        return pod.build();
     }
 
-    /** Makes the workspace and outputs directories on the claim as the sandbox's uid (fsGroup lets it write there). */
-    private Container layout(String image, Limits limits) {
-        return new ContainerBuilder()
+    /**
+     * Makes the workspace and outputs directories on the claim as the sandbox's uid (fsGroup lets it write there);
+     * with egress also the CA bundle the sandbox trusts: the image's own bundle plus the installation CA, which the
+     * proxy signs intercepted hosts with.
+     */
+    private Container layout(String image, Limits limits, String caPem, boolean egress) {
+        String script = "mkdir -p /volume/workspace /volume/outputs";
+        ContainerBuilder layout = new ContainerBuilder()
                 .withName("layout")
                 .withImage(image)
-                .withCommand("/bin/sh", "-c", "mkdir -p /volume/workspace /volume/outputs")
                 .withResources(resources(limits))
                 .withSecurityContext(locked(true))
-                .addNewVolumeMount().withName(VOLUME).withMountPath("/volume").endVolumeMount()
-                .build();
+                .addNewVolumeMount().withName(VOLUME).withMountPath("/volume").endVolumeMount();
+        if (egress) {
+            script += " && { cat /etc/ssl/certs/ca-certificates.crt 2>/dev/null; printf '%s\\n' \"$" + CA_VARIABLE + "\"; } > " + CA_BUNDLE;
+            layout.addNewEnv().withName(CA_VARIABLE).withValue(caPem == null ? "" : caPem).endEnv()
+                    .addNewVolumeMount().withName(EGRESS_VOLUME).withMountPath(EGRESS_DIR).endVolumeMount();
+        }
+        return layout.withCommand("/bin/sh", "-c", script).build();
     }
 
-    private Container sandbox(String image, SandboxSpec spec, Limits limits) {
+    /**
+     * The sandbox container's environment, in the order init-based drivers use: HOME, the proxy's variables, the
+     * request's variables, then the credential placeholders, so nothing in the request shadows them.
+     */
+    private static List<EnvVar> environment(SandboxSpec spec, String proxyUrl) {
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("HOME", Workspace.ROOT);
+        if (proxyUrl != null) {
+            PROXY_VARIABLES.forEach(k -> all.put(k, proxyUrl));
+            all.put("NO_PROXY", "localhost,127.0.0.1");
+            all.put("no_proxy", "localhost,127.0.0.1");
+            CA_VARIABLES.forEach(k -> all.put(k, CA_BUNDLE));
+        }
+        all.putAll(spec.env());
+        if (proxyUrl != null) all.putAll(spec.egress().env());
         List<EnvVar> env = new ArrayList<>();
-        env.add(new EnvVar("HOME", Workspace.ROOT, null));
-        spec.env().forEach((k, v) -> env.add(new EnvVar(k, v, null)));
+        all.forEach((k, v) -> env.add(new EnvVar(k, v, null)));
+        return env;
+    }
+
+    private Container sandbox(String image, SandboxSpec spec, Limits limits, String proxyUrl) {
+        List<EnvVar> env = environment(spec, proxyUrl);
+        List<VolumeMount> mounts = new ArrayList<>(List.of(mount(VOLUME, Workspace.ROOT, "workspace"), mount(VOLUME, Workspace.OUTPUTS, "outputs"),
+                mount("tmp", "/tmp", null)));
+        if (proxyUrl != null) mounts.add(new VolumeMountBuilder().withName(EGRESS_VOLUME).withMountPath(EGRESS_DIR).withReadOnly(true).build());
         return new ContainerBuilder()
                 .withName(CONTAINER)
                 .withImage(image)
@@ -137,7 +229,7 @@ final class SandboxObjects {
                 .withEnv(env)
                 .withResources(resources(limits))
                 .withSecurityContext(locked(!spec.writableRootfs()))
-                .withVolumeMounts(mount(VOLUME, Workspace.ROOT, "workspace"), mount(VOLUME, Workspace.OUTPUTS, "outputs"), mount("tmp", "/tmp", null))
+                .withVolumeMounts(mounts)
                 .build();
     }
 

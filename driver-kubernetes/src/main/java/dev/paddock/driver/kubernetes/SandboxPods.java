@@ -13,12 +13,15 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.HttpURLConnection;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cluster side of sandboxes: makes, finds, suspends, resumes and removes a sandbox's pod, claim and
@@ -27,15 +30,19 @@ import java.util.function.Supplier;
  */
 final class SandboxPods {
     static final String ANNOTATION_POD = "paddock.dev/pod";
+    private static final Logger LOG = LoggerFactory.getLogger(SandboxPods.class);
 
     private final KubernetesClient client;
     private final KubernetesConfig config;
     private final SandboxObjects objects;
+    /** Null where sandbox pods have no way to the egress proxy. */
+    private final EgressGateway gateway;
 
-    SandboxPods(KubernetesClient client, KubernetesConfig config) {
+    SandboxPods(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
         this.client = client;
         this.config = config;
-        this.objects = new SandboxObjects(config);
+        this.gateway = gateway;
+        this.objects = new SandboxObjects(config, gateway == null ? -1 : gateway.port());
     }
 
     PodExec exec(String sandboxId) {
@@ -45,7 +52,8 @@ final class SandboxPods {
     /** Makes the claim, the NetworkPolicy (before the pod, so it never runs unfenced) and the pod, and waits for it to run. */
     void create(SandboxSpec spec, Fence fence, Limits limits) {
         String id = spec.sandboxId();
-        Pod pod = objects.pod(spec, fence, limits);
+        boolean egress = spec.egress() != null;
+        Pod pod = objects.pod(spec, fence, limits, egress ? EgressGateway.newToken() : null);
         PersistentVolumeClaim claim = objects.claim(id, fence);
         claim.getMetadata().getAnnotations().put(ANNOTATION_POD, client.getKubernetesSerialization().asJson(pod));
         call("create the workspace claim of " + id, () -> {
@@ -60,7 +68,7 @@ final class SandboxPods {
             }
         });
         try {
-            createPolicy(id, fence);
+            createPolicy(id, fence, egress);
             startPod(id, pod);
         } catch (RuntimeException e) {
             try {
@@ -74,10 +82,10 @@ final class SandboxPods {
     }
 
     /** A policy of the same name selects the same pod (the name comes from the id): one left behind serves as well. */
-    private void createPolicy(String id, Fence fence) {
+    private void createPolicy(String id, Fence fence, boolean egress) {
         call("create the network policy of " + id, () -> {
             try {
-                return client.network().v1().networkPolicies().inNamespace(config.namespace()).resource(objects.denyAll(id, fence)).create();
+                return client.network().v1().networkPolicies().inNamespace(config.namespace()).resource(objects.policy(id, fence, egress)).create();
             } catch (KubernetesClientException e) {
                 if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) return null;
                 throw e;
@@ -86,8 +94,25 @@ final class SandboxPods {
     }
 
     private void startPod(String id, Pod pod) {
+        route(id, pod);
         call("create the pod of " + id, () -> client.pods().inNamespace(config.namespace()).resource(pod).create());
         PodStart.await(pod(id), id, config.startTimeout());
+    }
+
+    /**
+     * Lets the pod's proxy credential through the gateway to its sandbox's proxy socket (at its start, its resume,
+     * and its re-attach by a restarted server: the credential and the socket's path are read back from the pod).
+     */
+    private void route(String id, Pod pod) {
+        String token = SandboxObjects.proxyToken(pod);
+        Map<String, String> annotations = annotations(pod);
+        String socket = annotations.get(SandboxObjects.ANNOTATION_EGRESS_SOCKET);
+        if (token == null || socket == null) return;
+        if (gateway == null) {
+            LOG.warn("sandbox {} was made with egress, but this server has no kubernetes egress gateway: its pod cannot reach the proxy", id);
+            return;
+        }
+        gateway.route(id, token, Path.of(socket));
     }
 
     boolean running(String sandboxId) {
@@ -100,9 +125,12 @@ final class SandboxPods {
         return claim != null && ours(claim) && "true".equals(annotations(claim).get(ObjectNames.ANNOTATION_SUSPENDED));
     }
 
+    /** Whether this installation's pod of the sandbox runs; if so its egress is routed again (a restarted server's re-attach). */
     boolean ownPodRunning(String sandboxId) {
         Pod pod = call("read the pod of " + sandboxId, () -> pod(sandboxId).get());
-        return pod != null && ours(pod) && PodStart.running(pod);
+        boolean running = pod != null && ours(pod) && PodStart.running(pod);
+        if (running) route(sandboxId, pod);
+        return running;
     }
 
     void suspend(String sandboxId) {
@@ -116,12 +144,15 @@ final class SandboxPods {
         if (manifest == null) {
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + sandboxId + " cannot resume: its workspace claim or pod manifest is gone");
         }
-        startPod(sandboxId, client.getKubernetesSerialization().unmarshal(manifest, Pod.class));
+        Pod pod = client.getKubernetesSerialization().unmarshal(manifest, Pod.class);
+        objects.readdress(pod, sandboxId);
+        startPod(sandboxId, pod);
         annotate(sandboxId, null);
     }
 
     /** Deletes the pod and the NetworkPolicy; the claim (the workspace) stays. */
     void release(String sandboxId) {
+        if (gateway != null) gateway.unroute(sandboxId);
         deletePod(sandboxId);
         call("delete the network policy of " + sandboxId, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
                 .withName(ObjectNames.networkPolicy(sandboxId)).delete());

@@ -1,6 +1,9 @@
 package dev.paddock.driver.kubernetes;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
@@ -38,9 +41,12 @@ import java.util.stream.Stream;
  * with an address, and serves the exec API (the v4 channel protocol over a WebSocket) by running the command for
  * real with bwrap as the pod's uid: the pod's claim is a host directory (its {@code workspace} and {@code outputs}
  * bound at {@code /workspace} and {@code /mnt/session/outputs}), its {@code /tmp} one directory per pod, the host's
- * {@code /usr} read-only. A pod that a deny-all NetworkPolicy selects gets a network namespace of its own with nothing
- * in it; one that no policy selects shares the host's network, as an unfenced pod would. Deleting a pod kills its
- * processes; the claim's directory stays, as a volume does.
+ * {@code /usr} read-only, other emptyDir volumes one directory each; execs get the container's environment. Init
+ * containers run for real the same way before the pod counts as Running. A pod that a NetworkPolicy selects for
+ * egress gets a network namespace of its own: with nothing in it, or (where a rule allows the registered
+ * {@link Peer}, the egress proxy's pods and port) with only a way to that peer ({@link PodNetwork}); one that no
+ * policy selects shares the host's network, as an unfenced pod would. Deleting a pod kills its processes; the claim's
+ * directory stays, as a volume does.
  */
 final class FakeKubelet implements AutoCloseable {
     static final String USER_AGENT = "fake-kubelet";
@@ -55,6 +61,11 @@ final class FakeKubelet implements AutoCloseable {
     private KubernetesClient client;
     private Watch watch;
     final List<String> runtimeClasses = new ArrayList<>();
+    /** The one peer a NetworkPolicy may open (the egress proxy's pods): null, or where pods dial it and where it is. */
+    private volatile Peer peer;
+
+    /** A peer selected by {@code namespace} and {@code labels} on {@code hostPort}; pods dial it at 127.0.0.1:{@code podPort}. */
+    record Peer(int podPort, int hostPort, String namespace, Map<String, String> labels) {}
     /** "METHOD path" of every request that did not come from this kubelet: what the driver asked the API server. */
     final List<String> driverRequests = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -86,16 +97,27 @@ final class FakeKubelet implements AutoCloseable {
         this.watch = client.pods().inNamespace(namespace).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, Pod pod) {
-                switch (action) {
-                    case ADDED -> run(pod);
-                    case DELETED -> stop(pod);
-                    default -> { }
+                try {
+                    switch (action) {
+                        case ADDED -> run(pod);
+                        case DELETED -> stop(pod);
+                        default -> { }
+                    }
+                } catch (RuntimeException e) {
+                    // what went wrong shows on the pod, as a kubelet reports it, rather than in a watcher's log
+                    pod.setStatus(new PodStatusBuilder().withPhase("Failed").withReason("KubeletError").withMessage(e.toString()).build());
+                    client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
                 }
             }
 
             @Override
             public void onClose(WatcherException cause) {}
         });
+    }
+
+    /** Registers the peer pods may reach where their NetworkPolicy allows it (the cluster's route to Paddock's egress proxy). */
+    void egressPeer(Peer p) {
+        this.peer = p;
     }
 
     /** How many commands are running in a pod right now. */
@@ -138,9 +160,34 @@ final class FakeKubelet implements AutoCloseable {
         for (Path dir : List.of(root, root.resolve("volumes"), volume, root.resolve("tmp"))) traversable(dir);
         passable(root.toAbsolutePath().getParent());
         for (Path dir : List.of(volume.resolve("workspace"), volume.resolve("outputs"), tmp)) owned(dir, uid);
-        boolean fenced = client.network().v1().networkPolicies().inNamespace(pod.getMetadata().getNamespace()).list().getItems().stream()
-                .anyMatch(np -> deniesAllEgress(np, pod));
-        pods.put(key, new RunningPod(pod.getMetadata().getName(), volume, tmp, uid, fenced));
+        List<NetworkPolicy> policies = client.network().v1().networkPolicies().inNamespace(pod.getMetadata().getNamespace()).list().getItems()
+                .stream().filter(np -> selectsForEgress(np, pod)).toList();
+        boolean fenced = !policies.isEmpty();
+        Path podDir = root.resolve("pods").resolve(pod.getMetadata().getName() + "-" + pod.getMetadata().getUid());
+        traversable(root.resolve("pods"));
+        traversable(podDir);
+        Map<String, Path> emptyDirs = new java.util.LinkedHashMap<>();
+        for (Volume v : pod.getSpec().getVolumes()) {
+            if (v.getEmptyDir() == null || v.getName().equals("tmp")) continue;
+            Path d = podDir.resolve("volume-" + v.getName());
+            owned(d, uid);
+            emptyDirs.put(v.getName(), d);
+        }
+        Peer p = peer;
+        PodNetwork network = fenced && p != null && policies.stream().anyMatch(np -> allowsPeer(np, p))
+                ? new PodNetwork(podDir.resolve("net"), p.podPort(), p.hostPort()) : null;
+        RunningPod running = new RunningPod(pod.getMetadata().getName(), volume, tmp, uid, fenced, network, emptyDirs);
+        pods.put(key, running);
+        for (Container init : pod.getSpec().getInitContainers()) {
+            String failure = running.runInit(init);
+            if (failure != null) {
+                pod.setStatus(new PodStatusBuilder().withPhase("Failed").withReason("Init:Error").withMessage(failure).build());
+                client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+                return;
+            }
+        }
+        running.env = pod.getSpec().getContainers().getFirst().getEnv();
+        running.mounts = pod.getSpec().getContainers().getFirst().getVolumeMounts();
         pod.setStatus(new PodStatusBuilder()
                 .withPhase("Running")
                 .withPodIP("10.0.0." + addresses.getAndIncrement())
@@ -151,11 +198,21 @@ final class FakeKubelet implements AutoCloseable {
         client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
     }
 
-    /** A policy that selects the pod, lists Egress among its types and allows no egress at all. */
-    private static boolean deniesAllEgress(NetworkPolicy np, Pod pod) {
+    /** A policy that selects the pod and lists Egress among its types: from then on only what some such policy allows leaves. */
+    private static boolean selectsForEgress(NetworkPolicy np, Pod pod) {
         Map<String, String> selector = np.getSpec().getPodSelector().getMatchLabels();
         boolean selects = selector != null && pod.getMetadata().getLabels().entrySet().containsAll(selector.entrySet());
-        return selects && np.getSpec().getPolicyTypes().contains("Egress") && np.getSpec().getEgress().isEmpty();
+        return selects && np.getSpec().getPolicyTypes().contains("Egress");
+    }
+
+    /** Whether an egress rule opens the peer: TCP on its port, to pods with its labels in its namespace. */
+    private static boolean allowsPeer(NetworkPolicy np, Peer p) {
+        return np.getSpec().getEgress().stream().anyMatch(rule ->
+                rule.getPorts().stream().anyMatch(port -> "TCP".equals(port.getProtocol()) && port.getPort() != null
+                        && Integer.valueOf(p.hostPort()).equals(port.getPort().getIntVal()))
+                && rule.getTo().stream().anyMatch(to -> to.getNamespaceSelector() != null && to.getPodSelector() != null
+                        && Map.of("kubernetes.io/metadata.name", p.namespace()).equals(to.getNamespaceSelector().getMatchLabels())
+                        && p.labels().entrySet().containsAll(to.getPodSelector().getMatchLabels().entrySet())));
     }
 
     private void stop(Pod pod) {
@@ -165,6 +222,7 @@ final class FakeKubelet implements AutoCloseable {
             proc.descendants().forEach(ProcessHandle::destroyForcibly);
             proc.destroyForcibly();
         });
+        if (p.network != null) p.network.close();
         deleteTree(p.tmp);
     }
 
@@ -235,38 +293,86 @@ final class FakeKubelet implements AutoCloseable {
                 proc.descendants().forEach(ProcessHandle::destroyForcibly);
                 proc.destroyForcibly();
             });
+            if (p.network != null) p.network.close();
         });
     }
 
-    /** One pod's real side: where its files are and the processes its execs started. */
+    /**
+     * One pod's real side: where its files are, the processes its execs started, the sandbox container's environment
+     * and extra volumes (execs run with them, as in the container), and its network: the host's (no policy selects
+     * it), a namespace with nothing in it (a policy denies all egress) or one with a way to the allowed peer only.
+     */
     static final class RunningPod {
         final String name;
         final Path volume;
         final Path tmp;
         final long uid;
         final boolean fenced;
+        final PodNetwork network;
+        final Map<String, Path> emptyDirs;
+        volatile List<EnvVar> env = List.of();
+        volatile List<VolumeMount> mounts = List.of();
         final List<ProcessHandle> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-        RunningPod(String name, Path volume, Path tmp, long uid, boolean fenced) {
+        RunningPod(String name, Path volume, Path tmp, long uid, boolean fenced, PodNetwork network, Map<String, Path> emptyDirs) {
             this.name = name;
             this.volume = volume;
             this.tmp = tmp;
             this.uid = uid;
             this.fenced = fenced;
+            this.network = network;
+            this.emptyDirs = emptyDirs;
         }
 
         /** The command line of one exec: bwrap as the pod's uid, with the pod's directories bound in. */
         List<String> bwrap(List<String> argv) {
-            List<String> cmd = new ArrayList<>(List.of("setpriv", "--reuid", Long.toString(uid), "--regid", Long.toString(uid), "--clear-groups",
+            List<String> cmd = start();
+            cmd.addAll(List.of("--bind", volume.resolve("workspace").toString(), "/workspace",
+                    "--bind", volume.resolve("outputs").toString(), "/mnt/session/outputs",
+                    "--bind", tmp.toString(), "/tmp"));
+            for (VolumeMount m : mounts) {
+                Path dir = emptyDirs.get(m.getName());
+                if (dir != null) cmd.addAll(List.of(Boolean.TRUE.equals(m.getReadOnly()) ? "--ro-bind" : "--bind", dir.toString(), m.getMountPath()));
+            }
+            for (EnvVar e : env) if (e.getValue() != null) cmd.addAll(List.of("--setenv", e.getName(), e.getValue()));
+            cmd.addAll(List.of("--chdir", "/workspace", "--setenv", "HOME", "/workspace", "--"));
+            cmd.addAll(argv);
+            return cmd;
+        }
+
+        /** Runs an init container's command to its end, as the pod's uid with its mounts and environment; its failure, or null. */
+        String runInit(Container init) {
+            List<String> cmd = start();
+            for (VolumeMount m : init.getVolumeMounts()) {
+                Path dir = emptyDirs.containsKey(m.getName()) ? emptyDirs.get(m.getName()) : volume;
+                cmd.addAll(List.of("--bind", dir.toString(), m.getMountPath()));
+            }
+            for (EnvVar e : init.getEnv()) if (e.getValue() != null) cmd.addAll(List.of("--setenv", e.getName(), e.getValue()));
+            cmd.add("--");
+            cmd.addAll(init.getCommand());
+            try {
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+                p.getOutputStream().close();
+                String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                return p.waitFor() == 0 ? null : "init container " + init.getName() + " failed: " + output;
+            } catch (IOException e) {
+                return "init container " + init.getName() + " did not start: " + e.getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "interrupted";
+            }
+        }
+
+        private List<String> start() {
+            List<String> cmd = new ArrayList<>();
+            if (network != null) cmd.addAll(network.enter());
+            cmd.addAll(List.of("setpriv", "--reuid", Long.toString(uid), "--regid", Long.toString(uid), "--clear-groups",
                     "bwrap", "--die-with-parent", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"));
-            if (fenced) cmd.add("--unshare-net");
+            if (fenced && network == null) cmd.add("--unshare-net");
             cmd.addAll(List.of("--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
                     "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc", "--dev", "/dev",
-                    "--bind", volume.resolve("workspace").toString(), "/workspace",
-                    "--bind", volume.resolve("outputs").toString(), "/mnt/session/outputs",
-                    "--bind", tmp.toString(), "/tmp",
-                    "--chdir", "/workspace", "--setenv", "HOME", "/workspace", "--"));
-            cmd.addAll(argv);
+                    // execs share the host's pid namespace (one per exec would hide them from each other), so /proc is the host's
+                    "--ro-bind", "/proc", "/proc"));
             return cmd;
         }
     }

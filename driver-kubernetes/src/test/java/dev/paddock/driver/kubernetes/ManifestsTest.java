@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ManifestsTest {
@@ -40,6 +41,22 @@ class ManifestsTest {
         assertThat(env).anyMatch(e -> e.getName().equals("PADDOCK_STORE_URL") && e.getValueFrom().getSecretKeyRef().getName().equals("paddock-store"));
         assertThat(env).anyMatch(e -> e.getName().equals("PADDOCK_DRIVER") && e.getValue().equals(KubernetesDriver.ID));
         assertThat(d.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("paddock-server");
+    }
+
+    @Test
+    void theServerTakesSandboxEgressOnItsPodAddressWhereSandboxPoliciesPointIt() {
+        Deployment d = only(Deployment.class);
+        var container = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        Map<String, String> env = new java.util.HashMap<>();
+        container.getEnv().stream().filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
+
+        PodEgress.HostPort listen = PodEgress.hostPort("listen", env.get("PADDOCK_KUBERNETES_EGRESS_LISTEN"));
+        assertThat(container.getPorts()).anyMatch(p -> p.getContainerPort() == listen.port());
+        assertThat(env.get("PADDOCK_KUBERNETES_EGRESS_PROXY")).isEqualTo("$(POD_IP):" + listen.port());
+        assertThat(container.getEnv().getFirst().getName()).as("defined before the variable that names it").isEqualTo("POD_IP");
+        assertThat(env.get("PADDOCK_KUBERNETES_EGRESS_SERVER_NAMESPACE")).isEqualTo(d.getMetadata().getNamespace());
+        String[] label = env.get("PADDOCK_KUBERNETES_EGRESS_SERVER_LABELS").split("=");
+        assertThat(d.getSpec().getTemplate().getMetadata().getLabels()).containsEntry(label[0], label[1]);
     }
 
     @Test

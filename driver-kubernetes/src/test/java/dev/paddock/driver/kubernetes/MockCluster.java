@@ -16,6 +16,9 @@ import java.util.logging.Logger;
  */
 final class MockCluster implements AutoCloseable {
     static final String NAMESPACE = "sandboxes";
+    static final String SERVER_NAMESPACE = "paddock";
+    static final java.util.Map<String, String> SERVER_LABELS = java.util.Map.of("app.kubernetes.io/name", "paddock-server");
+    static final int POD_PROXY_PORT = 3128;
     /** The mock server logs every request at INFO through java.util.logging; held here so the setting stays. */
     private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
@@ -42,6 +45,18 @@ final class MockCluster implements AutoCloseable {
 
     KubernetesDriver driver(String installation) {
         return new KubernetesDriver(client(), KubernetesConfig.of(NAMESPACE, installation).withRuntimeClass("gvisor"));
+    }
+
+    /**
+     * A driver whose sandboxes reach the egress proxy: its gateway on a free loopback port, pods told 127.0.0.1:3128
+     * (inside their own network namespace), and the fake kubelet routing that address to the gateway where a pod's
+     * policy allows the proxy's pods and port.
+     */
+    KubernetesDriver driverWithEgress(String installation) {
+        PodEgress egress = new PodEgress("127.0.0.1", 0, "127.0.0.1", POD_PROXY_PORT, SERVER_NAMESPACE, SERVER_LABELS);
+        KubernetesDriver driver = new KubernetesDriver(client(), KubernetesConfig.of(NAMESPACE, installation).withRuntimeClass("gvisor").withEgress(egress));
+        kubelet.egressPeer(new FakeKubelet.Peer(POD_PROXY_PORT, driver.egressPort(), SERVER_NAMESPACE, SERVER_LABELS));
+        return driver;
     }
 
     @Override

@@ -18,7 +18,8 @@ import java.util.Optional;
 /**
  * Kubernetes drivers on a mock cluster (fabric8's mock API server and the fake kubelet), for suites outside this
  * module such as the conformance kit: one cluster per data directory, so a second driver on the same directory is
- * a restarted server on the same cluster; the cluster ends when its last driver closes.
+ * a restarted server on the same cluster; the cluster ends when its last driver closes. Each driver has its egress
+ * gateway, so sandboxes with a network reach the egress proxy the suite runs.
  */
 public final class MockClusterDrivers {
     private static final Map<Path, MockCluster> CLUSTERS = new HashMap<>();
@@ -32,7 +33,7 @@ public final class MockClusterDrivers {
             cluster = CLUSTERS.computeIfAbsent(dataDir, d -> new MockCluster(d.resolve("cluster")));
             USERS.merge(dataDir, 1, Integer::sum);
         }
-        return new Delegate(cluster.driver("conformance"), dataDir);
+        return new Delegate(cluster.driverWithEgress("conformance"), dataDir);
     }
 
     private static void release(Path dataDir) {

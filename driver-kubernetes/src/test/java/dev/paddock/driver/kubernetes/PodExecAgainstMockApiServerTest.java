@@ -76,13 +76,14 @@ class PodExecAgainstMockApiServerTest extends SandboxOnMockCluster {
 
     @Test
     void aCommandPastItsTimeoutIsKilledInThePodAgainstMockApiServer() throws Exception {
-        Run r = run(ExecRequest.shell("echo started; sleep 60 & sleep 60").withTimeout(Duration.ofSeconds(2)));
+        Run r = run(ExecRequest.shell("echo started; sleep 6071 & sleep 6072").withTimeout(Duration.ofSeconds(2)));
 
         assertThat(r.result().timedOut()).isTrue();
         assertThat(r.result().signal()).isEqualTo(9);
         assertThat(r.stdout()).isEqualTo("started\n");
-        // the command and the child it started in its session are gone, not only the stream
-        await().atMost(Duration.ofSeconds(10)).until(() -> run(ExecRequest.shell("pgrep -x sleep || true")).stdout().isEmpty());
+        // the command and the child it started in its session are gone, not only the stream (the fake kubelet's pods
+        // share the host's pid namespace, so the sleeps are told apart by their arguments)
+        await().atMost(Duration.ofSeconds(10)).until(() -> run(ExecRequest.shell("pgrep -f 'sleep 607[12]' || true")).stdout().isEmpty());
     }
 
     @Test

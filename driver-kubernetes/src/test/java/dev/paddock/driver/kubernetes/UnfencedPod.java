@@ -20,7 +20,7 @@ final class UnfencedPod {
     PodExecAgainstMockApiServerTest.Run run(List<String> argv) {
         KubernetesConfig config = KubernetesConfig.of(MockCluster.NAMESPACE, "control");
         try (KubernetesClient client = cluster.client()) {
-            Pod pod = new SandboxObjects(config).pod(SandboxSpec.defaults("sbx_control", "ten_1"), new Fence("control", 1), Limits.DEFAULT);
+            Pod pod = new SandboxObjects(config, -1).pod(SandboxSpec.defaults("sbx_control", "ten_1"), new Fence("control", 1), Limits.DEFAULT, null);
             client.pods().inNamespace(MockCluster.NAMESPACE).resource(pod).create();
             PodStart.await(client.pods().inNamespace(MockCluster.NAMESPACE).withName(pod.getMetadata().getName()), "sbx_control", Duration.ofSeconds(30));
             PodExec.Result r = new PodExec(client, MockCluster.NAMESPACE, pod.getMetadata().getName()).run(argv, null);

@@ -1,0 +1,242 @@
+package dev.paddock.driver.kubernetes;
+
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TCP door of sandbox pods to Paddock's egress proxy. A pod cannot reach the proxy's per-sandbox unix socket (it
+ * runs on another node), so it dials this listener with its proxy credential, {@code Proxy-Authorization: Basic}
+ * of its sandbox id and a random per-sandbox token; the gateway checks the pair, drops the header and hands the
+ * connection, bytes unchanged, to that sandbox's own unix socket. Everything the proxy does (the sandbox's rules, the
+ * address guard, credential injection, the audit) is then exactly what it does for a bwrap sandbox; a connection
+ * without a known credential is answered 407 and goes nowhere.
+ */
+final class EgressGateway implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EgressGateway.class);
+    static final int MAX_HEAD_BYTES = 64 * 1024;
+    private static final int HEAD_TIMEOUT_MILLIS = 30_000;
+    private static final int MAX_CONNECTIONS = 1024;
+    private static final byte[] END_OF_HEAD = {'\r', '\n', '\r', '\n'};
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private record Route(byte[] token, Path socket) {}
+
+    private final ServerSocket server;
+    private final Map<String, Route> routes = new ConcurrentHashMap<>();
+    private final Semaphore slots = new Semaphore(MAX_CONNECTIONS);
+    private volatile boolean closed;
+
+    EgressGateway(String host, int port) {
+        try {
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(host, port), 128);
+        } catch (IOException e) {
+            throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "the kubernetes driver cannot listen for sandbox egress on " + host + ":" + port
+                    + ": " + e.getMessage(), e);
+        }
+        Thread.ofVirtual().name("k8s-egress-accept").start(this::acceptLoop);
+    }
+
+    /** The port listened on (the one asked for, or the free one found for 0). */
+    int port() {
+        return server.getLocalPort();
+    }
+
+    /** A new per-sandbox proxy token: 32 random bytes, URL-safe so it fits in a proxy URL's password. */
+    static String newToken() {
+        byte[] bytes = new byte[32];
+        RANDOM.nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** Lets connections carrying {@code sandboxId}'s token through to {@code socket}. */
+    void route(String sandboxId, String token, Path socket) {
+        routes.put(sandboxId, new Route(token.getBytes(StandardCharsets.US_ASCII), socket));
+    }
+
+    void unroute(String sandboxId) {
+        routes.remove(sandboxId);
+    }
+
+    boolean routes(String sandboxId) {
+        return routes.containsKey(sandboxId);
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                if (!closed) LOG.warn("the sandbox egress gateway stopped accepting: {}", e.toString());
+                return;
+            }
+            if (!slots.tryAcquire()) {
+                closeQuietly(client);
+                continue;
+            }
+            Thread.ofVirtual().name("k8s-egress").start(() -> {
+                try (client) {
+                    serve(client);
+                } catch (IOException e) {
+                    // the client or the proxy went away: nothing to answer
+                } finally {
+                    slots.release();
+                }
+            });
+        }
+    }
+
+    private void serve(Socket client) throws IOException {
+        client.setSoTimeout(HEAD_TIMEOUT_MILLIS);
+        InputStream in = client.getInputStream();
+        OutputStream out = client.getOutputStream();
+        byte[] buffer = new byte[MAX_HEAD_BYTES];
+        int filled = 0;
+        int end;
+        while ((end = indexOf(buffer, filled, END_OF_HEAD)) < 0) {
+            if (filled == buffer.length) {
+                answer(out, "431 Request Header Fields Too Large", "the request head is over " + MAX_HEAD_BYTES + " bytes");
+                return;
+            }
+            int n = in.read(buffer, filled, buffer.length - filled);
+            if (n < 0) return;
+            filled += n;
+        }
+        int headLength = end + END_OF_HEAD.length;
+        String head = new String(buffer, 0, headLength, StandardCharsets.ISO_8859_1);
+        StringBuilder forwarded = new StringBuilder(head.length());
+        String credential = null;
+        for (String line : head.substring(0, end).split("\r\n", -1)) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && line.substring(0, colon).strip().equalsIgnoreCase("proxy-authorization")) {
+                credential = line.substring(colon + 1).strip();
+            } else {
+                forwarded.append(line).append("\r\n");
+            }
+        }
+        forwarded.append("\r\n");
+        Route route = authorised(credential);
+        if (route == null) {
+            answer(out, "407 Proxy Authentication Required", "this egress proxy needs the sandbox's proxy credential (HTTP_PROXY carries it)");
+            return;
+        }
+        try (SocketChannel proxy = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            try {
+                proxy.connect(UnixDomainSocketAddress.of(route.socket()));
+            } catch (IOException e) {
+                answer(out, "502 Bad Gateway", "the sandbox's egress proxy listener is not open");
+                return;
+            }
+            client.setSoTimeout(0); // from here the proxy's own idle and total timeouts hold
+            writeAll(proxy, forwarded.toString().getBytes(StandardCharsets.ISO_8859_1), 0, forwarded.length());
+            writeAll(proxy, buffer, headLength, filled - headLength);
+            Thread upstream = Thread.ofVirtual().name("k8s-egress-up").start(() -> clientToProxy(in, proxy));
+            try {
+                ByteBuffer chunk = ByteBuffer.allocate(16 * 1024);
+                while (proxy.read(chunk) >= 0) {
+                    out.write(chunk.array(), 0, chunk.position());
+                    out.flush();
+                    chunk.clear();
+                }
+            } catch (IOException e) {
+                // either side closed
+            } finally {
+                client.shutdownOutput();
+                upstream.interrupt();
+            }
+        }
+    }
+
+    private static void clientToProxy(InputStream in, SocketChannel proxy) {
+        byte[] chunk = new byte[16 * 1024];
+        try {
+            int n;
+            while ((n = in.read(chunk)) >= 0) writeAll(proxy, chunk, 0, n);
+            proxy.shutdownOutput();
+        } catch (IOException e) {
+            // either side closed
+        }
+    }
+
+    /** The route whose id and token the {@code Basic} credential names, compared in constant time; null for any other. */
+    private Route authorised(String credential) {
+        if (credential == null || !credential.toLowerCase(Locale.ROOT).startsWith("basic ")) return null;
+        byte[] decoded;
+        try {
+            decoded = Base64.getDecoder().decode(credential.substring(6).strip());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        int colon = indexOf(decoded, decoded.length, new byte[] {':'});
+        if (colon <= 0) return null;
+        Route route = routes.get(new String(decoded, 0, colon, StandardCharsets.US_ASCII));
+        if (route == null) return null;
+        return MessageDigest.isEqual(route.token(), Arrays.copyOfRange(decoded, colon + 1, decoded.length)) ? route : null;
+    }
+
+    private static void answer(OutputStream out, String status, String why) throws IOException {
+        byte[] body = (why + "\n").getBytes(StandardCharsets.UTF_8);
+        String head = "HTTP/1.1 " + status + "\r\n"
+                + (status.startsWith("407") ? "Proxy-Authenticate: Basic realm=\"paddock\"\r\n" : "")
+                + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
+        out.write(head.getBytes(StandardCharsets.ISO_8859_1));
+        out.write(body);
+        out.flush();
+    }
+
+    private static void writeAll(SocketChannel ch, byte[] bytes, int offset, int length) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes, offset, length);
+        while (b.hasRemaining()) ch.write(b);
+    }
+
+    private static int indexOf(byte[] haystack, int length, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= length; i++) {
+            for (int j = 0; j < needle.length; j++) if (haystack[i + j] != needle[j]) continue outer;
+            return i;
+        }
+        return -1;
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}
