@@ -424,6 +424,7 @@ public final class BwrapDriver implements SandboxDriver {
     @Override
     public void close() {
         for (SandboxPaths paths : endedMounts.drain()) unmountDisk(paths);
+        if (disk != null) disk.close();
     }
 
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */
