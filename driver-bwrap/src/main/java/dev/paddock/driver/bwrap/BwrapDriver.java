@@ -163,9 +163,13 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxLauncher launcher = null;
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
         try {
-            // before anything is written under the sandbox's directory: the disk is mounted over it
-            prepareDisk(paths, spec.limits().diskBytes());
-            cgroup = cgroups.create(spec.sandboxId(), spec.limits());
+            // before anything is written under the sandbox's directory: the disk is mounted over it (the cgroups meanwhile)
+            CompletableFuture<Void> diskReady = CompletableFuture.runAsync(() -> prepareDisk(paths, spec.limits().diskBytes()), PREPARE);
+            try {
+                cgroup = cgroups.create(spec.sandboxId(), spec.limits());
+            } finally {
+                joinPrepared(diskReady); // also on failure: the clean-up must not race the mount
+            }
             meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
             // the workspace and /etc files are made on another thread while the launcher process starts (~2 ms)
             CompletableFuture<Void> prepared = CompletableFuture.runAsync(() -> {
