@@ -163,13 +163,9 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxLauncher launcher = null;
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
         try {
-            // before anything is written under the sandbox's directory: the disk is mounted over it (the cgroups meanwhile)
-            CompletableFuture<Void> diskReady = CompletableFuture.runAsync(() -> prepareDisk(paths, spec.limits().diskBytes()), PREPARE);
-            try {
-                cgroup = cgroups.create(spec.sandboxId(), spec.limits());
-            } finally {
-                joinPrepared(diskReady); // also on failure: the clean-up must not race the mount
-            }
+            // before anything is written under the sandbox's directory: the disk is mounted over it
+            prepareDisk(paths, spec.limits().diskBytes());
+            cgroup = cgroups.create(spec.sandboxId(), spec.limits());
             meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
             // the workspace and /etc files are made on another thread while the launcher process starts (~2 ms)
             CompletableFuture<Void> prepared = CompletableFuture.runAsync(() -> {
@@ -428,7 +424,6 @@ public final class BwrapDriver implements SandboxDriver {
     @Override
     public void close() {
         for (SandboxPaths paths : endedMounts.drain()) unmountDisk(paths);
-        if (disk != null) disk.close();
     }
 
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */

@@ -89,7 +89,6 @@ final class TestSandboxes implements AutoCloseable {
         for (Sandbox s : created) {
             try { s.terminate(TerminationReason.USER_REQUEST); } catch (RuntimeException ignored) { }
         }
-        driver.close(); // also waits for a disk image being copied ahead, which would write under dataDir
         unmountDisks(dataDir);
         try (Stream<Path> tree = Files.walk(dataDir)) {
             for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);

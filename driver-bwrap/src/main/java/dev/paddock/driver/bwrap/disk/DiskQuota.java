@@ -23,7 +23,4 @@ public interface DiskQuota {
 
     /** Unmounts and deletes the sandbox's filesystem and everything in it (idempotent). */
     void delete(String sandboxId, Path dir);
-
-    /** Ends work this quota does in the background; sandboxes' filesystems are not touched. */
-    default void close() {}
 }

@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -18,11 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,18 +28,11 @@ import java.util.concurrent.TimeUnit;
  * workspace is not a database; it is checkpointed by tar), no blocks reserved for root ({@code -m 0}) and no
  * reserve for online growth ({@code ^resize_inode}: a 10 GiB image then takes about 230 KiB), and is
  * mounted {@code nosuid,nodev}; its root is the sandbox's directory (0711 root) and {@code lost+found} is removed.
- *
- * <p>The copy is made ahead of need: one spare copy per size ({@code spare-<bytes>.img}) waits, a create takes it by a
- * rename and a copy for the next create is made in the background, so a create pays only the mount. Creates that
- * come faster than the copies copy for themselves, as without the spare.
  */
 public final class LoopImageQuota implements DiskQuota {
     private static final long TIMEOUT_SECONDS = 60;
     private final Path images;
     private final Map<Long, Object> templateLocks = new ConcurrentHashMap<>();
-    /** The sizes whose spare copy is being made: one at a time per size. */
-    private final Set<Long> refilling = ConcurrentHashMap.newKeySet();
-    private final ExecutorService refiller = Executors.newVirtualThreadPerTaskExecutor();
 
     public LoopImageQuota(Path images) {
         this.images = images;
@@ -70,9 +58,8 @@ public final class LoopImageQuota implements DiskQuota {
             Files.createDirectories(images);
             Files.setPosixFilePermissions(images, PosixFilePermissions.fromString("rwx------"));
             Path template = template(bytes);
-            if (!takeSpare(bytes, tmp)) copy(template, tmp);
+            run("cp", "--sparse=always", template.toString(), tmp.toString());
             Files.move(tmp, image, StandardCopyOption.ATOMIC_MOVE);
-            refillSpare(bytes, template);
         } catch (IOException e) {
             deleteQuietly(tmp);
             throw PaddockException.internal("cannot make the disk image of sandbox " + sandboxId + ": " + e.getMessage(), e);
@@ -128,17 +115,6 @@ public final class LoopImageQuota implements DiskQuota {
         deleteQuietly(images.resolve(sandboxId + ".img.partial"));
     }
 
-    /** Waits for the background copy in flight, so nothing writes in the images directory after this returns. */
-    @Override
-    public void close() {
-        refiller.shutdown();
-        try {
-            if (!refiller.awaitTermination(TIMEOUT_SECONDS, TimeUnit.SECONDS)) refiller.shutdownNow();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     Path image(String sandboxId) {
         return images.resolve(sandboxId + ".img");
     }
@@ -159,48 +135,6 @@ public final class LoopImageQuota implements DiskQuota {
             Files.move(tmp, template, StandardCopyOption.ATOMIC_MOVE);
             return template;
         }
-    }
-
-    /** Moves the waiting copy of the template of {@code bytes} to {@code target}; false when there is none. */
-    private boolean takeSpare(long bytes, Path target) throws IOException {
-        try {
-            Files.move(spare(bytes), target, StandardCopyOption.ATOMIC_MOVE);
-            return true;
-        } catch (NoSuchFileException none) {
-            return false;
-        }
-    }
-
-    /** Makes the next create's copy in the background, unless one is being made or waits already. */
-    private void refillSpare(long bytes, Path template) {
-        if (!refilling.add(bytes)) return;
-        try {
-            refiller.execute(() -> {
-                Path partial = images.resolve("spare-" + bytes + ".img.partial");
-                try {
-                    if (!Files.exists(spare(bytes), LinkOption.NOFOLLOW_LINKS)) {
-                        Files.deleteIfExists(partial);
-                        copy(template, partial);
-                        Files.move(partial, spare(bytes), StandardCopyOption.ATOMIC_MOVE);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // the next create copies for itself
-                    deleteQuietly(partial);
-                } finally {
-                    refilling.remove(bytes);
-                }
-            });
-        } catch (RejectedExecutionException closed) {
-            refilling.remove(bytes);
-        }
-    }
-
-    private Path spare(long bytes) {
-        return images.resolve("spare-" + bytes + ".img");
-    }
-
-    private static void copy(Path template, Path target) {
-        run("cp", "--sparse=always", template.toString(), target.toString());
     }
 
     private static void mount(Path image, Path dir) {
