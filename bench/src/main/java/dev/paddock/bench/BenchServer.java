@@ -114,7 +114,7 @@ final class BenchServer implements AutoCloseable {
     }
 
     private void awaitHealthy() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180); // a start on a busy host takes a while
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) throw new IllegalStateException("server exited with " + process.exitValue() + "; see " + dataDir.resolve("server.log"));
             try {
@@ -125,7 +125,7 @@ final class BenchServer implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        throw new IllegalStateException("server did not become healthy within 60 s");
+        throw new IllegalStateException("server did not become healthy within 180 s");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.paddock.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.egress.policy.HostResolver;
 import dev.paddock.egress.proxy.EgressConfig;
@@ -8,6 +9,7 @@ import dev.paddock.egress.proxy.ProxyListener;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -64,6 +66,7 @@ public final class EgressBench {
     }
 
     private static String measure(int hp, int bp, ProxyListener tcp, ProxyListener unix) throws IOException {
+        String loadBefore = loadAverage();
         String direct = "GET / HTTP/1.1\r\nHost: bench.test\r\nConnection: close\r\n\r\n";
         String proxied = "GET http://bench.test:" + hp + "/ HTTP/1.1\r\nHost: bench.test\r\nConnection: close\r\n\r\n";
         double[] d = new double[ROUNDS], t = new double[ROUNDS], u = new double[ROUNDS];
@@ -75,15 +78,25 @@ public final class EgressBench {
             }
         }
         List<double[]> bulkRuns = new ArrayList<>();
+        double[] directCpu = new double[BULK_RUNS], tunnelCpu = new double[BULK_RUNS];
         for (int run = 0; run < BULK_RUNS; run++) {
-            bulkRuns.add(new double[] {throughputDirect(bp), throughputTunnel(unix.socketPath(), bp)});
+            long c0 = cpuNanos();
+            double directMBps = throughputDirect(bp);
+            long c1 = cpuNanos();
+            double tunnelMBps = throughputTunnel(unix.socketPath(), bp);
+            long c2 = cpuNanos();
+            bulkRuns.add(new double[] {directMBps, tunnelMBps});
+            directCpu[run] = (c1 - c0) / 1e9;
+            tunnelCpu[run] = (c2 - c1) / 1e9;
         }
+        double cpuDirect = BenchReport.median(directCpu), cpuTunnel = BenchReport.median(tunnelCpu);
         double dm = BenchReport.median(d), tm = BenchReport.median(t), um = BenchReport.median(u);
         double[] directMBs = bulkRuns.stream().mapToDouble(r -> r[0]).toArray();
         double[] tunnelMBs = bulkRuns.stream().mapToDouble(r -> r[1]).toArray();
         double ratio = 100 * BenchReport.median(tunnelMBs) / BenchReport.median(directMBs);
         StringBuilder md = new StringBuilder();
-        md.append("## Egress proxy (EgressBench)\n\n").append(BenchReport.machine()).append("\n\n");
+        md.append("## Egress proxy (EgressBench)\n\n").append(BenchReport.machine())
+                .append(" (1-minute load average during the run: ").append(loadBefore).append(" → ").append(loadAverage()).append(")\n\n");
         md.append(String.format(Locale.ROOT, """
                 New connection + one HTTP GET on loopback, %d rounds after a warm-up pass of as many (µs):
 
@@ -98,13 +111,26 @@ public final class EgressBench {
 
                 Bulk download of 1 GiB, %d runs each (MB/s): direct %s; CONNECT tunnel over the unix socket %s.
                 Tunnel/direct (medians): **%.0f%%** — target ≥ 80%% — **%s**.
+                CPU time of this whole process (sender, proxy and receiver) per GiB (medians): direct %.2f s, tunnel %.2f s.
+                The proxy copies every byte twice more (upstream socket → its buffer → unix socket); where the %d cores are
+                busy with all three, the tunnel's rate is bounded by direct/tunnel CPU time: **%.0f%%** of direct.
                 """, ROUNDS,
                 dm, us(d, 0.9), us(d, 0.99),
                 tm, us(t, 0.9), us(t, 0.99), tm - dm,
                 um, us(u, 0.9), us(u, 0.99), um - dm,
                 Math.max(tm - dm, um - dm) <= 1000 ? "met" : "missed",
-                BULK_RUNS, list(directMBs), list(tunnelMBs), ratio, ratio >= 80 ? "met" : "missed"));
+                BULK_RUNS, list(directMBs), list(tunnelMBs), ratio, ratio >= 80 ? "met" : "missed",
+                cpuDirect, cpuTunnel, Runtime.getRuntime().availableProcessors(), 100 * cpuDirect / cpuTunnel));
         return md.toString();
+    }
+
+    private static String loadAverage() throws IOException {
+        return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    }
+
+    /** CPU time of this whole process: the bench's sender and receiver and the proxy all run in it. */
+    private static long cpuNanos() {
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double us(double[] v, double p) {

@@ -1,8 +1,13 @@
 package dev.paddock.bench;
 
+import dev.paddock.core.spi.ExecOutput;
+import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.ExecResult;
+import dev.paddock.init.InitClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,6 +65,14 @@ public final class SandboxBench {
         sample(500, () -> server.execTrue(sbx)); // warm-up: steady state, after the JIT compiled the request path
         double[] exec = sample(500, () -> server.execTrue(sbx));
         row("exec round trip `true` (REST)", exec, null);
+        // the driver's part alone: the same exec straight through the sandbox's init socket, no HTTP, no store
+        InitClient init = new InitClient(server.dataDir.resolve("run").resolve(sbx).resolve("init.sock"));
+        ExecRequest execTrue = new ExecRequest(List.of("true"), Map.of(), "/workspace", Duration.ofSeconds(60), null);
+        double[] direct = sample(500, () -> {
+            ExecResult r = init.exec(execTrue, ExecOutput.DISCARD, () -> 0).await();
+            if (r.exitCode() != 0) throw new IllegalStateException("exec through the init socket answered " + r);
+        });
+        row("exec `true` through the sandbox's init socket only (the driver's part of the round trip)", direct, null);
 
         sample(20, () -> {
             server.post("/v1/sandboxes/" + sbx + "/suspend", "{}");
