@@ -41,8 +41,8 @@ public final class LoopImageQuota implements DiskQuota {
     /** What this host lacks for loop images; empty when they work. */
     public static Optional<String> problem() {
         if (!Files.exists(Path.of("/dev/loop-control"))) return Optional.of("no loop devices (/dev/loop-control is missing: modprobe loop)");
-        for (String tool : List.of("mkfs.ext4", "mount", "umount", "cp")) {
-            if (which(tool).isEmpty()) return Optional.of(tool + " is missing (Debian: e2fsprogs, mount, coreutils)");
+        for (String tool : List.of("mkfs.ext4", "cp")) {
+            if (which(tool).isEmpty()) return Optional.of(tool + " is missing (Debian: e2fsprogs, coreutils)");
         }
         return Optional.empty();
     }
@@ -101,9 +101,13 @@ public final class LoopImageQuota implements DiskQuota {
     public void unmount(String sandboxId, Path dir) {
         synchronized (this) {
             if (!isMountPoint(dir)) return;
-            if (!tryRun("umount", dir.toString())) {
-                // still in use (a host-side read in flight): detach now, the kernel frees it when the last user closes
-                run("umount", "-l", dir.toString());
+            try {
+                if (!LoopMount.unmount(dir)) {
+                    // still in use (a host-side read in flight): detach now, the kernel frees it when the last user closes
+                    LoopMount.detach(dir);
+                }
+            } catch (LoopMount.Failure e) {
+                throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot unmount the disk at " + dir + ": " + e.getMessage());
             }
         }
     }
@@ -139,7 +143,11 @@ public final class LoopImageQuota implements DiskQuota {
 
     private static void mount(Path image, Path dir) {
         // noinit_itable: no background zeroing of inode tables, which would make the sparse image dense
-        run("mount", "-t", "ext4", "-o", "loop,nosuid,nodev,noinit_itable", image.toString(), dir.toString());
+        try {
+            LoopMount.mountExt4(image, dir, "noinit_itable");
+        } catch (LoopMount.Failure e) {
+            throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot mount the disk image " + image.getFileName() + ": " + e.getMessage());
+        }
     }
 
     /** A directory is a mount point when it lives on another device than its parent. */
@@ -159,10 +167,6 @@ public final class LoopImageQuota implements DiskQuota {
         if (out != null) {
             throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, command[0] + " failed: " + Text.clip(out.trim(), 300));
         }
-    }
-
-    private static boolean tryRun(String... command) {
-        return exec(command) == null;
     }
 
     /** Null on success, else the command's output. */
