@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A sparse ext4 image per sandbox ({@code <images>/<id>.img}, root-only), loop-mounted over the sandbox's directory.
  * Works on any host filesystem that holds sparse files, as root with loop devices. A fresh image is a sparse copy of a
- * template made once per size ({@code template-<bytes>.img}; copying is about four times faster than mkfs), so a
+ * template made once per size ({@code template-<bytes>.img}; copying is about four times faster than mkfs), made
+ * in-process ({@link SparseTemplate}) and loop-mounted in-process ({@link LoopMount}), so a
  * 1 GiB limit costs well under 1 MiB of real disk until the sandbox writes. The filesystem has no journal (the
  * workspace is not a database; it is checkpointed by tar), no blocks reserved for root ({@code -m 0}) and no
  * reserve for online growth ({@code ^resize_inode}: a 10 GiB image then takes about 230 KiB), and is
@@ -33,6 +34,7 @@ public final class LoopImageQuota implements DiskQuota {
     private static final long TIMEOUT_SECONDS = 60;
     private final Path images;
     private final Map<Long, Object> templateLocks = new ConcurrentHashMap<>();
+    private final Map<Long, SparseTemplate> templates = new ConcurrentHashMap<>();
 
     public LoopImageQuota(Path images) {
         this.images = images;
@@ -41,9 +43,7 @@ public final class LoopImageQuota implements DiskQuota {
     /** What this host lacks for loop images; empty when they work. */
     public static Optional<String> problem() {
         if (!Files.exists(Path.of("/dev/loop-control"))) return Optional.of("no loop devices (/dev/loop-control is missing: modprobe loop)");
-        for (String tool : List.of("mkfs.ext4", "cp")) {
-            if (which(tool).isEmpty()) return Optional.of(tool + " is missing (Debian: e2fsprogs, coreutils)");
-        }
+        if (which("mkfs.ext4").isEmpty()) return Optional.of("mkfs.ext4 is missing (Debian: e2fsprogs)");
         return Optional.empty();
     }
 
@@ -57,8 +57,8 @@ public final class LoopImageQuota implements DiskQuota {
         try {
             Files.createDirectories(images);
             Files.setPosixFilePermissions(images, PosixFilePermissions.fromString("rwx------"));
-            Path template = template(bytes);
-            run("cp", "--sparse=always", template.toString(), tmp.toString());
+            Files.deleteIfExists(tmp); // left by a crash
+            template(bytes).copyTo(tmp);
             Files.move(tmp, image, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             deleteQuietly(tmp);
@@ -106,7 +106,7 @@ public final class LoopImageQuota implements DiskQuota {
                     // still in use (a host-side read in flight): detach now, the kernel frees it when the last user closes
                     LoopMount.detach(dir);
                 }
-            } catch (LoopMount.Failure e) {
+            } catch (Syscalls.Failure e) {
                 throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot unmount the disk at " + dir + ": " + e.getMessage());
             }
         }
@@ -124,28 +124,35 @@ public final class LoopImageQuota implements DiskQuota {
     }
 
     /** The empty filesystem of {@code bytes}, made once (mkfs) and copied sparsely for every sandbox. */
-    private Path template(long bytes) throws IOException {
+    private SparseTemplate template(long bytes) throws IOException {
         Path template = images.resolve("template-" + bytes + ".img");
         synchronized (templateLocks.computeIfAbsent(bytes, b -> new Object())) {
-            if (Files.isRegularFile(template, LinkOption.NOFOLLOW_LINKS)) return template;
-            Path tmp = images.resolve("template-" + bytes + ".img.partial");
-            Files.deleteIfExists(tmp);
-            try (var ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ch.truncate(0);
-                ch.position(bytes - 1);
-                ch.write(ByteBuffer.wrap(new byte[1]));
-            }
-            run("mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal,^resize_inode", "-E", "lazy_itable_init=1,nodiscard,root_owner=0:0", tmp.toString());
-            Files.move(tmp, template, StandardCopyOption.ATOMIC_MOVE);
-            return template;
+            SparseTemplate known = templates.get(bytes);
+            if (known != null) return known;
+            if (!Files.isRegularFile(template, LinkOption.NOFOLLOW_LINKS)) make(template, bytes);
+            SparseTemplate made = SparseTemplate.of(template);
+            templates.put(bytes, made);
+            return made;
         }
+    }
+
+    private static void make(Path template, long bytes) throws IOException {
+        Path tmp = template.resolveSibling(template.getFileName() + ".partial");
+        Files.deleteIfExists(tmp);
+        try (var ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ch.truncate(0);
+            ch.position(bytes - 1);
+            ch.write(ByteBuffer.wrap(new byte[1]));
+        }
+        run("mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal,^resize_inode", "-E", "lazy_itable_init=1,nodiscard,root_owner=0:0", tmp.toString());
+        Files.move(tmp, template, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static void mount(Path image, Path dir) {
         // noinit_itable: no background zeroing of inode tables, which would make the sparse image dense
         try {
             LoopMount.mountExt4(image, dir, "noinit_itable");
-        } catch (LoopMount.Failure e) {
+        } catch (Syscalls.Failure e) {
             throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot mount the disk image " + image.getFileName() + ": " + e.getMessage());
         }
     }

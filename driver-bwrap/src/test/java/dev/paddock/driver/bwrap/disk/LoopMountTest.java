@@ -66,7 +66,7 @@ class LoopMountTest {
         }
 
         assertThatThrownBy(() -> LoopMount.mountExt4(notExt4, dir, "noinit_itable"))
-                .isInstanceOf(LoopMount.Failure.class).hasMessageContaining("mount failed");
+                .isInstanceOf(Syscalls.Failure.class).hasMessageContaining("mount failed");
         assertThat(LoopImageQuota.isMountPoint(dir)).isFalse();
         assertThat(devicesBacking(notExt4)).isEmpty();
     }
