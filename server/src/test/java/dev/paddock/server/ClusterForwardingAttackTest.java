@@ -13,8 +13,11 @@ import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.HostOwner;
 import dev.paddock.host.RuntimeHost;
+import dev.paddock.host.ports.PortForwards;
+import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.server.cluster.NodeAuth;
+import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.store.JdbcStore;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +87,9 @@ class ClusterForwardingAttackTest {
                 List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
         host.start();
         parts.add(host);
-        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(),
+        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0),
+                List.of(new TerminalsAndPorts(new TerminalSessions(host, Duration.ofMinutes(1), 64 * 1024, Clock.systemUTC()),
+                        new PortForwards(host, Clock.systemUTC()))),
                 new ClusterLink(id, store.nodes(), store, SECRET));
         int port = server.start();
         parts.add(server::stop);
@@ -132,6 +137,20 @@ class ClusterForwardingAttackTest {
                 "Warning: 199 - x\r\n", "Expect: 100-continue\r\n", "Upgrade: h2c\r\nConnection: Upgrade\r\n", "HTTP2-Settings: AAMAAABkAAQAAP__\r\n",
                 "X-Empty:\r\n", "X-Twice: one\r\nX-Twice: two\r\n", "TE: trailers\r\n", "Proxy-Authorization: Basic eDp5\r\n");
         for (String h : headers) assertNoServerFault(raw(serverA, target, h, new byte[0]), h.strip());
+    }
+
+    @Test
+    void webSocketUpgradesWithOddTargetsOrHeadersAreRefusedNotFaulted() {
+        String upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
+        String attach = "GET /v1/sandboxes/" + sandboxOnB + "/pty/pty_missing/attach";
+        String port = "GET /v1/sandboxes/" + sandboxOnB + "/ports/8000/t/prt_guess/";
+        for (String[] c : List.of(new String[] {attach + "?token=<x>|y", ""}, new String[] {attach + "?token=%zz", ""},
+                new String[] {port + "a<b>?q=|", ""}, new String[] {attach + "?token=t", "Origin: http://caf\u00e9.example\r\n"},
+                new String[] {attach + "?token=t", "Sec-WebSocket-Protocol: a b, (c)\r\n"}, new String[] {port, "Sec-WebSocket-Protocol: ,,\r\n"})) {
+            RawHttp.Answer a = raw(serverA, c[0], upgrade + c[1], new byte[0]);
+            assertNoServerFault(a, c[0] + " " + c[1].strip());
+            assertThat(a.status()).as(c[0] + " " + c[1].strip()).isGreaterThanOrEqualTo(400);
+        }
     }
 
     @Test
@@ -184,6 +203,7 @@ class ClusterForwardingAttackTest {
         assertThat(answers.get(2).body()).as("the sandbox's environment").doesNotContain("paddock-node");
         oddCharactersInAForwardedPathOrQueryAreAnsweredNotFaulted();
         headersTheForwardingClientCannotCarryAreAnsweredNotFaulted();
+        webSocketUpgradesWithOddTargetsOrHeadersAreRefusedNotFaulted();
         assertThat(logLines).noneMatch(l -> l.contains(SECRET));
     }
 }
