@@ -17,6 +17,8 @@ final class Fd implements AutoCloseable {
 
     int fd() { return fd; }
 
+    boolean isOpen() { return !closed; }
+
     /** Opens a directory by host path (only for the workspace root, which the host controls). */
     static Fd openHostDirectory(String hostPath) {
         return new Fd(Posix.openat(Posix.AT_FDCWD, hostPath, Posix.O_RDONLY | Posix.O_DIRECTORY, 0));

@@ -230,9 +230,14 @@ public final class HostDirWorkspace implements Workspace {
             if (!place.exists()) throw WorkspaceErrors.notFound(path);
             if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
             Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name());
-            return new InotifyWatch(dir, place.sandboxPath(), recursive, MAX_WATCHED_DIRECTORIES, MAX_WATCH_BATCH);
+            try {
+                return new InotifyWatch(dir, place.sandboxPath(), recursive, MAX_WATCHED_DIRECTORIES, MAX_WATCH_BATCH);
+            } catch (RuntimeException e) {
+                dir.close(); // refused (e.g. no inotify instance left): the directory's descriptor must not outlive the refusal
+                throw e;
+            }
         } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
+            throw WorkspaceErrors.ofWatch(e, path);
         }
     }
 

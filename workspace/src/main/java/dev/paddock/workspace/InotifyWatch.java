@@ -196,41 +196,57 @@ final class InotifyWatch implements FileWatch {
         add(child, path, true);
     }
 
-    /** Watches {@code dir} and, when recursive, the directories below it (breadth first, up to the cap). */
+    /** A directory still to watch: its name in a watched (so open) parent. */
+    private record Pending(Fd parent, String name, String path) {}
+
+    /**
+     * Watches {@code dir} and, when recursive, the directories below it (breadth first, up to the cap). Directories
+     * wait as names and are opened one at a time when their turn comes, so a tree far wider than the cap (a sandbox
+     * can make tens of thousands of directories) never holds more descriptors than the watched ones plus one.
+     */
     private void add(Fd dir, String path, boolean reportEntries) {
-        Deque<Watched> pending = new ArrayDeque<>();
-        pending.add(new Watched(path, dir));
-        while (!pending.isEmpty()) {
-            Watched w = pending.removeFirst();
+        Deque<Pending> pending = new ArrayDeque<>();
+        Watched w = new Watched(path, dir);
+        while (w != null) {
             if (watched.size() >= maxDirectories) {
                 overflowed = true;
                 w.dir().close();
-                pending.forEach(p -> p.dir().close());
                 return;
             }
-            int wd;
-            try {
-                wd = Posix.inotifyWatchDescriptor(inotify, w.dir().fd(), MASK);
-            } catch (Errno e) {
-                w.dir().close();
-                if (w.path().equals(rootPath)) throw e;
-                overflowed = true; // the kernel's watch limit: the tree is not fully watched
-                continue;
+            if (watch(w)) {
+                for (String name : (recursive || reportEntries) ? Fd.names(w.dir().fd()) : List.<String>of()) {
+                    String childPath = w.path() + "/" + name;
+                    if (reportEntries) note(childPath, Kind.CREATED);
+                    if (recursive) pending.add(new Pending(w.dir(), name, childPath));
+                }
             }
-            Watched old = watched.put(wd, w);
-            if (old != null && old != w) old.dir().close(); // the same directory again (moved back): one watch
-            if (!recursive && !reportEntries) continue;
-            for (String name : Fd.names(w.dir().fd())) {
-                String childPath = w.path() + "/" + name;
-                if (reportEntries) note(childPath, Kind.CREATED);
-                if (!recursive) continue;
+            w = null;
+            while (w == null && !pending.isEmpty()) {
+                Pending next = pending.removeFirst();
+                if (!next.parent().isOpen()) continue; // its parent's watch ended meanwhile (moved back): seen there
                 try {
-                    pending.add(new Watched(childPath, Fd.openDirectory(w.dir().fd(), name)));
+                    w = new Watched(next.path(), Fd.openDirectory(next.parent().fd(), next.name()));
                 } catch (Errno e) {
                     // a file, a symlink or gone: not a directory to watch
                 }
             }
         }
+    }
+
+    /** Adds the kernel watch of {@code w}; false when the kernel refused it (its watch limit) below the root. */
+    private boolean watch(Watched w) {
+        int wd;
+        try {
+            wd = Posix.inotifyWatchDescriptor(inotify, w.dir().fd(), MASK);
+        } catch (Errno e) {
+            w.dir().close();
+            if (w.path().equals(rootPath)) throw e;
+            overflowed = true; // the kernel's watch limit: the tree is not fully watched
+            return false;
+        }
+        Watched old = watched.put(wd, w);
+        if (old != null && old != w) old.dir().close(); // the same directory again (moved back): one watch
+        return true;
     }
 
     /** Ends the watches of a directory moved or deleted away, and of everything below it. */

@@ -48,6 +48,19 @@ final class WorkspaceErrors {
                 show(path) + " is not a regular file (a fifo, socket or device); only regular files can be read");
     }
 
+    /**
+     * A watch the kernel refused for lack of inotify instances, inotify watches or descriptors: a limit of the host,
+     * shared by all its sandboxes, that a client can wait out; anything else as {@link #of}.
+     */
+    static PaddockException ofWatch(Errno e, String path) {
+        boolean exhausted = e.errno() == Errno.EMFILE || e.errno() == Errno.ENFILE || e.errno() == Errno.ENOMEM
+                || e.errno() == Errno.ENOSPC && e.call().startsWith("inotify");
+        if (!exhausted) return of(e, path);
+        return new PaddockException(ErrorCode.TOO_MANY_WATCHES, "the host has no inotify instances, watches or descriptors left for "
+                + "another watch (" + e.getMessage() + "); close a watch and retry, or raise fs.inotify.max_user_instances and "
+                + "fs.inotify.max_user_watches");
+    }
+
     /** Translates a failed system call on {@code path} into a clear error. */
     static PaddockException of(Errno e, String path) {
         return switch (e.errno()) {
@@ -65,6 +78,8 @@ final class WorkspaceErrors {
                     show(path) + " would be larger than the workspace's filesystem allows");
             case Errno.EACCES, Errno.EPERM -> new PaddockException(ErrorCode.PERMISSION_DENIED,
                     "the host was denied access to " + show(path) + " (" + e.getMessage() + ")");
+            case Errno.EMFILE, Errno.ENFILE, Errno.ENOMEM -> new PaddockException(ErrorCode.HOST_AT_CAPACITY,
+                    "the host has no descriptors or kernel memory left to open " + show(path) + " (" + e.getMessage() + "); retry later");
             default -> new PaddockException(ErrorCode.WORKSPACE_IO_ERROR,
                     "file operation on " + show(path) + " failed: " + e.getMessage(), e);
         };

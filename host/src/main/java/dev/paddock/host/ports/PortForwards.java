@@ -12,11 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,6 +33,8 @@ public final class PortForwards {
     private final RuntimeHost host;
     private final Clock clock;
     private final Map<String, OpenPort> byKey = new ConcurrentHashMap<>();
+    /** The connections in use through each open port (HTTP requests, WebSockets): closing the port ends them. */
+    private final Map<String, Set<ExecHandle>> connections = new ConcurrentHashMap<>();
 
     /** An open port: who opened it (its tenant reaches it), its token and when it was opened. */
     public record OpenPort(Principal owner, String sandboxId, int port, String token, Instant createdAt) {}
@@ -72,9 +76,12 @@ public final class PortForwards {
         return p;
     }
 
+    /** Closes the port: its token stops working and the connections made through it end. */
     public synchronized void close(Principal caller, String sandboxId, int port) {
         get(caller, sandboxId, port);
         byKey.remove(key(sandboxId, port));
+        Set<ExecHandle> live = connections.remove(key(sandboxId, port));
+        if (live != null) live.forEach(ExecHandle::kill);
     }
 
     /** The open port a token is for; the comparison takes the same time whatever the token. */
@@ -90,7 +97,27 @@ public final class PortForwards {
 
     /** A stream to the open port inside the sandbox; its use counts as activity. */
     public ExecHandle connect(OpenPort p, ExecOutput output) {
-        return host.connectPort(p.owner(), p.sandboxId(), p.port(), output);
+        ExecHandle h = host.connectPort(p.owner(), p.sandboxId(), p.port(), output);
+        String key = key(p.sandboxId(), p.port());
+        synchronized (this) {
+            if (byKey.get(key) != p) { // closed (or opened anew) while this connection was made
+                h.kill();
+                throw new PaddockException(ErrorCode.INVALID_PORT_TOKEN, "the port was closed; open it again for a new URL");
+            }
+            Set<ExecHandle> live = connections.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet());
+            live.removeIf(PortForwards::ended);
+            live.add(h);
+        }
+        return h;
+    }
+
+    private static boolean ended(ExecHandle h) {
+        try {
+            return h.await(Duration.ZERO) != null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** Drops the ports of sandboxes that have ended (or are gone), so records do not outlive their sandboxes. */
@@ -102,6 +129,7 @@ public final class PortForwards {
                 return e.type() == ErrorType.NOT_FOUND;
             }
         });
+        connections.keySet().removeIf(k -> !byKey.containsKey(k));
     }
 
     private static String key(String sandboxId, int port) {

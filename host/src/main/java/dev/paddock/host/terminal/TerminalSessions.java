@@ -63,6 +63,7 @@ public final class TerminalSessions implements AutoCloseable {
 
     /** Starts a command on a new terminal in the caller's sandbox. */
     public TerminalSession open(Principal caller, String sandboxId, TerminalRequest request) {
+        host.get(caller, sandboxId); // another tenant's sandbox is not found, before anything else is said of it
         long open = sessions.values().stream().filter(s -> s.sandboxId().equals(sandboxId)).count();
         if (open >= MAX_PER_SANDBOX) {
             throw new PaddockException(ErrorCode.TOO_MANY_TERMINALS, "sandbox " + sandboxId + " has " + MAX_PER_SANDBOX

@@ -3,6 +3,7 @@ package dev.paddock.server.cluster;
 import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import dev.paddock.server.routes.ports.PortAnswers;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -12,7 +13,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -34,6 +37,9 @@ final class Forwarder implements AutoCloseable {
     private static final Set<String> NOT_RETURNED = Set.of("connection", "keep-alive", "transfer-encoding", "content-length",
             "date", "server", ":status");
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** What RFC 3986 allows unescaped in a path or query (unreserved, sub-delims, ':', '@', '/', '?'). */
+    private static final String URI_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?";
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private final HttpClient client = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -54,18 +60,24 @@ final class Forwarder implements AutoCloseable {
      */
     void forward(Context ctx, Principal caller, String nodeId, String nodeUrl, byte[] body, Duration answerWithin) {
         String query = ctx.queryString();
-        URI target = URI.create(stripSlash(nodeUrl) + ctx.req().getRequestURI() + (query == null ? "" : "?" + query));
+        URI target = target(stripSlash(nodeUrl), ctx.req().getRequestURI(), query);
         HttpRequest.Builder request = HttpRequest.newBuilder(target)
                 .method(ctx.method().name(), publisher(ctx, body))
                 .header(NodeAuth.SECRET_HEADER, auth.secret());
         if (caller != null) request.header(NodeAuth.PRINCIPAL_HEADER, NodeAuth.encode(caller));
         if (answerWithin != null) request.timeout(answerWithin);
-        for (String name : ctx.headerMap().keySet()) {
+        for (String name : Collections.list(ctx.req().getHeaderNames())) {
             String lower = name.toLowerCase(Locale.ROOT);
             // on a token path the Authorization header is not Paddock's key: the server in the sandbox gets it, as locally
             if (NOT_FORWARDED.contains(lower) && !(caller == null && lower.equals("authorization"))) continue;
-            String value = ctx.header(name);
-            if (value != null) request.header(name, value);
+            for (String value : Collections.list(ctx.req().getHeaders(name))) {
+                try {
+                    request.header(name, value);
+                } catch (IllegalArgumentException e) {
+                    throw new PaddockException(ErrorCode.BAD_REQUEST, "header '" + Text.clip(name, 60)
+                            + "' holds characters that cannot be passed on to the node that holds this sandbox");
+                }
+            }
         }
         HttpResponse<InputStream> response;
         try {
@@ -117,6 +129,38 @@ final class Forwarder implements AutoCloseable {
         } catch (IOException e) {
             // the client or the node went away mid-answer: nothing more can be said on this response
         }
+    }
+
+    /**
+     * The node's URL for the client's raw path and query. Jetty accepts characters in a request target that
+     * {@link URI} refuses (such as {@code <}, {@code |} or a lone {@code %}): those are percent-encoded, which the
+     * receiving node decodes to the same path and parameters.
+     */
+    static URI target(String nodeUrl, String rawPath, String rawQuery) {
+        try {
+            return URI.create(nodeUrl + escapeIllegal(rawPath) + (rawQuery == null ? "" : "?" + escapeIllegal(rawQuery)));
+        } catch (IllegalArgumentException e) {
+            throw new PaddockException(ErrorCode.BAD_REQUEST, "the request's path or query cannot be passed on to the node that holds this sandbox");
+        }
+    }
+
+    private static String escapeIllegal(String raw) {
+        StringBuilder out = new StringBuilder(raw.length() + 16);
+        for (int i = 0; i < raw.length(); ) {
+            int c = raw.codePointAt(i);
+            boolean escapePair = c == '%' && i + 2 < raw.length() && isHex(raw.charAt(i + 1)) && isHex(raw.charAt(i + 2));
+            if (escapePair || c < 0x80 && URI_CHARS.indexOf(c) >= 0) {
+                out.append((char) c);
+            } else {
+                for (byte b : Character.toString(c).getBytes(StandardCharsets.UTF_8)) out.append('%').append(HEX[(b >> 4) & 0xf]).append(HEX[b & 0xf]);
+            }
+            i += Character.charCount(c);
+        }
+        return out.toString();
+    }
+
+    private static boolean isHex(char c) {
+        return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
     }
 
     private static String stripSlash(String url) {

@@ -134,7 +134,13 @@ public final class SandboxForwarding implements AutoCloseable {
         Map<String, String> labels = new LinkedHashMap<>();
         if (request != null) {
             JsonNode wanted = request.path("placement").path("node_labels");
-            if (wanted.isObject()) wanted.properties().forEach(e -> labels.put(e.getKey(), e.getValue().asString()));
+            if (wanted.isObject()) {
+                for (var e : wanted.properties()) {
+                    // a label that is no string is left to the create route, which answers it with a precise error
+                    if (!e.getValue().isString()) return;
+                    labels.put(e.getKey(), e.getValue().asString());
+                }
+            }
         }
         String checkpoint = request == null ? null : textOrNull(request.path("from_checkpoint"));
         if (checkpoint != null) {

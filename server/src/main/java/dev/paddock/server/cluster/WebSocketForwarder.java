@@ -44,18 +44,27 @@ final class WebSocketForwarder implements AutoCloseable {
     /** Relays the upgrade request in {@code ctx} to the node; always answers it (throws {@link ApiErrors.Answered} once done). */
     void forward(Context ctx, String nodeId, String nodeUrl) throws IOException {
         String query = ctx.req().getQueryString();
-        URI target = URI.create(webSocketBase(nodeUrl) + ctx.req().getRequestURI() + (query == null ? "" : "?" + query));
+        URI target = Forwarder.target(webSocketBase(nodeUrl), ctx.req().getRequestURI(), query);
         WebSocket.Builder builder = client.newWebSocketBuilder().connectTimeout(HANDSHAKE).header(NodeAuth.SECRET_HEADER, auth.secret());
-        String origin = ctx.header("Origin");
-        if (origin != null) builder.header("Origin", origin);
-        List<String> protocols = subprotocols(ctx.header("Sec-WebSocket-Protocol"));
-        if (!protocols.isEmpty()) builder.subprotocols(protocols.getFirst(), protocols.subList(1, protocols.size()).toArray(String[]::new));
+        try {
+            String origin = ctx.header("Origin");
+            if (origin != null) builder.header("Origin", origin);
+            List<String> protocols = subprotocols(ctx.header("Sec-WebSocket-Protocol"));
+            if (!protocols.isEmpty()) builder.subprotocols(protocols.getFirst(), protocols.subList(1, protocols.size()).toArray(String[]::new));
+        } catch (IllegalArgumentException e) {
+            throw new PaddockException(ErrorCode.BAD_REQUEST, "the Origin or Sec-WebSocket-Protocol header cannot be passed on to the node "
+                    + "that holds this sandbox");
+        }
         WebSocketBridge bridge = new WebSocketBridge();
         WebSocket holder;
         try {
             holder = builder.buildAsync(target, bridge).get(HANDSHAKE.toSeconds() + 1, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof WebSocketHandshakeException refused) relayRefusal(ctx.res(), refused);
+            if (e.getCause() instanceof IllegalArgumentException) { // the client's subprotocols or headers, refused by the node client
+                throw new PaddockException(ErrorCode.BAD_REQUEST, "the Origin or Sec-WebSocket-Protocol header cannot be passed on to the node "
+                        + "that holds this sandbox");
+            }
             throw unreachable(nodeId, e.getCause());
         } catch (TimeoutException e) {
             throw unreachable(nodeId, e);

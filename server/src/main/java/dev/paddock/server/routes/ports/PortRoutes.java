@@ -108,7 +108,7 @@ public final class PortRoutes {
         JsonNode body = bodies.json(ctx, JsonNode.class);
         JsonNode port = body == null ? null : body.get("port");
         if (port == null || port.isNull()) throw new PaddockException(ErrorCode.MISSING_FIELD, "field 'port' is required: the port a server listens on inside the sandbox");
-        if (!port.isIntegralNumber()) throw new PaddockException(ErrorCode.INVALID_PORT, "field 'port' must be a number from 1 to 65535");
+        if (!port.isIntegralNumber() || !port.canConvertToInt()) throw new PaddockException(ErrorCode.INVALID_PORT, "field 'port' must be a number from 1 to 65535");
         OpenPort p = ports.open(Auth.principal(ctx), sandboxId(ctx), port.asInt());
         ctx.status(201).json(PortView.of(p));
     }
