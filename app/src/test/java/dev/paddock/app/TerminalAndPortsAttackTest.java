@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.TerminalAndPortsEndToEndTest.TerminalClient;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.host.terminal.TerminalSessions;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,7 +57,7 @@ class TerminalAndPortsAttackTest {
     }
 
     static ObjectNode obj() {
-        return PaddockClient.JSON.createObjectNode();
+        return Json.object();
     }
 
     private static JsonNode terminal() {
@@ -102,6 +104,42 @@ class TerminalAndPortsAttackTest {
         assertThat(status(foreignKey, "POST", "/v1/sandboxes/" + sandbox + "/pty/" + pty.path("id").asString() + "/attach_tokens")).isEqualTo(404);
         assertThat(status(foreignKey, "POST", "/v1/sandboxes/" + sandbox + "/pty")).isEqualTo(404);
         assertThat(status(foreignKey, "GET", "/v1/sandboxes/" + sandbox + "/pty")).isEqualTo(404);
+    }
+
+    @Test
+    void mintingTokensRevokesTheOldestUnusedOnesAndRacingOpensStayWithinTheLimit() throws Exception {
+        JsonNode pty = terminal();
+        String tokens = "/v1/sandboxes/" + sandbox + "/pty/" + pty.path("id").asString() + "/attach_tokens";
+        String attach = pty.path("attach_url").asString();
+        String base = attach.substring(0, attach.indexOf('?')) + "?token=";
+        List<String> minted = new ArrayList<>();
+        for (int i = 0; i < TerminalSessions.MAX_TOKENS_PER_TERMINAL + 1; i++) {
+            minted.add(api.json("POST", tokens, Map.of(), null).path("attach_token").asString());
+        }
+        assertThat(attach(base + minted.getFirst()).get(30, TimeUnit.SECONDS)).as("the oldest was revoked").isFalse();
+        assertThat(attach(base + minted.getLast()).get(30, TimeUnit.SECONDS)).as("the newest works").isTrue();
+
+        // opens racing each other on a fresh sandbox: never more terminals than the limit
+        String fresh = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
+        List<CompletableFuture<Integer>> opens = new ArrayList<>();
+        for (int i = 0; i < TerminalSessions.MAX_PER_SANDBOX + 8; i++) {
+            opens.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return status(server.app.createdAdminKey().orElseThrow(), "POST", "/v1/sandboxes/" + fresh + "/pty");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        long created = 0, refused = 0;
+        for (CompletableFuture<Integer> o : opens) {
+            int code = o.get(60, TimeUnit.SECONDS);
+            if (code == 201 || code == 200) created++;
+            else if (code == 409) refused++;
+        }
+        assertThat(created).isEqualTo(TerminalSessions.MAX_PER_SANDBOX);
+        assertThat(refused).isEqualTo(8);
+        assertThat(api.json("GET", "/v1/sandboxes/" + fresh + "/pty", Map.of(), null).path("data").size()).isEqualTo(TerminalSessions.MAX_PER_SANDBOX);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.paddock.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.server.routes.FileWatchRoutes;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -128,6 +129,38 @@ class ForkWatchNetworkApiTest {
         watch(id, "?path=/workspace/missing").error(404, "not_found_error", "file_not_found");
         api.delete("/v1/sandboxes/" + id);
         watch(id, "").error(409, "conflict_error", "sandbox_not_running");
+    }
+
+    @Test
+    void oneTenantCannotTakeEveryWatchSlotOfTheServer() throws Exception {
+        Api tenant = t.newTenant("watcher");
+        String id = tenant.createSandbox();
+        List<HttpResponse<InputStream>> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < FileWatchRoutes.MAX_WATCHES_PER_TENANT; i++) {
+                HttpResponse<InputStream> s = tenant.stream(tenant.request("GET", "/v1/sandboxes/" + id + "/files/watch",
+                        HttpRequest.BodyPublishers.noBody()).header("Accept", "text/event-stream"));
+                assertThat(s.statusCode()).isEqualTo(200);
+                open.add(s);
+            }
+            tenant.send(tenant.request("GET", "/v1/sandboxes/" + id + "/files/watch", HttpRequest.BodyPublishers.noBody())
+                    .header("Accept", "text/event-stream")).error(429, "rate_limit_error", "too_many_watches");
+
+            String other = api.createSandbox();
+            HttpResponse<InputStream> s = api.stream(api.request("GET", "/v1/sandboxes/" + other + "/files/watch",
+                    HttpRequest.BodyPublishers.noBody()).header("Accept", "text/event-stream"));
+            assertThat(s.statusCode()).as("another tenant still gets a watch").isEqualTo(200);
+            open.add(s);
+        } finally {
+            for (HttpResponse<InputStream> s : open) s.body().close();
+        }
+        // the slots come back when the clients leave
+        await().untilAsserted(() -> {
+            HttpResponse<InputStream> again = tenant.stream(tenant.request("GET", "/v1/sandboxes/" + id + "/files/watch",
+                    HttpRequest.BodyPublishers.noBody()).header("Accept", "text/event-stream"));
+            again.body().close();
+            assertThat(again.statusCode()).isEqualTo(200);
+        });
     }
 
     private Api.Resp watch(String id, String query) {

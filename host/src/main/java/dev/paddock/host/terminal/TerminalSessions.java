@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 public final class TerminalSessions implements AutoCloseable {
     public static final Duration TOKEN_LIFETIME = Duration.ofSeconds(60);
     public static final int MAX_PER_SANDBOX = 16;
+    /** Unused attach tokens kept per terminal; a new one beyond this revokes the oldest. */
+    public static final int MAX_TOKENS_PER_TERMINAL = 8;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final RuntimeHost host;
@@ -39,6 +41,7 @@ public final class TerminalSessions implements AutoCloseable {
     private final Clock clock;
     private final Map<String, TerminalSession> sessions = new ConcurrentHashMap<>();
     private final Map<String, Token> tokens = new ConcurrentHashMap<>();
+    private final Map<String, Integer> opening = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("paddock-terminal-sweeper").factory());
 
@@ -64,16 +67,27 @@ public final class TerminalSessions implements AutoCloseable {
     /** Starts a command on a new terminal in the caller's sandbox. */
     public TerminalSession open(Principal caller, String sandboxId, TerminalRequest request) {
         host.get(caller, sandboxId); // another tenant's sandbox is not found, before anything else is said of it
-        long open = sessions.values().stream().filter(s -> s.sandboxId().equals(sandboxId)).count();
+        reserve(sandboxId);
+        try {
+            TerminalSession s = new TerminalSession(Ids.newId("pty"), caller, sandboxId, request.argv(), request.rows(), request.cols(), clock.instant(), bufferBytes);
+            TerminalHandle h = host.openTerminal(caller, sandboxId, request, s);
+            s.started(h);
+            sessions.put(s.id(), s);
+            return s;
+        } finally {
+            opening.computeIfPresent(sandboxId, (id, n) -> n <= 1 ? null : n - 1);
+        }
+    }
+
+    /** Counts a terminal being opened, so that opens racing each other cannot pass the limit together. */
+    private synchronized void reserve(String sandboxId) {
+        long open = sessions.values().stream().filter(s -> s.sandboxId().equals(sandboxId)).count()
+                + opening.getOrDefault(sandboxId, 0);
         if (open >= MAX_PER_SANDBOX) {
             throw new PaddockException(ErrorCode.TOO_MANY_TERMINALS, "sandbox " + sandboxId + " has " + MAX_PER_SANDBOX
                     + " terminals; end one (DELETE /v1/sandboxes/" + sandboxId + "/pty/{pty_id}) first");
         }
-        TerminalSession s = new TerminalSession(Ids.newId("pty"), caller, sandboxId, request.argv(), request.rows(), request.cols(), clock.instant(), bufferBytes);
-        TerminalHandle h = host.openTerminal(caller, sandboxId, request, s);
-        s.started(h);
-        sessions.put(s.id(), s);
-        return s;
+        opening.merge(sandboxId, 1, Integer::sum);
     }
 
     public List<TerminalSession> list(Principal caller, String sandboxId) {
@@ -99,7 +113,14 @@ public final class TerminalSessions implements AutoCloseable {
         RANDOM.nextBytes(raw);
         String token = "ptt_" + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
         Instant expires = clock.instant().plus(TOKEN_LIFETIME);
-        tokens.put(token, new Token(s.id(), expires));
+        synchronized (tokens) {
+            // unused tokens are bounded per terminal: minting more revokes the oldest, so no client can grow memory
+            List<Map.Entry<String, Token>> unused = tokens.entrySet().stream()
+                    .filter(e -> e.getValue().sessionId().equals(s.id()))
+                    .sorted(Comparator.comparing((Map.Entry<String, Token> e) -> e.getValue().expiresAt())).toList();
+            for (int i = 0; i <= unused.size() - MAX_TOKENS_PER_TERMINAL; i++) tokens.remove(unused.get(i).getKey());
+            tokens.put(token, new Token(s.id(), expires));
+        }
         return new AttachToken(token, expires);
     }
 

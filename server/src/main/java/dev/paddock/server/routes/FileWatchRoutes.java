@@ -17,19 +17,23 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 
 /**
  * {@code GET /v1/sandboxes/{id}/files/watch}: changes under a directory of the workspace as Server-Sent Events, one
  * event per changed path ({@code created}, {@code modified}, {@code deleted}, or {@code overflow} when some were left
  * out), until the sandbox ends, the directory goes, or the client leaves. Each watch holds kernel resources of the
- * server's user, so the server keeps at most {@value #MAX_WATCHES} open at once.
+ * server's user, so the server keeps at most {@value #MAX_WATCHES} open at once, and at most
+ * {@value #MAX_WATCHES_PER_TENANT} of them for one tenant, so that no tenant can take every slot.
  */
 public final class FileWatchRoutes {
     static final int MAX_WATCHES = 32;
+    public static final int MAX_WATCHES_PER_TENANT = 8;
     private final RuntimeHost host;
     private final ApiJson json;
     private final Semaphore slots = new Semaphore(MAX_WATCHES);
+    private final Map<String, Integer> perTenant = new ConcurrentHashMap<>();
 
     public FileWatchRoutes(RuntimeHost host, ApiJson json) {
         this.host = host;
@@ -53,7 +57,9 @@ public final class FileWatchRoutes {
         if (accept == null || !accept.contains("text/event-stream")) {
             throw new PaddockException(ErrorCode.NOT_ACCEPTABLE, "a watch answers Server-Sent Events only, until the sandbox ends: send Accept: text/event-stream");
         }
+        takeTenantSlot(p.tenantId());
         if (!slots.tryAcquire()) {
+            releaseTenantSlot(p.tenantId());
             throw new PaddockException(ErrorCode.TOO_MANY_WATCHES, MAX_WATCHES + " file watches are open on this server; close one and retry");
         }
         try (FileWatch watch = host.watch(p, id, path, recursive)) { // refused before the stream opens: a plain JSON error
@@ -79,6 +85,25 @@ public final class FileWatchRoutes {
             Streams.abort(ctx, e);
         } finally {
             slots.release();
+            releaseTenantSlot(p.tenantId());
         }
+    }
+
+    private void takeTenantSlot(String tenant) {
+        boolean[] taken = {false};
+        perTenant.compute(tenant, (t, n) -> {
+            int open = n == null ? 0 : n;
+            if (open >= MAX_WATCHES_PER_TENANT) return n;
+            taken[0] = true;
+            return open + 1;
+        });
+        if (!taken[0]) {
+            throw new PaddockException(ErrorCode.TOO_MANY_WATCHES, "this tenant has " + MAX_WATCHES_PER_TENANT
+                    + " file watches open on this server; close one and retry");
+        }
+    }
+
+    private void releaseTenantSlot(String tenant) {
+        perTenant.computeIfPresent(tenant, (t, n) -> n <= 1 ? null : n - 1);
     }
 }
