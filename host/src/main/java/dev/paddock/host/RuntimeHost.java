@@ -79,8 +79,9 @@ public final class RuntimeHost implements AutoCloseable {
     private final WarmPools warmPools = new WarmPools();
     private volatile boolean started;
     private volatile String sandboxFreeDriver;
-    private final HostOwner owner;
-    private final String ownerId;
+    /** Whose sandboxes this host looks after; a node that rejoins its cluster gets a new one ({@link #rejoin}). */
+    private volatile HostOwner owner;
+    private volatile String ownerId;
     private final LiveSandboxes live;
     private final CreateRules rules;
     private final SandboxLocks locks = new SandboxLocks();
@@ -89,6 +90,7 @@ public final class RuntimeHost implements AutoCloseable {
     private final OwnedSandboxes owned = new Owned();
     private final Checkpoints checkpoints;
     private final Forks forks;
+    private final HandedOver handedOver;
     /** What else a tenant keeps stored beside its checkpoints (skills, files), for the one storage quota. */
     private final List<ToLongFunction<String>> otherStoredBytes = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService sweeper =
@@ -121,8 +123,9 @@ public final class RuntimeHost implements AutoCloseable {
         if (!byId.containsKey(config.defaultDriver())) {
             throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
         }
-        this.checkpoints = new Checkpoints(config, owned, locks, this::storedBytes);
+        this.checkpoints = new Checkpoints(config, owner.nodeId(), owned, locks, this::storedBytes);
         this.forks = new Forks(owned, checkpoints, locks);
+        this.handedOver = new HandedOver(owned, checkpoints, locks, operations);
         if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
         RuntimeWatch watch = new RuntimeWatch(owned);
         byId.values().forEach(d -> d.watchRuntimes(watch));
@@ -134,7 +137,7 @@ public final class RuntimeHost implements AutoCloseable {
         // pooled sandboxes serve requests that name no disk limit: they start with the default one
         SandboxRequest t = profile.template();
         Limits limits = rules.withDefaultDisk(t.limits() == null ? Limits.DEFAULT : t.limits(), defaultDriver);
-        warmPools.add(new WarmPool(defaultDriver, profile.withTemplate(t.withLimits(limits)), ownerId, egress::open, egress::close));
+        warmPools.add(new WarmPool(defaultDriver, profile.withTemplate(t.withLimits(limits)), () -> ownerId, egress::open, egress::close));
     }
 
     /** Adds a kind of sandbox that create requests can name, and its warm pool if it has one; call before {@link #start()}. */
@@ -159,16 +162,46 @@ public final class RuntimeHost implements AutoCloseable {
         return total;
     }
 
-    /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
+    /** Reaps orphans left by an earlier host, restores what was handed to it, then starts the lifetime/idle sweeper. */
     public void start() {
         started = true;
         new OrphanReaper(owned).reapAll();
+        restoreHandedOver();
         warmPools.refill(); // after reaping: the reaper destroys backend sandboxes no record owns
         long every = config.sweepInterval().toMillis();
         sweeper.scheduleWithFixedDelay(this::sweepSafely, every, every, TimeUnit.MILLISECONDS);
     }
 
     public String ownerId() { return ownerId; }
+
+    /**
+     * Restores the sandboxes another node handed to this one after their node was lost (see {@link HandedOver});
+     * a node calls this on every heartbeat. Returns the ids restored.
+     */
+    public List<String> restoreHandedOver() {
+        return handedOver.restoreAll();
+    }
+
+    /**
+     * Looks after the sandboxes of {@code next}, the new epoch of this host's node, as a restart would: this node's
+     * old epoch lost its lease and its sandboxes went to other nodes (failed or restored there). What is attached
+     * is let go, every active record of the node is taken over and re-attached or ended, backend sandboxes that no
+     * active record owns are destroyed (warm pools' waiting ones excepted), and handed-over sandboxes are restored.
+     */
+    public synchronized void rejoin(HostOwner next) {
+        if (!Objects.equals(next.nodeId(), owner.nodeId())) throw new IllegalArgumentException("a host rejoins as its own node");
+        String before = ownerId;
+        owner = next;
+        ownerId = next.ownerId();
+        for (String id : live.ids()) {
+            watches.endAll(id);
+            egress.close(id); // the reaper opens the listeners of the sandboxes it re-attaches again
+        }
+        live.clear();
+        new OrphanReaper(owned).reapAll(warmPools.waitingIds());
+        restoreHandedOver();
+        log.info("host {} now looks after node {} as {}", before, next.nodeId(), ownerId);
+    }
 
     /** The drivers this host runs sandboxes on now (a driver that cannot run here is left out). */
     public List<String> runnableDrivers() {

@@ -62,7 +62,7 @@ class CheckpointsTest {
         sandbox = driver.create(spec, fence);
         Files.createDirectories(HostFixture.config(dataDir, "subprocess").checkpointsDir());
         Files.writeString(HostFixture.config(dataDir, "subprocess").checkpointsDir().resolve("cp_left.tar.partial"), "half");
-        checkpoints = new Checkpoints(HostFixture.config(dataDir, "subprocess"), new OneSandbox(), new SandboxLocks(),
+        checkpoints = new Checkpoints(HostFixture.config(dataDir, "subprocess"), null, new OneSandbox(), new SandboxLocks(),
                 tenant -> store.checkpoints().totalBytes(tenant));
     }
 

@@ -5,6 +5,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
+import dev.paddock.core.nodes.Placement;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.server.http.ApiJson;
 import dev.paddock.server.http.Auth;
