@@ -34,14 +34,16 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Three {@code paddock serve} processes on one PostgreSQL act as one Paddock: any of them answers for a sandbox
  * another holds (forwarded, SSE included), creates are placed by labels, a node killed with SIGKILL under load loses
- * its lease and its sandboxes fail with the reason while every acknowledged create stays known, the restarted node is
- * a new epoch and reaps its orphaned backend sandboxes, and a node frozen past its lease is fenced. Real JVMs, bwrap
- * and PostgreSQL on loopback.
+ * its lease: its sandbox with a checkpoint in the shared checkpoint directory goes on on a survivor under its id, the
+ * others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
+ * its orphaned backend sandboxes, and a node frozen past its lease is fenced, then rejoins by itself as a new epoch
+ * and serves again without a restart. Real JVMs, bwrap and PostgreSQL on loopback.
  */
 @Tag("bwrap")
 class NodesEndToEndTest {
     static final String KEY = "pdk_nodes_test_admin_key_0123456789abcdef";
     final List<ServerProcess> servers = new ArrayList<>();
+    Path sharedCheckpoints;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -52,6 +54,7 @@ class NodesEndToEndTest {
             BwrapServer.removeDataDir(s.dataDir);
             Files.deleteIfExists(s.log);
         }
+        if (sharedCheckpoints != null) BwrapServer.removeDataDir(sharedCheckpoints);
     }
 
     private static void destroyLeftovers(Path dataDir) {
@@ -64,6 +67,8 @@ class NodesEndToEndTest {
 
     ServerProcess node(StoreLocation.Postgres db, String zone) throws Exception {
         ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdn"), KEY, TestPostgres.storeUrl(db));
+        if (sharedCheckpoints == null) sharedCheckpoints = Files.createTempDirectory(Path.of("/tmp"), "pdn-checkpoints");
+        s.env.put("PADDOCK_CHECKPOINT_DIR", sharedCheckpoints.toString()); // one shared filesystem, as it were
         s.env.put("PADDOCK_NODE_LEASE", "5s");
         s.startTimeout = Duration.ofSeconds(120); // three JVMs start together on a shared machine
         s.env.put("PADDOCK_NODE_LABELS", "zone=" + zone);
@@ -74,6 +79,12 @@ class NodesEndToEndTest {
     static ObjectNode createIn(String zone) {
         ObjectNode body = PaddockClient.JSON.createObjectNode();
         body.putObject("placement").putObject("node_labels").put("zone", zone);
+        return body;
+    }
+
+    static ObjectNode shell(String line) {
+        ObjectNode body = PaddockClient.JSON.createObjectNode();
+        body.putArray("argv").add("sh").add("-c").add(line);
         return body;
     }
 
@@ -124,6 +135,13 @@ class NodesEndToEndTest {
         assertThatThrownBy(() -> apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("nowhere")))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("no_node_fits"));
 
+        // C's sandbox keeps a file in a checkpoint (in the shared directory); another of C's sandboxes has none
+        apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), shell("echo kept-through-the-loss > /workspace/notes.txt"));
+        String checkpoint = apiB.json("POST", "/v1/sandboxes/" + onC + "/checkpoints", Map.of(), PaddockClient.JSON.createObjectNode())
+                .path("id").asString();
+        assertThat(Files.exists(sharedCheckpoints.resolve(checkpoint + ".tar"))).as("archive in the shared directory").isTrue();
+        String bareOnC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
+
         // load on all three (creates spread by capacity, execs on C's sandbox); then C is killed
         Set<String> acked = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -150,11 +168,21 @@ class NodesEndToEndTest {
         load.shutdown();
         assertThat(load.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
 
-        // C's lease runs out: one survivor marks it lost and fails its sandboxes, saying why
+        // C's lease runs out: one survivor marks it lost; a sandbox with no checkpoint fails, saying why
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
-                .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state").asString().equals("failed"));
-        assertThat(apiB.get("/v1/sandboxes/" + onC).path("state_reason").asString())
-                .contains(nodeC).contains("stopped renewing its lease").contains("workspace");
+                .until(() -> apiA.get("/v1/sandboxes/" + bareOnC).path("state").asString().equals("failed"));
+        assertThat(apiB.get("/v1/sandboxes/" + bareOnC).path("state_reason").asString())
+                .contains(nodeC).contains("stopped renewing its lease").contains("workspace").contains("no checkpoint");
+        // the checkpointed one goes on on a survivor, under its id, with the checkpoint's files
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state_reason").asString().startsWith("restored from checkpoint"));
+        JsonNode restored = apiB.get("/v1/sandboxes/" + onC);
+        assertThat(restored.path("state").asString()).isEqualTo("running");
+        assertThat(restored.path("state_reason").asString()).contains(checkpoint).contains(nodeC);
+        assertThat(apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), shell("cat /workspace/notes.txt"))
+                .path("stdout").asString()).contains("kept-through-the-loss");
+        assertThat(apiA.get("/v1/sandboxes/" + onC + "/events").path("data")).extracting(e -> e.path("type").asString())
+                .contains("sandbox.relocating", "sandbox.restored");
         JsonNode lost = apiA.get("/v1/nodes/" + nodeC);
         assertThat(lost.path("state").asString()).isEqualTo("lost");
         // every acknowledged create is known, running on a survivor or failed with C
@@ -174,20 +202,30 @@ class NodesEndToEndTest {
         assertThat(back.path("state").asString()).isEqualTo("active");
         assertThat(back.path("epoch").asLong()).isEqualTo(lost.path("epoch").asLong() + 1);
         assertThat(Files.exists(c.dataDir.resolve("run").resolve(onC))).as("orphan reaped").isFalse();
-        assertThat(apiC.get("/v1/sandboxes/" + onC).path("state").asString()).isEqualTo("failed");
+        assertThat(Files.exists(c.dataDir.resolve("run").resolve(bareOnC))).as("orphan reaped").isFalse();
+        assertThat(apiC.get("/v1/sandboxes/" + bareOnC).path("state").asString()).isEqualTo("failed");
+        assertThat(apiC.get("/v1/sandboxes/" + onC).path("state").asString()).isEqualTo("running");
 
-        // a node frozen past its lease is fenced when it wakes: its writes stop, the survivors failed its sandboxes
+        // a node frozen past its lease is fenced when it wakes: the survivors failed its sandboxes, and it rejoins by
+        // itself as a new epoch, reaps what it lost and serves again, with no restart
+        String nodeB = Files.readString(b.dataDir.resolve("node.id")).strip();
+        long epochB = apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong();
         String onB = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
         new ProcessBuilder("kill", "-STOP", Long.toString(b.pid())).start().waitFor();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + onB).path("state").asString().equals("failed"));
+        assertThat(apiA.get("/v1/nodes/" + nodeB).path("state").asString()).isEqualTo("lost");
         new ProcessBuilder("kill", "-CONT", Long.toString(b.pid())).start().waitFor();
-        PaddockClient woken = apiB;
-        ObjectNode key = PaddockClient.JSON.createObjectNode().put("name", "after-wake");
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
-                assertThatThrownBy(() -> woken.json("POST", "/v1/api_keys", Map.of(), key))
-                        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("store_writes_stopped")));
-        assertThat(b.logTail()).contains("lost its lease");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/nodes/" + nodeB).path("state").asString().equals("active"));
+        assertThat(apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong()).isEqualTo(epochB + 1);
+        assertThat(b.logTail()).contains("lost its lease").contains("rejoined the cluster as epoch " + (epochB + 1));
         assertThat(apiA.get("/v1/sandboxes/" + onB).path("state_reason").asString()).contains("stopped renewing its lease");
+        assertThat(Files.exists(b.dataDir.resolve("run").resolve(onB))).as("B reaped its lost sandbox").isFalse();
+        ObjectNode key = PaddockClient.JSON.createObjectNode().put("name", "after-wake");
+        assertThat(apiB.json("POST", "/v1/api_keys", Map.of(), key).path("id").asString()).isNotBlank();
+        String newOnB = apiB.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
+        assertThat(apiA.json("POST", "/v1/sandboxes/" + newOnB + "/exec", Map.of(), echo("b-is-back")).path("stdout").asString())
+                .contains("b-is-back");
     }
 }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * Sandboxes another node handed to this one after their node was lost: the record (same id, this node's fence)
  * says {@code restoring from checkpoint …} and no backend runs it here yet. This host starts it on its driver with
  * the record's settings, lays the newest checkpoint in its checkpoint directory (shared with the lost node) into the
- * workspace, and clears the reason; the event log says {@code sandbox.restored}. Processes do not come along: what
+ * workspace, and its reason becomes {@code restored from checkpoint …}; the event log says {@code sandbox.restored}. Processes do not come along: what
  * ran in the sandbox must be started again. A sandbox it cannot bring back is failed, with the reason.
  */
 public final class HandedOver {
@@ -43,6 +43,11 @@ public final class HandedOver {
     /** The reason a handed-over sandbox carries until its new node restored it. */
     public static String reason(String checkpointId, String targetNode, String why) {
         return PREFIX + checkpointId + " on node " + targetNode + ": " + why;
+    }
+
+    /** The reason a restored sandbox keeps: where it came from and why. */
+    private static String restoredReason(String restoring) {
+        return "restored" + restoring.substring("restoring".length());
     }
 
     static boolean pending(SandboxRecord r) {
@@ -88,7 +93,7 @@ public final class HandedOver {
         }
         host.adopt(id, sandbox);
         host.store().sandboxes().setHandle(id, r.fence(), sandbox.ref().handle());
-        host.store().sandboxes().replaceReason(id, r.fence(), r.state(), why, null);
+        host.store().sandboxes().replaceReason(id, r.fence(), r.state(), why, restoredReason(why));
         if (r.state() == SandboxState.SUSPENDED && driver.conformance().supportsSuspendResume()) sandbox.suspend();
         host.event(r, "sandbox.restored", Map.of("checkpoint_id", cp.get().id(), "reason", why));
         log.info("restored sandbox {} from checkpoint {} ({})", id, cp.get().id(), why);

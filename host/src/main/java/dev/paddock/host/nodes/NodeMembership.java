@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * This server as a node of a cluster: it joins (a new epoch of its node), then renews its lease every third of the
  * lease with a heartbeat that also reports its free capacity, and on every beat looks for nodes whose lease expired
- * ({@link LostNodes}) and restores the sandboxes handed to it. A beat that finds this node's epoch marked lost means
+ * ({@link LostNodes}) and restores the sandboxes handed to it (on a thread of their own, so they never hold up a beat). A beat that finds this node's epoch marked lost means
  * a survivor took its sandboxes over: writes pause (nothing this process holds is its own any more), and the node
  * joins again as a new epoch, whose host takes back and reaps what its node holds as a restart would; then writes
  * resume. While PostgreSQL cannot be reached the rejoin is tried again on every beat.
@@ -32,6 +32,9 @@ public final class NodeMembership implements AutoCloseable {
     private volatile NodeRecord joined;
     private final ScheduledExecutorService beat =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-node-heartbeat").factory());
+    /** Failing and restoring sandboxes can take long: never on the heartbeat's thread, whose lease it would risk. */
+    private final ScheduledExecutorService duties =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-node-duties").factory());
     private volatile boolean fenced;
 
     private NodeMembership(NodeStore nodes, NodeSettings settings, Clock clock, NodeRecord joined) {
@@ -78,10 +81,23 @@ public final class NodeMembership implements AutoCloseable {
     /** Starts the heartbeat; {@code writes} pause while this node rejoins after its epoch lost its lease. */
     public void start(RuntimeHost host, Store store, Writes writes) {
         long every = settings.heartbeatEvery().toMillis();
-        beat.scheduleWithFixedDelay(() -> beatOnce(host, store, writes), every, every, TimeUnit.MILLISECONDS);
+        beat.scheduleWithFixedDelay(() -> beatOnce(host, writes), every, every, TimeUnit.MILLISECONDS);
+        duties.scheduleWithFixedDelay(() -> dutiesOnce(host, store), every, every, TimeUnit.MILLISECONDS);
     }
 
-    private void beatOnce(RuntimeHost host, Store store, Writes writes) {
+    /** Looks for lost nodes and restores what was handed to this one, while this node's epoch holds its lease. */
+    private void dutiesOnce(RuntimeHost host, Store store) {
+        if (fenced) return;
+        try {
+            NodeRecord self = joined;
+            new LostNodes(nodes, store, self.id(), self.ownerId(), clock).sweep();
+            host.restoreHandedOver();
+        } catch (RuntimeException e) {
+            log.warn("node duties failed: {}", e.getMessage());
+        }
+    }
+
+    private void beatOnce(RuntimeHost host, Writes writes) {
         try {
             if (fenced) {
                 rejoin(host, writes);
@@ -97,10 +113,7 @@ public final class NodeMembership implements AutoCloseable {
                 log.error(why);
                 writes.pause(why);
                 rejoin(host, writes);
-                return;
             }
-            new LostNodes(nodes, store, self.id(), self.ownerId(), clock).sweep();
-            host.restoreHandedOver();
         } catch (RuntimeException e) {
             log.warn("node heartbeat failed: {}", e.getMessage());
         }
@@ -130,5 +143,6 @@ public final class NodeMembership implements AutoCloseable {
     @Override
     public void close() {
         beat.shutdownNow();
+        duties.shutdownNow();
     }
 }

@@ -118,7 +118,7 @@ class NodesTest {
         assertThat(b.restoreHandedOver()).containsExactly(kept.id());
         SandboxRecord restored = b.get(ALICE, kept.id());
         assertThat(restored.state()).isEqualTo(SandboxState.RUNNING);
-        assertThat(restored.stateReason()).isNull();
+        assertThat(restored.stateReason()).startsWith("restored from checkpoint " + cp.id() + " on node node_b").contains("node_lost");
         try (InputStream in = b.workspace(ALICE, kept.id()).read("notes.txt")) {
             assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("before the loss");
         }
