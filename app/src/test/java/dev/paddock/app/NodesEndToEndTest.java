@@ -34,8 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Three {@code paddock serve} processes on one PostgreSQL act as one Paddock: any of them answers for a sandbox
  * another holds (forwarded, SSE included), creates are placed by labels, a node killed with SIGKILL under load loses
- * its lease: its sandbox with a checkpoint in the shared checkpoint directory goes on on a survivor under its id, the
- * others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
+ * its lease: its sandbox with a checkpoint in the shared checkpoint directory goes on as a new sandbox on a survivor
+ * (the old one's reason names it), the others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
  * its orphaned backend sandboxes, and a node frozen past its lease is fenced, then rejoins by itself as a new epoch
  * and serves again without a restart. Real JVMs, bwrap and PostgreSQL on loopback.
  */
@@ -173,16 +173,21 @@ class NodesEndToEndTest {
                 .until(() -> apiA.get("/v1/sandboxes/" + bareOnC).path("state").asString().equals("failed"));
         assertThat(apiB.get("/v1/sandboxes/" + bareOnC).path("state_reason").asString())
                 .contains(nodeC).contains("stopped renewing its lease").contains("workspace").contains("no checkpoint");
-        // the checkpointed one goes on on a survivor, under its id, with the checkpoint's files
+        // the checkpointed one goes on as a new sandbox on a survivor, with the checkpoint's files; its reason links them
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
-                .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state_reason").asString().startsWith("restored from checkpoint"));
-        JsonNode restored = apiB.get("/v1/sandboxes/" + onC);
-        assertThat(restored.path("state").asString()).isEqualTo("running");
-        assertThat(restored.path("state_reason").asString()).contains(checkpoint).contains(nodeC);
-        assertThat(apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), shell("cat /workspace/notes.txt"))
+                .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state").asString().equals("failed"));
+        String oldReason = apiA.get("/v1/sandboxes/" + onC).path("state_reason").asString();
+        assertThat(oldReason).contains(nodeC).contains("goes on as sbx_").contains(checkpoint);
+        String successor = oldReason.replaceAll(".*goes on as (sbx_[A-Za-z0-9]+).*", "$1");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + successor).path("state").asString().equals("running"));
+        assertThat(apiB.get("/v1/sandboxes/" + successor).path("state_reason").asString())
+                .startsWith("restored from checkpoint " + checkpoint + " of " + onC).contains(nodeC);
+        assertThat(apiB.json("POST", "/v1/sandboxes/" + successor + "/exec", Map.of(), shell("cat /workspace/notes.txt"))
                 .path("stdout").asString()).contains("kept-through-the-loss");
-        assertThat(apiA.get("/v1/sandboxes/" + onC + "/events").path("data")).extracting(e -> e.path("type").asString())
-                .contains("sandbox.relocating", "sandbox.restored");
+        List<String> successorEvents = new ArrayList<>();
+        apiA.get("/v1/sandboxes/" + successor + "/events").path("data").forEach(e -> successorEvents.add(e.path("type").asString()));
+        assertThat(successorEvents).contains("sandbox.relocating", "sandbox.restored");
         JsonNode lost = apiA.get("/v1/nodes/" + nodeC);
         assertThat(lost.path("state").asString()).isEqualTo("lost");
         // every acknowledged create is known, running on a survivor or failed with C
@@ -204,7 +209,9 @@ class NodesEndToEndTest {
         assertThat(Files.exists(c.dataDir.resolve("run").resolve(onC))).as("orphan reaped").isFalse();
         assertThat(Files.exists(c.dataDir.resolve("run").resolve(bareOnC))).as("orphan reaped").isFalse();
         assertThat(apiC.get("/v1/sandboxes/" + bareOnC).path("state").asString()).isEqualTo("failed");
-        assertThat(apiC.get("/v1/sandboxes/" + onC).path("state").asString()).isEqualTo("running");
+        assertThat(apiC.get("/v1/sandboxes/" + onC).path("state").asString()).isEqualTo("failed");
+        assertThat(apiC.json("POST", "/v1/sandboxes/" + successor + "/exec", Map.of(), shell("cat /workspace/notes.txt"))
+                .path("stdout").asString()).as("C's reaping leaves the successor alone").contains("kept-through-the-loss");
 
         // a node frozen past its lease is fenced when it wakes: the survivors failed its sandboxes, and it rejoins by
         // itself as a new epoch, reaps what it lost and serves again, with no restart

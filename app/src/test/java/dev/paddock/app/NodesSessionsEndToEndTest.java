@@ -44,6 +44,7 @@ class NodesSessionsEndToEndTest {
     @AfterEach
     void tearDown() throws Exception {
         for (ServerProcess s : servers) {
+            System.err.println("--- log of " + s.dataDir + ":\n" + s.logTail());
             s.stop();
             try (BwrapDriver driver = new BwrapDriver(BwrapConfig.defaults(s.dataDir))) {
                 driver.list().forEach(driver::destroy); // a stopped or killed server leaves its sandboxes running

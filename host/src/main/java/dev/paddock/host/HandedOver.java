@@ -8,6 +8,7 @@ import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.PageRequest;
+import dev.paddock.core.store.SandboxEvent;
 import dev.paddock.core.store.SandboxRecord;
 import java.io.InputStream;
 import java.util.ArrayList;
@@ -18,13 +19,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sandboxes another node handed to this one after their node was lost: the record (same id, this node's fence)
- * says {@code restoring from checkpoint …} and no backend runs it here yet. This host starts it on its driver with
- * the record's settings, lays the newest checkpoint in its checkpoint directory (shared with the lost node) into the
- * workspace, and its reason becomes {@code restored from checkpoint …}; the event log says {@code sandbox.restored}. Processes do not come along: what
- * ran in the sandbox must be started again. A sandbox it cannot bring back is failed, with the reason.
+ * Sandboxes another node made for this one after their node was lost: a {@code creating} record held by this host,
+ * with the reason {@code restoring from checkpoint … of sbx_… on node …} and a first event ({@link #EVENT}) that
+ * names the checkpoint and the lost sandbox. This host starts it on its driver with the record's settings, lays the
+ * checkpoint's archive (in the checkpoint directory it shares with the lost node) into the workspace and marks it
+ * running, with the reason {@code restored from checkpoint …} and the event {@code sandbox.restored}. Processes do not
+ * come along: what ran in the sandbox must be started again. One it cannot bring back fails, with the reason.
  */
 public final class HandedOver {
+    /** The first event of a sandbox made to go on from a lost node's sandbox: its checkpoint, from where, why. */
+    public static final String EVENT = "sandbox.relocating";
     private static final Logger log = LoggerFactory.getLogger(HandedOver.class);
     private static final String PREFIX = "restoring from checkpoint ";
 
@@ -32,26 +36,23 @@ public final class HandedOver {
     private final Checkpoints checkpoints;
     private final SandboxLocks locks;
     private final Operations operations;
+    private final Templates templates;
 
-    HandedOver(OwnedSandboxes host, Checkpoints checkpoints, SandboxLocks locks, Operations operations) {
+    HandedOver(OwnedSandboxes host, Checkpoints checkpoints, SandboxLocks locks, Operations operations, Templates templates) {
         this.host = host;
         this.checkpoints = checkpoints;
         this.locks = locks;
         this.operations = operations;
+        this.templates = templates;
     }
 
     /** The reason a handed-over sandbox carries until its new node restored it. */
-    public static String reason(String checkpointId, String targetNode, String why) {
-        return PREFIX + checkpointId + " on node " + targetNode + ": " + why;
-    }
-
-    /** The reason a restored sandbox keeps: where it came from and why. */
-    private static String restoredReason(String restoring) {
-        return "restored" + restoring.substring("restoring".length());
+    public static String reason(String checkpointId, String fromSandbox, String targetNode, String why) {
+        return PREFIX + checkpointId + " of " + fromSandbox + " on node " + targetNode + ": " + why;
     }
 
     static boolean pending(SandboxRecord r) {
-        return r.stateReason() != null && r.stateReason().startsWith(PREFIX);
+        return r.state() == SandboxState.CREATING && r.stateReason() != null && r.stateReason().startsWith(PREFIX);
     }
 
     /** Restores every sandbox handed to this host that is not restored yet; returns their ids. */
@@ -70,13 +71,11 @@ public final class HandedOver {
 
     private boolean restore(String id) {
         SandboxRecord r = host.store().sandboxes().find(id).orElse(null);
-        if (r == null || r.state().isTerminal() || !host.ownerId().equals(r.fence().ownerId()) || !pending(r) || host.live(id) != null) {
-            return false;
-        }
+        if (r == null || !host.ownerId().equals(r.fence().ownerId()) || !pending(r) || host.live(id) != null) return false;
         String why = r.stateReason();
-        Optional<CheckpointRecord> cp = newestHere(r);
+        Optional<CheckpointRecord> cp = checkpointOf(r).filter(checkpoints::inThisDirectory);
         if (cp.isEmpty()) {
-            host.fail(r, "node_lost", why + "; but no checkpoint of it is in this node's checkpoint directory " + checkpoints.directory()
+            host.fail(r, "node_lost", why + "; but its checkpoint is not in this node's checkpoint directory " + checkpoints.directory()
                     + ", so it cannot go on: create a new sandbox");
             return false;
         }
@@ -93,9 +92,9 @@ public final class HandedOver {
         }
         host.adopt(id, sandbox);
         host.store().sandboxes().setHandle(id, r.fence(), sandbox.ref().handle());
-        host.store().sandboxes().replaceReason(id, r.fence(), r.state(), why, restoredReason(why));
-        if (r.state() == SandboxState.SUSPENDED && driver.conformance().supportsSuspendResume()) sandbox.suspend();
-        host.event(r, "sandbox.restored", Map.of("checkpoint_id", cp.get().id(), "reason", why));
+        SandboxRecord running = host.store().sandboxes().transition(id, r.fence(), SandboxState.RUNNING, "restored" + why.substring("restoring".length()));
+        host.event(running, "sandbox.restored", Map.of("checkpoint_id", cp.get().id(), "reason", why));
+        templates.created(running);
         log.info("restored sandbox {} from checkpoint {} ({})", id, cp.get().id(), why);
         return true;
     }
@@ -111,8 +110,13 @@ public final class HandedOver {
         }
     }
 
-    /** The sandbox's newest checkpoint whose archive is in this host's checkpoint directory. */
-    private Optional<CheckpointRecord> newestHere(SandboxRecord r) {
-        return host.store().checkpoints().list(r.id(), PageRequest.first(50)).data().stream().filter(checkpoints::inThisDirectory).findFirst();
+    /** The checkpoint the sandbox's first event names. */
+    private Optional<CheckpointRecord> checkpointOf(SandboxRecord r) {
+        for (SandboxEvent e : host.store().events().list(r.id(), PageRequest.first(10)).data()) {
+            if (!EVENT.equals(e.type())) continue;
+            Object cp = e.data().get("checkpoint_id");
+            return cp == null ? Optional.empty() : host.store().checkpoints().find(cp.toString());
+        }
+        return Optional.empty();
     }
 }

@@ -125,7 +125,7 @@ public final class RuntimeHost implements AutoCloseable {
         }
         this.checkpoints = new Checkpoints(config, owner.nodeId(), owned, locks, this::storedBytes);
         this.forks = new Forks(owned, checkpoints, locks);
-        this.handedOver = new HandedOver(owned, checkpoints, locks, operations);
+        this.handedOver = new HandedOver(owned, checkpoints, locks, operations, templates);
         if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
         RuntimeWatch watch = new RuntimeWatch(owned);
         byId.values().forEach(d -> d.watchRuntimes(watch));

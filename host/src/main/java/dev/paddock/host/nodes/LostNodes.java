@@ -21,9 +21,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Finds nodes whose lease expired and, for each one this node wins (a compare-and-set on the lost node's row, so
  * exactly one survivor acts), takes over the lost node's active sandboxes (fence generation + 1: the lost process can
- * no longer change them). A running or suspended sandbox with a checkpoint in a checkpoint directory that a live node
- * shares is handed to that node ({@link Relocation}), which restores it from its newest checkpoint under the same id;
- * the others are marked failed, since their workspaces are on the lost node's disk; the reason says so.
+ * no longer change them) and marks them failed. A running or suspended one with a checkpoint in a checkpoint directory
+ * that a live node shares goes on as a new sandbox on that node, restored there from its newest such checkpoint
+ * ({@link Relocation}); the reason names it. The others cannot go on elsewhere, their workspaces being on the lost
+ * node's disk; the reason says so.
  */
 final class LostNodes {
     private static final Logger log = LoggerFactory.getLogger(LostNodes.class);
@@ -64,8 +65,9 @@ final class LostNodes {
             try {
                 Fence fence = store.sandboxes().takeOver(r.id(), r.fence(), ownerId);
                 Optional<Relocation> relocation = Relocation.plan(store, nodes.list(), r, n, clock.instant());
-                if (relocation.isPresent() && relocation.get().handOver(store, r, fence)) {
-                    log.info("sandbox {} of lost node {} goes on on node {} from checkpoint {}", r.id(), n.id(),
+                if (relocation.isPresent()) {
+                    String next = relocation.get().handOver(store, r, fence, clock.instant());
+                    log.info("sandbox {} of lost node {} goes on as {} on node {} from checkpoint {}", r.id(), n.id(), next,
                             relocation.get().target().id(), relocation.get().checkpoint().id());
                     continue;
                 }

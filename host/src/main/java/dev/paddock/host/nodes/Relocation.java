@@ -2,7 +2,9 @@ package dev.paddock.host.nodes;
 
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.Placement;
+import dev.paddock.core.Ids;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.PageRequest;
@@ -17,10 +19,9 @@ import java.util.Optional;
 
 /**
  * Where a lost node's sandbox goes on: a live node that runs its driver, has room and shares the checkpoint
- * directory of the sandbox's newest checkpoint there ({@code checkpoint_dir}). The survivor hands the record to that
- * node (its fence's owner becomes the target's current epoch) with a reason that says so; the target restores the
- * sandbox under the same id ({@link HandedOver}). The labels a create asked for are not recorded, so they are not
- * asked again.
+ * directory of the sandbox's newest checkpoint there ({@code checkpoint_dir}). The survivor fails the sandbox with a
+ * reason that names its successor, a new sandbox held by that node, which restores it from the checkpoint
+ * ({@link HandedOver}). The labels a create asked for are not recorded, so they are not asked again.
  */
 record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoint) {
     /** How many of a sandbox's newest checkpoints are looked at for one in a shared directory. */
@@ -45,16 +46,29 @@ record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoin
     }
 
     /**
-     * Gives the sandbox, which the survivor holds with {@code fence}, to the target; an event says why. False when its
-     * record moved on since it was listed (the caller fails it instead).
+     * Makes the sandbox's successor on the target and fails the sandbox, which the survivor holds with {@code fence},
+     * saying where it goes on. The successor is a new record (a new id: the lost node's backend may still run under
+     * the old one, and a backend is found by its id) with the same tenant, driver and settings, {@code creating},
+     * held by the target's current epoch, whose reason and first event name the sandbox and checkpoint it comes
+     * from; the target brings it up ({@link HandedOver}). Returns the successor's id.
      */
-    boolean handOver(Store store, SandboxRecord r, Fence fence) {
-        String reason = HandedOver.reason(checkpoint.id(), target.id(), "node " + lost.id() + " stopped renewing its lease (at "
-                + lost.leaseExpiresAt() + ")");
-        if (store.sandboxes().replaceReason(r.id(), fence, r.state(), r.stateReason(), reason).isEmpty()) return false;
-        Fence handed = store.sandboxes().takeOver(r.id(), fence, target.ownerId());
-        store.events().append(r.id(), handed, "sandbox.relocating", Map.of("checkpoint_id", checkpoint.id(), "from_node", lost.id(),
-                "to_node", target.id(), "reason", reason));
-        return true;
+    String handOver(Store store, SandboxRecord r, Fence fence, Instant now) {
+        String why = "node " + lost.id() + " stopped renewing its lease (at " + lost.leaseExpiresAt() + ")";
+        String nextId = Ids.newId("sbx");
+        SandboxSpec s = r.spec();
+        SandboxSpec spec = new SandboxSpec(nextId, r.tenantId(), s.image(), s.writableRootfs(), s.limits(), s.env(), s.network(),
+                s.credentials(), null, s.template());
+        Fence nextFence = new Fence(target.ownerId(), 1);
+        String reason = HandedOver.reason(checkpoint.id(), r.id(), target.id(), why);
+        store.sandboxes().insert(new SandboxRecord(nextId, r.tenantId(), r.driver(), SandboxState.CREATING, spec, nextFence, null,
+                r.timeout(), r.idleSuspendAfter(), r.idleTerminateAfter(), now, now, now, reason));
+        store.events().append(nextId, nextFence, HandedOver.EVENT, Map.of("checkpoint_id", checkpoint.id(), "from_sandbox", r.id(),
+                "from_node", lost.id(), "to_node", target.id(), "reason", reason));
+        String failed = why + "; the sandbox goes on as " + nextId + " on node " + target.id() + ", from its checkpoint "
+                + checkpoint.id() + " (its workspace as of that checkpoint; no process came along)";
+        store.sandboxes().transition(r.id(), fence, SandboxState.FAILED, failed);
+        store.events().append(r.id(), fence, "sandbox.failed", Map.of("code", "node_lost", "node_id", lost.id(), "reason", failed,
+                "sandbox_id", nextId, "checkpoint_id", checkpoint.id()));
+        return nextId;
     }
 }

@@ -86,7 +86,7 @@ class NodesTest {
     }
 
     @Test
-    void aLostNodesSandboxWithACheckpointInASharedDirectoryGoesOnOnANodeSharingItUnderTheSameId() throws Exception {
+    void aLostNodesSandboxWithACheckpointInASharedDirectoryGoesOnAsANewSandboxOnANodeSharingIt() throws Exception {
         Path shared = dir.resolve("shared-checkpoints").toAbsolutePath();
         join("node_lost", Instant.now().minusSeconds(1), shared);
         RuntimeHost lost = host("node_lost", 1, shared);
@@ -107,25 +107,31 @@ class NodesTest {
         assertThat(ownPartial).doesNotExist();
 
         assertThat(new LostNodes(store.nodes(), store, "node_c", "node_c@1", Clock.systemUTC()).sweep()).containsExactly("node_lost");
-        SandboxRecord handed = store.sandboxes().find(kept.id()).orElseThrow();
-        assertThat(handed.state()).isEqualTo(SandboxState.RUNNING);
+        SandboxRecord old = store.sandboxes().find(kept.id()).orElseThrow();
+        assertThat(old.state()).isEqualTo(SandboxState.FAILED);
+        assertThat(old.stateReason()).contains("node_lost").contains("goes on as sbx_").contains("on node node_b").contains(cp.id());
+        String next = old.stateReason().replaceAll(".*goes on as (sbx_[A-Za-z0-9]+).*", "$1");
+        SandboxRecord handed = store.sandboxes().find(next).orElseThrow();
+        assertThat(handed.state()).isEqualTo(SandboxState.CREATING);
         assertThat(handed.fence().ownerId()).isEqualTo("node_b@1");
-        assertThat(handed.stateReason()).startsWith("restoring from checkpoint " + cp.id() + " on node node_b").contains("node_lost");
+        assertThat(handed.tenantId()).isEqualTo(kept.tenantId());
+        assertThat(handed.stateReason()).startsWith("restoring from checkpoint " + cp.id() + " of " + kept.id() + " on node node_b");
         SandboxRecord failed = store.sandboxes().find(bare.id()).orElseThrow();
         assertThat(failed.state()).isEqualTo(SandboxState.FAILED);
         assertThat(failed.stateReason()).contains("node_lost").contains("no checkpoint");
 
-        assertThat(b.restoreHandedOver()).containsExactly(kept.id());
-        SandboxRecord restored = b.get(ALICE, kept.id());
+        assertThat(b.restoreHandedOver()).containsExactly(next);
+        SandboxRecord restored = b.get(ALICE, next);
         assertThat(restored.state()).isEqualTo(SandboxState.RUNNING);
-        assertThat(restored.stateReason()).startsWith("restored from checkpoint " + cp.id() + " on node node_b").contains("node_lost");
-        try (InputStream in = b.workspace(ALICE, kept.id()).read("notes.txt")) {
+        assertThat(restored.stateReason()).startsWith("restored from checkpoint " + cp.id() + " of " + kept.id()).contains("node_lost");
+        try (InputStream in = b.workspace(ALICE, next).read("notes.txt")) {
             assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("before the loss");
         }
-        assertThat(store.events().list(kept.id(), PageRequest.first(50)).data()).extracting(e -> e.type())
+        assertThat(store.events().list(next, PageRequest.first(50)).data()).extracting(e -> e.type())
                 .contains("sandbox.relocating", "sandbox.restored");
+        assertThat(store.events().list(kept.id(), PageRequest.first(50)).data()).extracting(e -> e.type()).contains("sandbox.failed");
         assertThat(b.restoreHandedOver()).isEmpty();
-        // the lost process is fenced out of the sandbox that went on elsewhere
+        // the lost process is fenced out of its old sandbox
         assertThatThrownBy(() -> store.sandboxes().touch(kept.id(), kept.fence(), Instant.now())).isInstanceOf(FenceLostException.class);
     }
 
