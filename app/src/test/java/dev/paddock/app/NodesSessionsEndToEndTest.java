@@ -89,7 +89,7 @@ class NodesSessionsEndToEndTest {
         ObjectNode again = PaddockClient.JSON.createObjectNode();
         again.putArray("events").addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "again");
         apiB.json("POST", "/v1/sessions/" + sessionId + "/events", Map.of(), again);
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> model.toolResults.size() == 2
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> model.toolResults.size() == 2
                 && "idle".equals(apiB.get("/v1/sessions/" + sessionId).path("status").asString()));
         assertThat(model.toolResults.get(1)).contains("tool-call-2");
         assertThat(model.lastRequestMessages.get()).as("the conversation so far came along").isGreaterThanOrEqualTo(5);

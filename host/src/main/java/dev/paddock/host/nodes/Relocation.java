@@ -1,8 +1,8 @@
 package dev.paddock.host.nodes;
 
+import dev.paddock.core.Ids;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.Placement;
-import dev.paddock.core.Ids;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
