@@ -1,11 +1,11 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.client.ApiException;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.SseEvent;
 import dev.paddock.driver.bwrap.BwrapConfig;
@@ -35,14 +35,16 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Three {@code paddock serve} processes on one PostgreSQL act as one Paddock: any of them answers for a sandbox
  * another holds (forwarded, SSE included), creates are placed by labels, a node killed with SIGKILL under load loses
- * its lease and its sandboxes fail with the reason while every acknowledged create stays known, the restarted node is
- * a new epoch and reaps its orphaned backend sandboxes, and a node frozen past its lease is fenced. Real JVMs, bwrap
- * and PostgreSQL on loopback.
+ * its lease: its sandbox with a checkpoint in the shared checkpoint directory goes on as a new sandbox on a survivor
+ * (the old one's reason names it), the others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
+ * its orphaned backend sandboxes, and a node frozen past its lease is fenced, then rejoins by itself as a new epoch
+ * and serves again without a restart. Real JVMs, bwrap and PostgreSQL on loopback.
  */
 @Tag("bwrap")
 class NodesEndToEndTest {
     static final String KEY = "pdk_nodes_test_admin_key_0123456789abcdef";
     final List<ServerProcess> servers = new ArrayList<>();
+    Path sharedCheckpoints;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -53,6 +55,7 @@ class NodesEndToEndTest {
             BwrapServer.removeDataDir(s.dataDir);
             Files.deleteIfExists(s.log);
         }
+        if (sharedCheckpoints != null) BwrapServer.removeDataDir(sharedCheckpoints);
     }
 
     private static void destroyLeftovers(Path dataDir) {
@@ -65,6 +68,8 @@ class NodesEndToEndTest {
 
     ServerProcess node(StoreLocation.Postgres db, String zone) throws Exception {
         ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdn"), KEY, TestPostgres.storeUrl(db));
+        if (sharedCheckpoints == null) sharedCheckpoints = Files.createTempDirectory(Path.of("/tmp"), "pdn-checkpoints");
+        s.env.put("PADDOCK_CHECKPOINT_DIR", sharedCheckpoints.toString()); // one shared filesystem, as it were
         s.env.put("PADDOCK_NODE_LEASE", "5s");
         s.startTimeout = Duration.ofSeconds(120); // three JVMs start together on a shared machine
         s.env.put("PADDOCK_NODE_LABELS", "zone=" + zone);
@@ -75,6 +80,12 @@ class NodesEndToEndTest {
     static ObjectNode createIn(String zone) {
         ObjectNode body = Json.object();
         body.putObject("placement").putObject("node_labels").put("zone", zone);
+        return body;
+    }
+
+    static ObjectNode shell(String line) {
+        ObjectNode body = Json.object();
+        body.putArray("argv").add("sh").add("-c").add(line);
         return body;
     }
 
@@ -125,6 +136,13 @@ class NodesEndToEndTest {
         assertThatThrownBy(() -> apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("nowhere")))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("no_node_fits"));
 
+        // C's sandbox keeps a file in a checkpoint (in the shared directory); another of C's sandboxes has none
+        apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), shell("echo kept-through-the-loss > /workspace/notes.txt"));
+        String checkpoint = apiB.json("POST", "/v1/sandboxes/" + onC + "/checkpoints", Map.of(), Json.object())
+                .path("id").asString();
+        assertThat(Files.exists(sharedCheckpoints.resolve(checkpoint + ".tar"))).as("archive in the shared directory").isTrue();
+        String bareOnC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
+
         // load on all three (creates spread by capacity, execs on C's sandbox); then C is killed
         Set<String> acked = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -151,11 +169,26 @@ class NodesEndToEndTest {
         load.shutdown();
         assertThat(load.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
 
-        // C's lease runs out: one survivor marks it lost and fails its sandboxes, saying why
+        // C's lease runs out: one survivor marks it lost; a sandbox with no checkpoint fails, saying why
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + bareOnC).path("state").asString().equals("failed"));
+        assertThat(apiB.get("/v1/sandboxes/" + bareOnC).path("state_reason").asString())
+                .contains(nodeC).contains("stopped renewing its lease").contains("workspace").contains("no checkpoint");
+        // the checkpointed one goes on as a new sandbox on a survivor, with the checkpoint's files; its reason links them
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state").asString().equals("failed"));
-        assertThat(apiB.get("/v1/sandboxes/" + onC).path("state_reason").asString())
-                .contains(nodeC).contains("stopped renewing its lease").contains("workspace");
+        String oldReason = apiA.get("/v1/sandboxes/" + onC).path("state_reason").asString();
+        assertThat(oldReason).contains(nodeC).contains("goes on as sbx_").contains(checkpoint);
+        String successor = oldReason.replaceAll(".*goes on as (sbx_[A-Za-z0-9]+).*", "$1");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + successor).path("state").asString().equals("running"));
+        assertThat(apiB.get("/v1/sandboxes/" + successor).path("state_reason").asString())
+                .startsWith("restored from checkpoint " + checkpoint + " of " + onC).contains(nodeC);
+        assertThat(apiB.json("POST", "/v1/sandboxes/" + successor + "/exec", Map.of(), shell("cat /workspace/notes.txt"))
+                .path("stdout").asString()).contains("kept-through-the-loss");
+        List<String> successorEvents = new ArrayList<>();
+        apiA.get("/v1/sandboxes/" + successor + "/events").path("data").forEach(e -> successorEvents.add(e.path("type").asString()));
+        assertThat(successorEvents).contains("sandbox.relocating", "sandbox.restored");
         JsonNode lost = apiA.get("/v1/nodes/" + nodeC);
         assertThat(lost.path("state").asString()).isEqualTo("lost");
         // every acknowledged create is known, running on a survivor or failed with C
@@ -175,20 +208,35 @@ class NodesEndToEndTest {
         assertThat(back.path("state").asString()).isEqualTo("active");
         assertThat(back.path("epoch").asLong()).isEqualTo(lost.path("epoch").asLong() + 1);
         assertThat(Files.exists(c.dataDir.resolve("run").resolve(onC))).as("orphan reaped").isFalse();
+        assertThat(Files.exists(c.dataDir.resolve("run").resolve(bareOnC))).as("orphan reaped").isFalse();
+        assertThat(apiC.get("/v1/sandboxes/" + bareOnC).path("state").asString()).isEqualTo("failed");
         assertThat(apiC.get("/v1/sandboxes/" + onC).path("state").asString()).isEqualTo("failed");
+        assertThat(apiC.json("POST", "/v1/sandboxes/" + successor + "/exec", Map.of(), shell("cat /workspace/notes.txt"))
+                .path("stdout").asString()).as("C's reaping leaves the successor alone").contains("kept-through-the-loss");
 
-        // a node frozen past its lease is fenced when it wakes: its writes stop, the survivors failed its sandboxes
+        // a node frozen past its lease is fenced when it wakes: the survivors failed its sandboxes, and it rejoins by
+        // itself as a new epoch, reaps what it lost and serves again, with no restart
+        String nodeB = Files.readString(b.dataDir.resolve("node.id")).strip();
+        long epochB = apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong();
         String onB = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
         new ProcessBuilder("kill", "-STOP", Long.toString(b.pid())).start().waitFor();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + onB).path("state").asString().equals("failed"));
+        assertThat(apiA.get("/v1/nodes/" + nodeB).path("state").asString()).isEqualTo("lost");
         new ProcessBuilder("kill", "-CONT", Long.toString(b.pid())).start().waitFor();
-        PaddockClient woken = apiB;
-        ObjectNode key = Json.object().put("name", "after-wake");
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(250)).untilAsserted(() ->
-                assertThatThrownBy(() -> woken.json("POST", "/v1/api_keys", Map.of(), key))
-                        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("store_writes_stopped")));
-        assertThat(b.logTail()).contains("lost its lease");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/nodes/" + nodeB).path("state").asString().equals("active"));
+        assertThat(apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong()).isEqualTo(epochB + 1);
+        // the join comes first, then the new epoch takes back and reaps what its node held (many sandboxes, after the load)
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+                .until(() -> Files.readString(b.log).contains("rejoined the cluster as epoch " + (epochB + 1)));
+        assertThat(Files.readString(b.log)).contains("lost its lease");
         assertThat(apiA.get("/v1/sandboxes/" + onB).path("state_reason").asString()).contains("stopped renewing its lease");
+        assertThat(Files.exists(b.dataDir.resolve("run").resolve(onB))).as("B reaped its lost sandbox").isFalse();
+        ObjectNode key = Json.object().put("name", "after-wake");
+        assertThat(apiB.json("POST", "/v1/api_keys", Map.of(), key).path("id").asString()).isNotBlank();
+        String newOnB = apiB.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
+        assertThat(apiA.json("POST", "/v1/sandboxes/" + newOnB + "/exec", Map.of(), echo("b-is-back")).path("stdout").asString())
+                .contains("b-is-back");
     }
 }

@@ -36,8 +36,11 @@ import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
 /**
- * {@code workspace_tar} checkpoints: an archive of the workspace in {@code <data-dir>/checkpoints} (the directory
- * 0700, each archive 0600), written as {@code .tar.partial} and renamed when complete, with its record in the store.
+ * {@code workspace_tar} checkpoints: an archive of the workspace in the checkpoint directory ({@code checkpoint_dir},
+ * by default {@code <data-dir>/checkpoints}; the directory 0700, each archive 0600), written as {@code .tar.partial}
+ * under {@code .partials/<node>/} and renamed when complete, with its record in the store, which names the directory.
+ * Several nodes may share one checkpoint directory: each writes and, at start-up, clears only its own partials, and
+ * any of them reads every archive in it.
  * {@code memory} checkpoints, where the driver offers {@link MemoryCheckpoints}, add the driver's image of the
  * sandbox's processes beside the archive ({@code <id>.memory/}, written as {@code .memory.partial}); both count in the
  * tenant's storage quota. Restoring one ends the sandbox's runtime, puts the archive's files in place and starts the
@@ -57,23 +60,28 @@ final class Checkpoints {
     private final OwnedSandboxes host;
     private final SandboxLocks locks;
     private final Path dir;
+    /** Where this node writes archives until they are complete: no other node's start-up clears it. */
+    private final Path partials;
     private final ToLongFunction<String> storedBytes;
 
     /**
-     * Makes the directory private and deletes what a dead host left half-written. {@code storedBytes}: what a tenant
+     * Makes the directory private and deletes what a dead process of this node left half-written. {@code nodeId}: the
+     * node this host is (null: a server alone, whose directory nobody shares). {@code storedBytes}: what a tenant
      * stores in all (these checkpoints and more), for its storage quota.
      */
-    Checkpoints(HostConfig config, OwnedSandboxes host, SandboxLocks locks, ToLongFunction<String> storedBytes) {
+    Checkpoints(HostConfig config, String nodeId, OwnedSandboxes host, SandboxLocks locks, ToLongFunction<String> storedBytes) {
         this.config = config;
         this.storedBytes = storedBytes;
         this.host = host;
         this.locks = locks;
-        this.dir = config.checkpointsDir();
+        this.dir = config.checkpointsDir().toAbsolutePath().normalize();
+        this.partials = dir.resolve(".partials").resolve(nodeId == null ? "host" : nodeId);
         try {
             Files.createDirectories(dir);
             // every tenant's workspace archives: the server's user alone may read them
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            deletePartials();
+            Files.createDirectories(partials);
+            deletePartials(nodeId == null);
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + dir, e);
         }
@@ -116,8 +124,8 @@ final class Checkpoints {
             Sandbox live = memory == null ? null : requireLive(cur);
             String cpId = Ids.newId("cp");
             Path target = archive(cpId);
-            Path tmp = dir.resolve(cpId + ".tar.partial");
-            Path imageTmp = dir.resolve(cpId + MEMORY_SUFFIX + ".partial");
+            Path tmp = partials.resolve(cpId + ".tar.partial");
+            Path imageTmp = partials.resolve(cpId + MEMORY_SUFFIX + ".partial");
             CheckpointCap cap = cap(r.tenantId());
             try {
                 MessageDigest sha = MessageDigest.getInstance("SHA-256");
@@ -138,7 +146,7 @@ final class Checkpoints {
                 }
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
                 CheckpointRecord cp = new CheckpointRecord(cpId, id, r.tenantId(), kind, size,
-                        HexFormat.of().formatHex(sha.digest()), host.clock().instant(), name);
+                        HexFormat.of().formatHex(sha.digest()), host.clock().instant(), name, dir.toString());
                 host.store().checkpoints().insert(cp);
                 host.event(cur, "sandbox.checkpointed", name == null ? Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes())
                         : Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes(), "snapshot", name));
@@ -170,7 +178,7 @@ final class Checkpoints {
             }
             Workspace ws = host.usable(cur).workspace();
             // unpacked beside the workspace while the sandbox runs; frozen only for the swap (all or nothing)
-            try (InputStream in = Files.newInputStream(archive(cp.id()))) {
+            try (InputStream in = archiveOf(cp)) {
                 ws.replaceFromTar(in, swap -> frozenFor(cur, swap));
             }
             host.event(cur, "sandbox.restored", Map.of("checkpoint_id", cp.id()));
@@ -202,10 +210,10 @@ final class Checkpoints {
                     if (old != null) old.terminate(TerminationReason.USER_REQUEST); // the runtime only: the files stay
                     Workspace ws = driver.workspace(OwnedSandboxes.ref(cur)).orElseThrow(() -> new PaddockException(ErrorCode.WORKSPACE_GONE,
                             "the driver kept no workspace of sandbox " + id + " to restore into"));
-                    try (InputStream in = Files.newInputStream(archive(cp.id()))) {
+                    try (InputStream in = archiveOf(cp)) {
                         ws.replaceFromTar(in, Runnable::run);
                     }
-                    Sandbox back = memory.restore(host.openEgress(cur.spec()), cur.fence(), image(cp.id()));
+                    Sandbox back = memory.restore(host.openEgress(cur.spec()), cur.fence(), memoryImage(cp));
                     if (cur.state() == SandboxState.SUSPENDED) back.suspend();
                     host.adopt(id, back);
                     return null;
@@ -222,7 +230,7 @@ final class Checkpoints {
 
     /** The raw archive, for download. */
     InputStream data(String tenantId, String checkpointId) throws IOException {
-        return Files.newInputStream(archive(find(tenantId, checkpointId).id()));
+        return archiveOf(find(tenantId, checkpointId));
     }
 
     /** Deletes a checkpoint of this sandbox: its archive and its record. One of another sandbox is not found. */
@@ -259,9 +267,24 @@ final class Checkpoints {
         return dir.resolve(checkpointId + ".tar");
     }
 
+    /** The directory a checkpoint's files are in: the one its record names, else (written before records named it) this node's. */
+    private Path dirOf(CheckpointRecord cp) {
+        return cp.archiveDir() == null ? dir : Path.of(cp.archiveDir());
+    }
+
     /** The checkpoint's workspace archive. */
     InputStream archiveOf(CheckpointRecord cp) throws IOException {
-        return Files.newInputStream(archive(cp.id()));
+        return Files.newInputStream(dirOf(cp).resolve(cp.id() + ".tar"));
+    }
+
+    /** The directory this host keeps archives in (absolute). */
+    Path directory() {
+        return dir;
+    }
+
+    /** True when the checkpoint's archive is in this host's checkpoint directory, which other nodes may share. */
+    boolean inThisDirectory(CheckpointRecord cp) {
+        return cp.archiveDir() != null && Path.of(cp.archiveDir()).equals(dir);
     }
 
     MemoryCheckpoints requireMemory(SandboxRecord r) {
@@ -288,7 +311,7 @@ final class Checkpoints {
 
     /** The saved processes of a memory checkpoint, for a sandbox started from it. */
     Path memoryImage(CheckpointRecord cp) {
-        return image(cp.id());
+        return dirOf(cp).resolve(cp.id() + MEMORY_SUFFIX);
     }
 
     private static long treeSize(Path root) throws IOException {
@@ -347,8 +370,8 @@ final class Checkpoints {
 
     /** The archive first: a record without its file would be listed but not restorable, a file without record is an orphan. */
     private void deleteFiles(CheckpointRecord cp) throws IOException {
-        Files.deleteIfExists(archive(cp.id()));
-        deleteTree(image(cp.id()));
+        Files.deleteIfExists(dirOf(cp).resolve(cp.id() + ".tar"));
+        deleteTree(memoryImage(cp));
         try {
             host.store().checkpoints().delete(cp.id());
         } catch (PaddockException e) {
@@ -356,8 +379,16 @@ final class Checkpoints {
         }
     }
 
-    /** A checkpoint being written when the previous host process died is never listed: its file goes at start-up. */
-    private void deletePartials() throws IOException {
+    /**
+     * A checkpoint being written when the previous process of this node died is never listed: its files go at
+     * start-up. Only this node's: another node sharing the directory may be writing one right now. A server alone
+     * also clears what versions before node-scoped partials left beside the archives.
+     */
+    private void deletePartials(boolean alone) throws IOException {
+        try (Stream<Path> files = Files.list(partials)) {
+            for (Path p : files.toList()) deleteTree(p);
+        }
+        if (!alone) return;
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".partial")).toList()) deleteTree(p);
         }

@@ -11,6 +11,8 @@ import java.time.Duration;
  * {@code defaultDiskBytes} is the disk limit of a sandbox whose request names none, on drivers that enforce disk
  * limits, and {@code maxDiskBytes} caps what a request may ask; {@code maxCheckpointBytes} caps one checkpoint
  * archive and {@code tenantStorageBytes} the checkpoints of one tenant together (0 everywhere: no limit).
+ * {@code checkpointDir} is where checkpoint archives are kept (null: {@code <data-dir>/checkpoints}); several nodes
+ * may share one (a shared filesystem mounted at the same path), so any of them can read every archive in it.
  */
 public record HostConfig(
         Path dataDir,
@@ -25,7 +27,8 @@ public record HostConfig(
         long defaultDiskBytes,
         long maxDiskBytes,
         long maxCheckpointBytes,
-        long tenantStorageBytes) {
+        long tenantStorageBytes,
+        Path checkpointDir) {
 
     public HostConfig {
         if (warmPoolSize < 0) throw new IllegalArgumentException("warmPoolSize must not be negative");
@@ -35,6 +38,13 @@ public record HostConfig(
         if (maxDiskBytes > 0 && defaultDiskBytes > maxDiskBytes) {
             throw new IllegalArgumentException("the default disk limit must not exceed the maximum");
         }
+    }
+
+    public HostConfig(Path dataDir, String defaultDriver, Duration defaultTimeout, Duration maxTimeout, Duration defaultIdleSuspendAfter,
+                      Duration defaultIdleTerminateAfter, Duration operationTimeout, Duration sweepInterval, int warmPoolSize,
+                      long defaultDiskBytes, long maxDiskBytes, long maxCheckpointBytes, long tenantStorageBytes) {
+        this(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes, null);
     }
 
     public HostConfig(Path dataDir, String defaultDriver, Duration defaultTimeout, Duration maxTimeout, Duration defaultIdleSuspendAfter,
@@ -49,31 +59,37 @@ public record HostConfig(
     }
 
     public Path checkpointsDir() {
-        return dataDir.resolve("checkpoints");
+        return checkpointDir != null ? checkpointDir : dataDir.resolve("checkpoints");
     }
 
     public HostConfig withDefaultDriver(String driver) {
         return new HostConfig(dataDir, driver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
-                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes);
+                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes, checkpointDir);
     }
 
     public HostConfig withSweepInterval(Duration d) {
         return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
-                d, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes);
+                d, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes, checkpointDir);
     }
 
     public HostConfig withWarmPool(int size) {
         return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
-                sweepInterval, size, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes);
+                sweepInterval, size, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes, checkpointDir);
     }
 
     public HostConfig withDisk(long defaultBytes, long maxBytes) {
         return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
-                sweepInterval, warmPoolSize, defaultBytes, maxBytes, maxCheckpointBytes, tenantStorageBytes);
+                sweepInterval, warmPoolSize, defaultBytes, maxBytes, maxCheckpointBytes, tenantStorageBytes, checkpointDir);
     }
 
     public HostConfig withCheckpointStorage(long maxCheckpoint, long perTenant) {
         return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
-                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpoint, perTenant);
+                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpoint, perTenant, checkpointDir);
+    }
+
+    /** Checkpoint archives in {@code dir} (null: the data directory's {@code checkpoints/}). */
+    public HostConfig withCheckpointDir(Path dir) {
+        return new HostConfig(dataDir, defaultDriver, defaultTimeout, maxTimeout, defaultIdleSuspendAfter, defaultIdleTerminateAfter, operationTimeout,
+                sweepInterval, warmPoolSize, defaultDiskBytes, maxDiskBytes, maxCheckpointBytes, tenantStorageBytes, dir);
     }
 }

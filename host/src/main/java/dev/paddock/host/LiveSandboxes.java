@@ -5,6 +5,7 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.SandboxStore;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -34,6 +35,11 @@ final class LiveSandboxes {
     /** The attached sandbox, or null. */
     Sandbox get(String id) {
         return live.get(id);
+    }
+
+    /** The ids of the attached sandboxes, as they are now. */
+    List<String> ids() {
+        return List.copyOf(live.keySet());
     }
 
     /** Forgets the sandbox; the attached one, or null. */

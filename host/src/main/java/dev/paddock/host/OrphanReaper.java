@@ -29,9 +29,14 @@ final class OrphanReaper {
     }
 
     void reapAll() {
+        reapAll(Set.of());
+    }
+
+    /** {@link #reapAll()}, leaving alone the backend sandboxes {@code pooled} names (a warm pool's, which have no record). */
+    void reapAll(Set<String> pooled) {
         // Backend sandboxes are kept only when re-attached (or when recovery failed and the record stays active):
         // one whose record was terminated here — e.g. caught mid-create, before it had a handle — is destroyed below.
-        Set<String> keep = new HashSet<>();
+        Set<String> keep = new HashSet<>(pooled);
         for (SandboxRecord r : host.activeRecords()) {
             Optional<String> unavailable = Optional.ofNullable(host.drivers().get(r.driver())).flatMap(SandboxDriver::unavailableReason);
             if (unavailable.isPresent()) {
@@ -60,10 +65,11 @@ final class OrphanReaper {
         }
     }
 
-    /** Re-attaches the sandbox (true) or terminates its record (false). */
+    /** Re-attaches the sandbox (true) or terminates its record (false); one handed over from a lost node waits for its restore. */
     private boolean reap(SandboxRecord old) {
         Fence fence = host.store().sandboxes().takeOver(old.id(), old.fence(), host.ownerId());
         SandboxRecord r = host.store().sandboxes().find(old.id()).orElseThrow();
+        if (HandedOver.pending(r)) return true; // no backend of it runs here yet: HandedOver restores it next
         SandboxDriver driver = host.drivers().get(r.driver());
         boolean resumable = r.state() == SandboxState.RUNNING || r.state() == SandboxState.SUSPENDED;
         Optional<Sandbox> attached = Optional.empty();

@@ -1,5 +1,8 @@
 package dev.paddock.host;
 
+import dev.paddock.access.Principal;
+import dev.paddock.core.spi.CredentialBinding;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxRef;
@@ -12,10 +15,11 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * The host as its policy classes see it ({@link Sweeper}, {@link OrphanReaper}, {@link Reconciler},
- * {@link RuntimeWatch}, {@link Checkpoints}): records and backends of the sandboxes this host owns, and the
+ * {@link RuntimeWatch}, {@link Checkpoints}, {@link Forks}): records and backends of the sandboxes this host owns, and the
  * lifecycle moves they may make, each under the sandbox's lock and fenced like a caller's.
  */
 interface OwnedSandboxes {
@@ -67,6 +71,32 @@ interface OwnedSandboxes {
 
     /** Runs {@code body} under the sandbox's lock when no operation holds it; otherwise does nothing. */
     void ifUnlocked(String id, Runnable body);
+
+    // ---------------------------------------------------------------- what new sandboxes made from others need (Forks)
+
+    /** The tenant-scoped lookup of a caller's sandbox (another tenant's is not found). */
+    SandboxRecord find(Principal caller, String id);
+
+    /** A loaded driver by id ({@code driver_not_loaded} otherwise) that can run here. */
+    SandboxDriver loadedDriver(String driverId);
+
+    /** Refuses a sandbox whose driver cannot run on this host ({@code driver_unavailable}). */
+    void requireDriverRuns(SandboxRecord r);
+
+    /** Refuses a network or credentials this host's egress cannot serve. */
+    void requireEgress(NetworkPolicy network, List<CredentialBinding> credentials);
+
+    /** Creates a sandbox as the API does (already shaped by its template), counted like any create. */
+    SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver);
+
+    /**
+     * Brings an inserted record's backend up through {@code backend} (bounded by the operation timeout, named
+     * {@code op}); the record runs after, or is failed with the reason.
+     */
+    SandboxRecord start(SandboxRecord record, SandboxDriver driver, String op, Callable<Sandbox> backend);
+
+    /** Deletes and purges a new sandbox whose files could not be brought in (best effort). */
+    void removeUnfinished(Principal caller, SandboxRecord created);
 
     static SandboxRef ref(SandboxRecord r) {
         return new SandboxRef(r.id(), r.driver(), r.handle());

@@ -5,8 +5,8 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.FenceLostException;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.Text;
 import dev.paddock.core.conformance.Conformance;
+import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.EgressPort;
 import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
@@ -15,7 +15,6 @@ import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.FileWatch;
 import dev.paddock.core.spi.Limits;
-import dev.paddock.core.spi.MemoryCheckpoints;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
@@ -48,6 +47,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -56,7 +56,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,8 +80,9 @@ public final class RuntimeHost implements AutoCloseable {
     private final WarmPools warmPools = new WarmPools();
     private volatile boolean started;
     private volatile String sandboxFreeDriver;
-    private final HostOwner owner;
-    private final String ownerId;
+    /** Whose sandboxes this host looks after; a node that rejoins its cluster gets a new one ({@link #rejoin}). */
+    private volatile HostOwner owner;
+    private volatile String ownerId;
     private final LiveSandboxes live;
     private final CreateRules rules;
     private final SandboxLocks locks = new SandboxLocks();
@@ -90,6 +90,8 @@ public final class RuntimeHost implements AutoCloseable {
     private final Operations operations;
     private final OwnedSandboxes owned = new Owned();
     private final Checkpoints checkpoints;
+    private final Forks forks;
+    private final HandedOver handedOver;
     /** What else a tenant keeps stored beside its checkpoints (skills, files), for the one storage quota. */
     private final List<ToLongFunction<String>> otherStoredBytes = new CopyOnWriteArrayList<>();
     private final SweepPause sweepPause;
@@ -124,7 +126,9 @@ public final class RuntimeHost implements AutoCloseable {
         if (!byId.containsKey(config.defaultDriver())) {
             throw new IllegalArgumentException("default driver '" + config.defaultDriver() + "' is not loaded; loaded: " + byId.keySet());
         }
-        this.checkpoints = new Checkpoints(config, owned, locks, this::storedBytes);
+        this.checkpoints = new Checkpoints(config, owner.nodeId(), owned, locks, this::storedBytes);
+        this.forks = new Forks(owned, checkpoints, locks);
+        this.handedOver = new HandedOver(owned, checkpoints, locks, operations, templates);
         if (config.warmPoolSize() > 0) addWarmPool(WarmProfile.plain(config.warmPoolSize()));
         RuntimeWatch watch = new RuntimeWatch(owned);
         byId.values().forEach(d -> d.watchRuntimes(watch));
@@ -136,7 +140,7 @@ public final class RuntimeHost implements AutoCloseable {
         // pooled sandboxes serve requests that name no disk limit: they start with the default one
         SandboxRequest t = profile.template();
         Limits limits = rules.withDefaultDisk(t.limits() == null ? Limits.DEFAULT : t.limits(), defaultDriver);
-        warmPools.add(new WarmPool(defaultDriver, profile.withTemplate(t.withLimits(limits)), ownerId, egress::open, egress::close));
+        warmPools.add(new WarmPool(defaultDriver, profile.withTemplate(t.withLimits(limits)), () -> ownerId, egress::open, egress::close));
     }
 
     /** Adds a kind of sandbox that create requests can name, and its warm pool if it has one; call before {@link #start()}. */
@@ -161,10 +165,11 @@ public final class RuntimeHost implements AutoCloseable {
         return total;
     }
 
-    /** Reaps orphans left by an earlier host, then starts the lifetime/idle sweeper. */
+    /** Reaps orphans left by an earlier host, restores what was handed to it, then starts the lifetime/idle sweeper. */
     public void start() {
         started = true;
         new OrphanReaper(owned).reapAll();
+        restoreHandedOver();
         warmPools.refill(); // after reaping: the reaper destroys backend sandboxes no record owns
         scheduleSweep(config.sweepInterval().toMillis());
     }
@@ -178,6 +183,35 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     public String ownerId() { return ownerId; }
+
+    /**
+     * Restores the sandboxes another node handed to this one after their node was lost (see {@link HandedOver});
+     * a node calls this on every heartbeat. Returns the ids restored.
+     */
+    public List<String> restoreHandedOver() {
+        return handedOver.restoreAll();
+    }
+
+    /**
+     * Looks after the sandboxes of {@code next}, the new epoch of this host's node, as a restart would: this node's
+     * old epoch lost its lease and its sandboxes went to other nodes (failed or restored there). What is attached
+     * is let go, every active record of the node is taken over and re-attached or ended, backend sandboxes that no
+     * active record owns are destroyed (warm pools' waiting ones excepted), and handed-over sandboxes are restored.
+     */
+    public synchronized void rejoin(HostOwner next) {
+        if (!Objects.equals(next.nodeId(), owner.nodeId())) throw new IllegalArgumentException("a host rejoins as its own node");
+        String before = ownerId;
+        owner = next;
+        ownerId = next.ownerId();
+        for (String id : live.ids()) {
+            watches.endAll(id);
+            egress.close(id); // the reaper opens the listeners of the sandboxes it re-attaches again
+        }
+        live.clear();
+        new OrphanReaper(owned).reapAll(warmPools.waitingIds());
+        restoreHandedOver();
+        log.info("host {} now looks after node {} as {}", before, next.nodeId(), ownerId);
+    }
 
     /** The drivers this host runs sandboxes on now (a driver that cannot run here is left out). */
     public List<String> runnableDrivers() {
@@ -297,163 +331,36 @@ public final class RuntimeHost implements AutoCloseable {
         });
     }
 
-    /**
-     * A new sandbox running the processes of memory checkpoint {@code checkpointId} (a fork): the settings of the
-     * checkpoint's sandbox (driver, image, limits, environment, network, credentials, timeouts), a workspace holding
-     * the checkpoint's files, and the saved processes going on from where they were. The original is not touched.
-     */
+    /** A new sandbox running the processes of a memory checkpoint; see {@link Forks#createFromCheckpoint}. */
     public SandboxRecord createFromCheckpoint(Principal caller, String checkpointId) {
-        CheckpointRecord cp = checkpoints.find(caller.tenantId(), checkpointId);
-        if (!cp.kind().equals(MemoryCheckpoints.KIND)) {
-            throw new PaddockException(ErrorCode.INVALID_CHECKPOINT_TYPE, "checkpoint " + cp.id() + " is a " + cp.kind()
-                    + " checkpoint: only memory checkpoints start a new sandbox; restore it into a sandbox instead");
-        }
-        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("sandbox", cp.sandboxId()));
-        SandboxDriver driver = rules.driver(source.driver());
-        MemoryCheckpoints memory = checkpoints.requireMemory(source);
-        SandboxSpec from = source.spec();
-        egress.require(from.network(), from.credentials());
-        String id = Ids.newId("sbx");
-        Fence fence = new Fence(ownerId, 1);
-        Instant now = clock.instant();
-        SandboxSpec spec = new SandboxSpec(id, caller.tenantId(), from.image(), from.writableRootfs(), from.limits(), from.env(),
-                from.network(), from.credentials(), null, from.template());
-        SandboxRecord record = new SandboxRecord(id, caller.tenantId(), driver.id(), SandboxState.CREATING, spec, fence, null,
-                source.timeout(), source.idleSuspendAfter(), source.idleTerminateAfter(), now, now, now, null);
-        store.sandboxes().insert(record);
-        event(record, "sandbox.creating", Map.of("driver", driver.id(), "from_checkpoint", cp.id()));
-        return start(record, driver, () -> operations.bounded("create", () -> {
-            try (InputStream files = checkpoints.archiveOf(cp)) {
-                memory.forkWorkspace(id).importTar(Workspace.ROOT, files);
-            }
-            return memory.restore(egress.open(spec), fence, checkpoints.memoryImage(cp));
-        }));
+        return forks.createFromCheckpoint(caller, checkpointId);
     }
 
-    /**
-     * A new sandbox with the settings of a running or suspended one (driver, image, limits, environment, network,
-     * credentials, lifetime) and a copy of its workspace, taken while the source is frozen (so the copy is
-     * consistent) and streamed into the new workspace before the record is returned. Where the driver has memory
-     * checkpoints and the source runs, its processes come along too: a memory checkpoint of the source (counted in
-     * the tenant's storage while it exists) starts the new sandbox and is deleted after. The new sandbox counts
-     * like any create; a failed copy deletes it and purges its files.
-     */
+    /** A new sandbox with the settings and a consistent copy of the workspace of another; see {@link Forks#fork}. */
     public SandboxRecord fork(Principal caller, String id) {
-        SandboxRecord source = find(caller, id);
-        if (source.state() != SandboxState.RUNNING && source.state() != SandboxState.SUSPENDED) {
-            throw new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + source.id() + " is " + source.state().wireName()
-                    + "; only a running or suspended sandbox is forked (start a new one from a snapshot instead)");
-        }
-        requireDriverRuns(source);
-        SandboxDriver driver = driver(source);
-        if (!driver.conformance().supportsCheckpoint(Checkpoints.WORKSPACE_TAR)) {
-            throw new UnsupportedCapabilityException(driver.id(), "forking a sandbox (its workspace cannot be copied: no workspace_tar)");
-        }
-        SandboxRecord forked = source.state() == SandboxState.RUNNING && driver.conformance().supportsCheckpoint(MemoryCheckpoints.KIND)
-                ? forkWithMemory(caller, source) : forkFiles(caller, source, driver);
-        event(source, "sandbox.forked", Map.of("sandbox_id", forked.id()));
-        event(forked, "sandbox.forked_from", Map.of("sandbox_id", source.id()));
-        return forked;
+        return forks.fork(caller, id);
     }
 
-    private SandboxRecord forkWithMemory(Principal caller, SandboxRecord source) {
-        CheckpointRecord cp = checkpoints.take(source, MemoryCheckpoints.KIND);
-        try {
-            return createFromCheckpoint(caller, cp.id());
-        } finally {
-            checkpoints.delete(source, cp.id());
-        }
-    }
-
-    private SandboxRecord forkFiles(Principal caller, SandboxRecord source, SandboxDriver driver) {
-        SandboxRecord forked = create(caller, settingsOf(source, driver), driver);
-        try {
-            Workspace target = attached(forked).workspace();
-            locks.withLock(source.id(), () -> {
-                SandboxRecord cur = reload(source.id());
-                try {
-                    checkpoints.frozenWhile(cur, () -> {
-                        WorkspaceCopy.copy(workspace(cur), target);
-                        return null;
-                    });
-                } catch (RuntimeException e) {
-                    throw e;
-                } catch (Exception e) {
-                    throw Operations.asPaddock("fork", e);
-                }
-                return null;
-            });
-        } catch (RuntimeException e) {
-            removeUnfinished(caller, forked);
-            throw e;
-        }
-        return forked;
-    }
-
-    // ---------------------------------------------------------------- snapshots: named checkpoints of a tenant
-
-    private static final Pattern SNAPSHOT_NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
-
-    /**
-     * A snapshot: a checkpoint of {@code type} ({@code workspace_tar}, the default, or {@code memory}) of sandbox
-     * {@code id}, named {@code name} within the tenant. It is stored, counted and limited as every checkpoint (the
-     * storage quota, max_checkpoint_size) and goes with the sandbox's checkpoints when the sandbox is purged.
-     */
+    /** A checkpoint named within the tenant; see {@link Forks#snapshot(Principal, String, String, String)}. */
     public CheckpointRecord snapshot(Principal caller, String id, String name, String type) {
-        requireSnapshotName(name);
-        if (store.checkpoints().findByName(caller.tenantId(), name).isPresent()) {
-            throw new PaddockException(ErrorCode.DUPLICATE_NAME, "a snapshot named '" + name + "' already exists; delete it or pick another name");
-        }
-        return checkpoints.take(find(caller, id), type, name);
+        return forks.snapshot(caller, id, name, type);
     }
 
     public Page<CheckpointRecord> snapshots(Principal caller, PageRequest page) {
-        return store.checkpoints().listNamed(caller.tenantId(), page);
+        return forks.snapshots(caller, page);
     }
 
     public CheckpointRecord snapshot(Principal caller, String name) {
-        requireSnapshotName(name);
-        return store.checkpoints().findByName(caller.tenantId(), name).orElseThrow(() -> PaddockException.notFound("snapshot", name));
+        return forks.snapshot(caller, name);
     }
 
     public void deleteSnapshot(Principal caller, String name) {
-        CheckpointRecord cp = snapshot(caller, name);
-        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
-        checkpoints.delete(source, cp.id());
+        forks.deleteSnapshot(caller, name);
     }
 
-    /**
-     * A new sandbox from snapshot {@code name}: the settings of the snapshot's sandbox, a workspace holding its files
-     * and, for a memory snapshot, its processes going on from where they were. A failed import deletes the new sandbox.
-     */
+    /** A new sandbox from a snapshot; see {@link Forks#createFromSnapshot}. */
     public SandboxRecord createFromSnapshot(Principal caller, String name) {
-        CheckpointRecord cp = snapshot(caller, name);
-        if (cp.kind().equals(MemoryCheckpoints.KIND)) return createFromCheckpoint(caller, cp.id());
-        SandboxRecord source = store.sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
-        SandboxDriver driver = rules.driver(source.driver());
-        SandboxRecord created = create(caller, settingsOf(source, driver), driver);
-        try (InputStream files = checkpoints.archiveOf(cp)) {
-            attached(created).workspace().importTar(Workspace.ROOT, files);
-        } catch (IOException | RuntimeException e) {
-            removeUnfinished(caller, created);
-            throw Operations.asPaddock("create from snapshot", e);
-        }
-        event(created, "sandbox.restored", Map.of("checkpoint_id", cp.id(), "snapshot", name));
-        return created;
-    }
-
-    private static void requireSnapshotName(String name) {
-        if (name == null || !SNAPSHOT_NAME.matcher(name).matches()) {
-            throw new PaddockException(ErrorCode.INVALID_FIELD, "field 'name' must be 1-64 characters of a-z 0-9 . _ - starting with a letter or digit, got '"
-                    + Text.clip(String.valueOf(name), 70) + "'");
-        }
-    }
-
-    /** A request for a new sandbox with the settings of {@code source}, already shaped by its template. */
-    private static SandboxRequest settingsOf(SandboxRecord source, SandboxDriver driver) {
-        SandboxSpec s = source.spec();
-        return new SandboxRequest(driver.id(), s.image(), s.writableRootfs(), s.limits(), s.env(), s.network(),
-                source.timeout(), source.idleSuspendAfter(), source.idleTerminateAfter(), s.credentials(), s.template(), Map.of());
+        return forks.createFromSnapshot(caller, name);
     }
 
     private void removeUnfinished(Principal caller, SandboxRecord created) {
@@ -462,6 +369,11 @@ public final class RuntimeHost implements AutoCloseable {
         } catch (RuntimeException cleanup) {
             log.warn("could not remove the unfinished sandbox {}: {}", created.id(), cleanup.getMessage());
         }
+    }
+
+    /** {@link #start(SandboxRecord, SandboxDriver, Supplier)} with {@code backend} bounded by the operation timeout. */
+    private SandboxRecord startBounded(SandboxRecord record, SandboxDriver driver, String op, Callable<Sandbox> backend) {
+        return start(record, driver, () -> operations.bounded(op, backend));
     }
 
     /** Brings a new record's backend up through {@code backend}; the record runs after, or is failed with the reason. */
@@ -966,6 +878,17 @@ public final class RuntimeHost implements AutoCloseable {
         @Override public SandboxRecord terminate(SandboxRecord r, TerminationReason reason) { return RuntimeHost.this.terminate(r, reason); }
         @Override public void fail(SandboxRecord r, String code, String reason) { RuntimeHost.this.fail(r, code, reason); }
         @Override public void ifUnlocked(String id, Runnable body) { locks.ifUnlocked(id, body); }
+        @Override public SandboxRecord find(Principal caller, String id) { return RuntimeHost.this.find(caller, id); }
+        @Override public SandboxDriver loadedDriver(String driverId) { return rules.driver(driverId); }
+        @Override public void requireDriverRuns(SandboxRecord r) { RuntimeHost.this.requireDriverRuns(r); }
+        @Override public void requireEgress(NetworkPolicy network, List<CredentialBinding> credentials) { egress.require(network, credentials); }
+        @Override public SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
+            return RuntimeHost.this.create(caller, request, driver);
+        }
+        @Override public SandboxRecord start(SandboxRecord record, SandboxDriver driver, String op, Callable<Sandbox> backend) {
+            return startBounded(record, driver, op, backend);
+        }
+        @Override public void removeUnfinished(Principal caller, SandboxRecord created) { RuntimeHost.this.removeUnfinished(caller, created); }
 
         @Override public void adopt(String id, Sandbox sandbox) { live.attach(id, sandbox); }
         @Override public Instant lastActivity(SandboxRecord r) { return live.lastActivity(r); }

@@ -9,11 +9,13 @@ import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +34,7 @@ final class WarmPool implements AutoCloseable {
 
     private final SandboxDriver driver;
     private final WarmProfile profile;
-    private final Fence fence;
+    private final Supplier<String> ownerId;
     private final UnaryOperator<SandboxSpec> openEgress;
     private final Consumer<String> closeEgress;
     private final ConcurrentLinkedQueue<Entry> ready = new ConcurrentLinkedQueue<>();
@@ -40,10 +42,10 @@ final class WarmPool implements AutoCloseable {
     private volatile boolean closed;
 
     /** {@code openEgress} wires a spec's network (the host's egress port); {@code closeEgress} undoes it by sandbox id. */
-    WarmPool(SandboxDriver driver, WarmProfile profile, String ownerId, UnaryOperator<SandboxSpec> openEgress, Consumer<String> closeEgress) {
+    WarmPool(SandboxDriver driver, WarmProfile profile, Supplier<String> ownerId, UnaryOperator<SandboxSpec> openEgress, Consumer<String> closeEgress) {
         this.driver = driver;
         this.profile = profile;
-        this.fence = new Fence(ownerId, 1);
+        this.ownerId = ownerId;
         this.openEgress = openEgress;
         this.closeEgress = closeEgress;
         if (profile.freezeWhileWaiting() && !driver.conformance().supportsSuspendResume()) {
@@ -84,9 +86,14 @@ final class WarmPool implements AutoCloseable {
         }
     }
 
-    /** The fence pooled sandboxes were created with; a claimed one keeps it as its record's first fence. */
+    /** The first fence of a claimed sandbox's record: the host's owner now (a node that rejoined has a new one). */
     Fence fence() {
-        return fence;
+        return new Fence(ownerId.get(), 1);
+    }
+
+    /** The ids of the sandboxes waiting in the pool: they have no record, and a reaper must leave them alone. */
+    List<String> waitingIds() {
+        return ready.stream().map(e -> e.spec().sandboxId()).toList();
     }
 
     String name() {
@@ -127,7 +134,7 @@ final class WarmPool implements AutoCloseable {
                 t.limits() == null ? Limits.DEFAULT : t.limits(), t.env(), t.network());
         Sandbox sandbox;
         try {
-            sandbox = driver.create(openEgress.apply(spec), fence);
+            sandbox = driver.create(openEgress.apply(spec), fence());
         } catch (RuntimeException e) {
             closeEgress.accept(spec.sandboxId());
             throw e;

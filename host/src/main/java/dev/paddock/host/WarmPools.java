@@ -5,7 +5,9 @@ import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -57,6 +59,13 @@ final class WarmPools implements AutoCloseable {
 
     int available(String name) {
         return pools.stream().filter(w -> w.name().equals(name)).mapToInt(WarmPool::available).sum();
+    }
+
+    /** The ids of every sandbox waiting in a pool. */
+    Set<String> waitingIds() {
+        Set<String> ids = new HashSet<>();
+        pools.forEach(p -> ids.addAll(p.waitingIds()));
+        return ids;
     }
 
     List<String> names() {

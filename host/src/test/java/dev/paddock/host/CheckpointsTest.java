@@ -3,8 +3,11 @@ package dev.paddock.host;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.access.Principal;
 import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.CredentialBinding;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
@@ -28,6 +31,7 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,7 +62,7 @@ class CheckpointsTest {
         sandbox = driver.create(spec, fence);
         Files.createDirectories(HostFixture.config(dataDir, "subprocess").checkpointsDir());
         Files.writeString(HostFixture.config(dataDir, "subprocess").checkpointsDir().resolve("cp_left.tar.partial"), "half");
-        checkpoints = new Checkpoints(HostFixture.config(dataDir, "subprocess"), new OneSandbox(), new SandboxLocks(),
+        checkpoints = new Checkpoints(HostFixture.config(dataDir, "subprocess"), null, new OneSandbox(), new SandboxLocks(),
                 tenant -> store.checkpoints().totalBytes(tenant));
     }
 
@@ -130,5 +134,14 @@ class CheckpointsTest {
         @Override public SandboxRecord terminate(SandboxRecord r, TerminationReason reason) { throw new UnsupportedOperationException(); }
         @Override public void fail(SandboxRecord r, String code, String reason) { throw new UnsupportedOperationException(); }
         @Override public void ifUnlocked(String id, Runnable body) { throw new UnsupportedOperationException(); }
+        @Override public SandboxRecord find(Principal caller, String id) { throw new UnsupportedOperationException(); }
+        @Override public SandboxDriver loadedDriver(String driverId) { throw new UnsupportedOperationException(); }
+        @Override public void requireDriverRuns(SandboxRecord r) { throw new UnsupportedOperationException(); }
+        @Override public void requireEgress(NetworkPolicy network, List<CredentialBinding> credentials) { throw new UnsupportedOperationException(); }
+        @Override public SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) { throw new UnsupportedOperationException(); }
+        @Override public SandboxRecord start(SandboxRecord record, SandboxDriver driver, String op, Callable<Sandbox> backend) {
+            throw new UnsupportedOperationException();
+        }
+        @Override public void removeUnfinished(Principal caller, SandboxRecord created) { throw new UnsupportedOperationException(); }
     }
 }

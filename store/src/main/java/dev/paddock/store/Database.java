@@ -19,6 +19,11 @@ interface Database extends AutoCloseable {
      */
     void stopWrites(String reason);
 
+    /** Refuses writes with {@code reason} (503) until {@link #resumeWrites}; a stop by {@link #stopWrites} stays. */
+    void pauseWrites(String reason);
+
+    void resumeWrites();
+
     /**
      * Asks {@code problem} before every write and again after its commit, before it is acknowledged: a non-null
      * answer stops writes as {@link #stopWrites} does, and that write is not acknowledged.

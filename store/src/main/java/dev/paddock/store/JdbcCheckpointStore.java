@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /** Checkpoint records (the archives themselves live elsewhere), newest first per sandbox. */
 final class JdbcCheckpointStore implements CheckpointStore {
-    private static final String COLUMNS = "id, sandbox_id, tenant_id, kind, size_bytes, sha256, created_at, name";
+    private static final String COLUMNS = "id, sandbox_id, tenant_id, kind, size_bytes, sha256, created_at, name, archive_dir";
 
     private final Database db;
 
@@ -31,6 +31,7 @@ final class JdbcCheckpointStore implements CheckpointStore {
         Require.text(r.sha256(), "sha256", 64);
         Require.present(r.createdAt(), "created_at");
         if (r.name() != null) Require.text(r.name(), "snapshot name", 64);
+        if (r.archiveDir() != null) Require.text(r.archiveDir(), "archive directory", 4096);
         if (r.sizeBytes() < 0) throw new PaddockException(ErrorCode.INVALID_SIZE, "checkpoint size must not be negative");
         db.write("checkpoints.insert", c -> {
             String sandboxTenant = Sql.queryOne(c, "SELECT tenant_id FROM sandboxes WHERE id = ?", rs -> rs.getString(1), r.sandboxId())
@@ -40,8 +41,9 @@ final class JdbcCheckpointStore implements CheckpointStore {
                         "checkpoint " + r.id() + " must belong to the tenant of sandbox " + r.sandboxId());
             }
             try {
-                return Sql.update(c, "INSERT INTO checkpoints (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        r.id(), r.sandboxId(), r.tenantId(), r.kind(), r.sizeBytes(), r.sha256(), Columns.micros(r.createdAt()), r.name());
+                return Sql.update(c, "INSERT INTO checkpoints (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        r.id(), r.sandboxId(), r.tenantId(), r.kind(), r.sizeBytes(), r.sha256(), Columns.micros(r.createdAt()), r.name(),
+                        r.archiveDir());
             } catch (SQLException e) {
                 // both dialects name the violated index or its columns (tenant_id, name) in the message
                 if (db.dialect().isUniqueViolation(e) && r.name() != null && String.valueOf(e.getMessage()).contains("name")) {
@@ -111,6 +113,6 @@ final class JdbcCheckpointStore implements CheckpointStore {
     private static CheckpointRecord map(ResultSet rs) throws SQLException {
         return new CheckpointRecord(rs.getString("id"), rs.getString("sandbox_id"), rs.getString("tenant_id"),
                 rs.getString("kind"), rs.getLong("size_bytes"), rs.getString("sha256"), Columns.getInstant(rs, "created_at"),
-                rs.getString("name"));
+                rs.getString("name"), rs.getString("archive_dir"));
     }
 }

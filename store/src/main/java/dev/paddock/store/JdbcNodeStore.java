@@ -18,7 +18,7 @@ import java.util.Optional;
 /** Nodes and their leases; every change is a compare-and-set on the row's epoch and state. */
 final class JdbcNodeStore implements NodeStore {
     private static final String COLUMNS = "id, epoch, url, drivers_json, labels_json, memory_free_bytes, pids_free, "
-            + "sandbox_count, state, joined_at, heartbeat_at, lease_expires_at";
+            + "sandbox_count, state, joined_at, heartbeat_at, lease_expires_at, checkpoint_dir";
     private static final String CLUSTER_SECRET = "cluster_secret";
 
     private final Database db;
@@ -36,22 +36,22 @@ final class JdbcNodeStore implements NodeStore {
                     + db.dialect().lockRowsSuffix(), JdbcNodeStore::map, p.id());
             NodeState state = old.map(NodeRecord::state).filter(s -> s == NodeState.DRAINING).orElse(NodeState.ACTIVE);
             NodeRecord joined = new NodeRecord(p.id(), old.map(o -> o.epoch() + 1).orElse(1L), p.url(), p.drivers(),
-                    p.labels(), p.capacity(), state, p.joinedAt(), p.heartbeatAt(), p.leaseExpiresAt());
+                    p.labels(), p.capacity(), state, p.joinedAt(), p.heartbeatAt(), p.leaseExpiresAt(), p.checkpointDir());
             if (old.isPresent()) {
                 int n = Sql.update(c, "UPDATE nodes SET epoch = ?, url = ?, drivers_json = ?, labels_json = ?, memory_free_bytes = ?, "
-                                + "pids_free = ?, sandbox_count = ?, state = ?, joined_at = ?, heartbeat_at = ?, lease_expires_at = ? "
+                                + "pids_free = ?, sandbox_count = ?, state = ?, joined_at = ?, heartbeat_at = ?, lease_expires_at = ?, checkpoint_dir = ? "
                                 + "WHERE id = ? AND epoch = ?",
                         joined.epoch(), joined.url(), Json.write(joined.drivers(), "drivers"), Json.write(joined.labels(), "labels"),
                         joined.capacity().memoryFreeBytes(), joined.capacity().pidsFree(), joined.capacity().sandboxes(),
                         state.wireName(), Columns.micros(joined.joinedAt()), Columns.micros(joined.heartbeatAt()),
-                        Columns.micros(joined.leaseExpiresAt()), p.id(), old.get().epoch());
+                        Columns.micros(joined.leaseExpiresAt()), joined.checkpointDir(), p.id(), old.get().epoch());
                 if (n != 1) throw new PaddockException(ErrorCode.CONCURRENT_UPDATE, "node " + p.id() + " changed while joining; start again");
             } else {
-                Sql.update(c, "INSERT INTO nodes (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                Sql.update(c, "INSERT INTO nodes (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         joined.id(), joined.epoch(), joined.url(), Json.write(joined.drivers(), "drivers"),
                         Json.write(joined.labels(), "labels"), joined.capacity().memoryFreeBytes(), joined.capacity().pidsFree(),
                         joined.capacity().sandboxes(), state.wireName(), Columns.micros(joined.joinedAt()),
-                        Columns.micros(joined.heartbeatAt()), Columns.micros(joined.leaseExpiresAt()));
+                        Columns.micros(joined.heartbeatAt()), Columns.micros(joined.leaseExpiresAt()), joined.checkpointDir());
             }
             return joined;
         });
@@ -120,6 +120,7 @@ final class JdbcNodeStore implements NodeStore {
                 NodeState.fromWire(rs.getString("state")),
                 Columns.getInstant(rs, "joined_at"),
                 Columns.getInstant(rs, "heartbeat_at"),
-                Columns.getInstant(rs, "lease_expires_at"));
+                Columns.getInstant(rs, "lease_expires_at"),
+                rs.getString("checkpoint_dir"));
     }
 }

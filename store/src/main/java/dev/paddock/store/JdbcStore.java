@@ -107,6 +107,18 @@ public final class JdbcStore implements Store {
         db.stopWrites(reason);
     }
 
+    /**
+     * Refuses writes (503 {@code store_writes_stopped}) until {@link #resumeWrites}: for a node that found its lease
+     * lost and has not yet rejoined its cluster as a new epoch. Reads keep working.
+     */
+    public void pauseWrites(String reason) {
+        db.pauseWrites(reason);
+    }
+
+    public void resumeWrites() {
+        db.resumeWrites();
+    }
+
     /** Asks {@code problem} around every write; a non-null answer stops writes for good (see {@link #stopWrites}). */
     public void guardWrites(Supplier<String> problem) {
         db.guardWrites(problem);

@@ -162,6 +162,16 @@ final class PostgresDatabase implements Database {
         writeStop.stop(reason);
     }
 
+    @Override
+    public void pauseWrites(String reason) {
+        writeStop.pause(reason);
+    }
+
+    @Override
+    public void resumeWrites() {
+        writeStop.resume();
+    }
+
     private static void rollbackQuietly(Connection c) {
         try {
             c.rollback();

@@ -148,6 +148,16 @@ final class SqliteDatabase implements Database {
     }
 
     @Override
+    public void pauseWrites(String reason) {
+        writeStop.pause(reason);
+    }
+
+    @Override
+    public void resumeWrites() {
+        writeStop.resume();
+    }
+
+    @Override
     public <T> T read(String operation, SqlWork<T> work) {
         if (closed) throw StoreErrors.closed();
         Connection c = borrowReader(operation);

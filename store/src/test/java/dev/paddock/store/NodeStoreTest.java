@@ -48,7 +48,7 @@ class NodeStoreTest {
 
     NodeRecord proposal(String id, String url, Instant leaseUntil) {
         return new NodeRecord(id, 0, url, List.of("bwrap"), Map.of("zone", "a"), new NodeCapacity(1 << 30, 1000, 0),
-                NodeState.ACTIVE, t0, t0, leaseUntil);
+                NodeState.ACTIVE, t0, t0, leaseUntil, "/mnt/shared/checkpoints-" + url.substring(url.length() - 1));
     }
 
     @Test
@@ -61,6 +61,7 @@ class NodeStoreTest {
         assertThat(stored.url()).isEqualTo("http://127.0.0.1:2");
         assertThat(stored.labels()).containsEntry("zone", "a");
         assertThat(stored.drivers()).containsExactly("bwrap");
+        assertThat(stored.checkpointDir()).as("as the latest join says").isEqualTo("/mnt/shared/checkpoints-2");
         assertThat(stored.ownerId()).isEqualTo("node_a@2");
         // the first process's epoch can no longer renew the lease
         assertThat(store.nodes().heartbeat("node_a", 1, NodeCapacity.UNKNOWN, t0, t0.plusSeconds(30))).isFalse();

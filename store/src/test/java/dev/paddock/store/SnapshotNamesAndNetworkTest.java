@@ -63,6 +63,19 @@ class SnapshotNamesAndNetworkTest {
     }
 
     @Test
+    void aCheckpointSaysWhichDirectoryItsArchiveIsIn() {
+        SandboxRecord a = TestData.sandbox("tenant-a");
+        store.sandboxes().insert(a);
+        CheckpointRecord shared = new CheckpointRecord(Ids.newId("cp"), a.id(), a.tenantId(), "workspace_tar", 10, "0".repeat(64),
+                TestData.now(), null, "/mnt/shared/checkpoints");
+        CheckpointRecord older = checkpoint(a, null);
+        store.checkpoints().insert(shared);
+        store.checkpoints().insert(older);
+        assertThat(store.checkpoints().find(shared.id()).orElseThrow().archiveDir()).isEqualTo("/mnt/shared/checkpoints");
+        assertThat(store.checkpoints().find(older.id()).orElseThrow().archiveDir()).isNull();
+    }
+
+    @Test
     void theNetworkPolicyOfTheStoredSpecChangesUnderItsFenceOnly() {
         SandboxRecord s = TestData.sandbox("tenant-a");
         store.sandboxes().insert(s);

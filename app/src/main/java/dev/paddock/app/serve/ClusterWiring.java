@@ -2,11 +2,13 @@ package dev.paddock.app.serve;
 
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.core.spi.SandboxDriver;
+import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.nodes.NodeMembership;
 import dev.paddock.host.nodes.NodeSettings;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.store.JdbcStore;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Base64;
@@ -15,7 +17,7 @@ import java.util.List;
 /**
  * A server on a PostgreSQL store is a node of the cluster of all servers on that store: it joins as the next epoch
  * of its data directory's node, looks after only its node's sandboxes, renews its lease, forwards requests for other
- * nodes' sandboxes and stops writing once it finds its lease lost.
+ * nodes' sandboxes and, once it finds its lease lost, pauses writes until it has rejoined as a new epoch.
  */
 final class ClusterWiring {
     private ClusterWiring() {}
@@ -24,15 +26,19 @@ final class ClusterWiring {
     static NodeMembership join(ServeSettings s, DataDir dir, JdbcStore store, List<SandboxDriver> drivers, List<AutoCloseable> started) {
         String url = s.nodeUrl() != null ? s.nodeUrl() : s.port() != 0 ? listenUrl(s, s.port()) : "";
         List<String> runnable = drivers.stream().filter(d -> d.unavailableReason().isEmpty()).map(SandboxDriver::id).distinct().toList();
-        NodeMembership membership = NodeMembership.join(store.nodes(), new NodeSettings(dir.nodeId(), url, s.nodeLabels(), s.nodeLease()),
-                runnable, Clock.systemUTC());
+        Path checkpoints = s.checkpointDir() != null ? s.checkpointDir() : HostConfig.defaults(dir.root()).checkpointsDir();
+        NodeMembership membership = NodeMembership.join(store.nodes(),
+                new NodeSettings(dir.nodeId(), url, s.nodeLabels(), s.nodeLease(), checkpoints), runnable, Clock.systemUTC());
         started.add(membership);
         return membership;
     }
 
     /** Starts the heartbeat once the host has taken its node's sandboxes back. */
     static void start(NodeMembership membership, RuntimeHost host, JdbcStore store) {
-        membership.start(host, store, store::stopWrites);
+        membership.start(host, store, new NodeMembership.Writes() {
+            @Override public void pause(String why) { store.pauseWrites(why); }
+            @Override public void resume() { store.resumeWrites(); }
+        });
     }
 
     /** A sandbox is held here while this node's lease holds and its host has it attached; otherwise the store says where. */

@@ -90,7 +90,8 @@ public final class PaddockApp implements AutoCloseable {
             Optional<String> created = AdminKey.ensure(keys, dir, s.apiKey());
             HostConfig hostConfig = new HostConfig(dir.root(), driver.id(), s.defaultTimeout(), s.maxTimeout(),
                     s.idleSuspendAfter(), s.idleTerminateAfter(), s.operationTimeout(), s.sweepInterval(), s.warmPoolSize())
-                    .withDisk(s.defaultDisk(), s.maxDisk()).withCheckpointStorage(s.maxCheckpointSize(), s.tenantStorageQuota());
+                    .withDisk(s.defaultDisk(), s.maxDisk()).withCheckpointStorage(s.maxCheckpointSize(), s.tenantStorageQuota())
+                    .withCheckpointDir(s.checkpointDir());
             EgressWiring.Egress egress = EgressWiring.start(s, dir.root(), store, started);
             List<SandboxDriver> drivers = new ArrayList<>(loaded);
             drivers.add(browserVm);

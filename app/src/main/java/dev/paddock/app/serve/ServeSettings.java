@@ -73,7 +73,8 @@ public record ServeSettings(
         Duration nodeLease,
         String clusterSecret,
         Duration terminalGrace,
-        long terminalBuffer) {
+        long terminalBuffer,
+        Path checkpointDir) {
 
     public ServeSettings {
         if (maxDisk > 0 && defaultDisk > maxDisk) {
@@ -143,6 +144,7 @@ public record ServeSettings(
         k.put("kubernetes_egress_server_labels", new String[] {"app.kubernetes.io/name=paddock-server", "labels of those server pods: key=value,…"});
         k.put("terminal_grace", new String[] {"5m", "how long a terminal lives on with no client attached"});
         k.put("terminal_buffer", new String[] {"1m", "output a terminal keeps while no client is attached"});
+        k.put("checkpoint_dir", new String[] {"", "where checkpoint archives are kept; nodes that share it (a shared filesystem) can restore each other's sandboxes (default: <data_dir>/checkpoints)"});
         return Collections.unmodifiableMap(k);
     }
 
@@ -226,7 +228,8 @@ public record ServeSettings(
                 nodeLease(v.get("node_lease")),
                 secret("cluster_secret", v.get("cluster_secret")),
                 duration("terminal_grace", v.get("terminal_grace")),
-                size("terminal_buffer", v.get("terminal_buffer")));
+                size("terminal_buffer", v.get("terminal_buffer")),
+                blankToNull(v.get("checkpoint_dir")) == null ? null : path(v.get("checkpoint_dir"), home));
     }
 
     private static Map<String, String> readFile(Path file, boolean explicit) {

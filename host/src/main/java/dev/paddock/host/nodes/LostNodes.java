@@ -14,14 +14,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Finds nodes whose lease expired and, for each one this node wins (a compare-and-set on the lost node's row, so
  * exactly one survivor acts), takes over the lost node's active sandboxes (fence generation + 1: the lost process can
- * no longer change them) and marks them failed. Their workspaces are on the lost node's disk, so they cannot go on
- * elsewhere; the reason says so.
+ * no longer change them) and marks them failed. A running or suspended one with a checkpoint in a checkpoint directory
+ * that a live node shares goes on as a new sandbox on that node, restored there from its newest such checkpoint
+ * ({@link Relocation}); the reason names it. The others cannot go on elsewhere, their workspaces being on the lost
+ * node's disk; the reason says so.
  */
 final class LostNodes {
     private static final Logger log = LoggerFactory.getLogger(LostNodes.class);
@@ -61,7 +64,14 @@ final class LostNodes {
         for (SandboxRecord r : store.sandboxes().listActiveOn(n.id())) {
             try {
                 Fence fence = store.sandboxes().takeOver(r.id(), r.fence(), ownerId);
-                String reason = reason(n);
+                Optional<Relocation> relocation = Relocation.plan(store, nodes.list(), r, n, clock.instant());
+                if (relocation.isPresent()) {
+                    String next = relocation.get().handOver(store, r, fence, clock.instant());
+                    log.info("sandbox {} of lost node {} goes on as {} on node {} from checkpoint {}", r.id(), n.id(), next,
+                            relocation.get().target().id(), relocation.get().checkpoint().id());
+                    continue;
+                }
+                String reason = reason(n, Relocation.whyNot(store, r));
                 store.sandboxes().transition(r.id(), fence, SandboxState.FAILED, reason);
                 store.events().append(r.id(), fence, "sandbox.failed", Map.of("code", "node_lost", "node_id", n.id(), "reason", reason));
             } catch (FenceLostException e) {
@@ -72,8 +82,8 @@ final class LostNodes {
         }
     }
 
-    static String reason(NodeRecord n) {
+    static String reason(NodeRecord n, String whyNotRestored) {
         return "node " + n.id() + " stopped renewing its lease (at " + n.leaseExpiresAt() + "); the sandbox ran there and its "
-                + "workspace and checkpoints are on that node's disk, so it cannot go on on another node: create a new sandbox";
+                + "workspace is on that node's disk, and " + whyNotRestored + ", so it cannot go on on another node: create a new sandbox";
     }
 }

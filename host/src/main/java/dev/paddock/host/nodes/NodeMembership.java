@@ -13,24 +13,28 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * This server as a node of a cluster: it joins (a new epoch of its node), then renews its lease every third of the
  * lease with a heartbeat that also reports its free capacity, and on every beat looks for nodes whose lease expired
- * ({@link LostNodes}). A beat that finds this node's epoch marked lost means a survivor failed its sandboxes:
- * {@code onFenced} is told (the server stops writing), since nothing this process holds is its own any more.
+ * ({@link LostNodes}) and restores the sandboxes handed to it (on a thread of their own, so they never hold up a beat). A beat that finds this node's epoch marked lost means
+ * a survivor took its sandboxes over: writes pause (nothing this process holds is its own any more), and the node
+ * joins again as a new epoch, whose host takes back and reaps what its node holds as a restart would; then writes
+ * resume. While PostgreSQL cannot be reached the rejoin is tried again on every beat.
  */
 public final class NodeMembership implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeMembership.class);
     private final NodeStore nodes;
     private final NodeSettings settings;
     private final Clock clock;
-    private final NodeRecord joined;
+    private volatile NodeRecord joined;
     private final ScheduledExecutorService beat =
             Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-node-heartbeat").factory());
+    /** Failing and restoring sandboxes can take long: never on the heartbeat's thread, whose lease it would risk. */
+    private final ScheduledExecutorService duties =
+            Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("paddock-node-duties").factory());
     private volatile boolean fenced;
     /** Until when the last renewal (or the join) holds this node's lease, by this node's clock. */
     private volatile Instant leaseUntil;
@@ -46,11 +50,14 @@ public final class NodeMembership implements AutoCloseable {
     /** Joins the cluster as the next epoch of {@code settings.nodeId()}, running sandboxes on {@code drivers}. */
     public static NodeMembership join(NodeStore nodes, NodeSettings settings, List<String> drivers, Clock clock) {
         Instant now = clock.instant();
-        NodeRecord proposal = new NodeRecord(settings.nodeId(), 0, settings.url(), drivers, settings.labels(),
-                CapacityProbe.read(0), NodeState.ACTIVE, now, now, now.plus(settings.lease()));
-        NodeRecord joined = nodes.join(proposal);
+        NodeRecord joined = nodes.join(proposal(settings, settings.url(), drivers, 0, now));
         log.info("joined the cluster as node {} (epoch {}) at {}", joined.id(), joined.epoch(), joined.url());
         return new NodeMembership(nodes, settings, clock, joined);
+    }
+
+    private static NodeRecord proposal(NodeSettings settings, String url, List<String> drivers, int sandboxes, Instant now) {
+        return new NodeRecord(settings.nodeId(), 0, url, drivers, settings.labels(), CapacityProbe.read(sandboxes), NodeState.ACTIVE,
+                now, now, now.plus(settings.lease()), settings.checkpointDir() == null ? null : settings.checkpointDir().toString());
     }
 
     /** Whose sandboxes this node's host looks after, and the owner id its fences carry. */
@@ -66,31 +73,73 @@ public final class NodeMembership implements AutoCloseable {
         return joined.id();
     }
 
-    /** Starts the heartbeat; {@code onFenced} hears once that this epoch lost its lease. */
-    public void start(RuntimeHost host, Store store, Consumer<String> onFenced) {
-        LostNodes lost = new LostNodes(nodes, store, joined.id(), owner().ownerId(), clock);
-        long every = settings.heartbeatEvery().toMillis();
-        beat.scheduleWithFixedDelay(() -> beatOnce(host, lost, onFenced), every, every, TimeUnit.MILLISECONDS);
+    /** What a node does to the store's writes while it rejoins its cluster. */
+    public interface Writes {
+        /** Refuse writes, saying {@code why}, until {@link #resume}. */
+        void pause(String why);
+
+        void resume();
     }
 
-    private void beatOnce(RuntimeHost host, LostNodes lost, Consumer<String> onFenced) {
+    /** Starts the heartbeat; {@code writes} pause while this node rejoins after its epoch lost its lease. */
+    public void start(RuntimeHost host, Store store, Writes writes) {
+        long every = settings.heartbeatEvery().toMillis();
+        beat.scheduleWithFixedDelay(() -> beatOnce(host, writes), every, every, TimeUnit.MILLISECONDS);
+        duties.scheduleWithFixedDelay(() -> dutiesOnce(host, store), every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Looks for lost nodes and restores what was handed to this one, while this node's epoch holds its lease. */
+    private void dutiesOnce(RuntimeHost host, Store store) {
         if (fenced) return;
         try {
+            NodeRecord self = joined;
+            new LostNodes(nodes, store, self.id(), self.ownerId(), clock).sweep();
+            host.restoreHandedOver();
+        } catch (RuntimeException e) {
+            log.warn("node duties failed: {}", e.getMessage());
+        }
+    }
+
+    private void beatOnce(RuntimeHost host, Writes writes) {
+        try {
+            if (fenced) {
+                rejoin(host, writes);
+                return;
+            }
+            NodeRecord self = joined;
             Instant now = clock.instant();
             NodeCapacity capacity = CapacityProbe.read(host.attachedCount());
             Instant until = now.plus(settings.lease());
-            if (!nodes.heartbeat(joined.id(), joined.epoch(), capacity, now, until)) {
+            if (!nodes.heartbeat(self.id(), self.epoch(), capacity, now, until)) {
                 fenced = true;
-                String why = "node " + joined.id() + " (epoch " + joined.epoch() + ") lost its lease and a surviving node took "
-                        + "over its sandboxes; restart this server to rejoin the cluster as a new epoch";
+                String why = "node " + self.id() + " (epoch " + self.epoch() + ") lost its lease and a surviving node took "
+                        + "over its sandboxes; it is rejoining the cluster as a new epoch, retry in a moment";
                 log.error(why);
-                onFenced.accept(why);
+                writes.pause(why);
+                rejoin(host, writes);
                 return;
             }
             leaseUntil = until;
-            lost.sweep();
         } catch (RuntimeException e) {
             log.warn("node heartbeat failed: {}", e.getMessage());
+        }
+    }
+
+    /** Joins as the next epoch and hands the host to it; writes resume once the host looks after the new epoch. */
+    private void rejoin(RuntimeHost host, Writes writes) {
+        NodeRecord old = joined;
+        String url = nodes.find(old.id()).map(NodeRecord::url).filter(u -> !u.isBlank()).orElse(old.url());
+        writes.resume(); // the join and the reaping write; should they fail, writes pause again and the next beat retries
+        try {
+            NodeRecord next = nodes.join(proposal(settings, url, old.drivers(), host.attachedCount(), clock.instant()));
+            joined = next;
+            host.rejoin(owner());
+            leaseUntil = next.leaseExpiresAt();
+            fenced = false;
+            log.warn("node {} rejoined the cluster as epoch {} (epoch {} had lost its lease)", next.id(), next.epoch(), old.epoch());
+        } catch (RuntimeException e) {
+            writes.pause("node " + old.id() + " lost its lease and could not rejoin the cluster yet: " + e.getMessage());
+            throw e;
         }
     }
 
@@ -110,5 +159,6 @@ public final class NodeMembership implements AutoCloseable {
     @Override
     public void close() {
         beat.shutdownNow();
+        duties.shutdownNow();
     }
 }

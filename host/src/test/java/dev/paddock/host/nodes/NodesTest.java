@@ -9,6 +9,7 @@ import dev.paddock.core.nodes.NodeCapacity;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
 import dev.paddock.core.spi.SandboxState;
+import dev.paddock.core.store.CheckpointRecord;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.driver.subprocess.SubprocessDriver;
@@ -17,6 +18,9 @@ import dev.paddock.host.HostOwner;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.store.JdbcStore;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -57,8 +61,14 @@ class NodesTest {
     }
 
     RuntimeHost host(String nodeId, long epoch) throws Exception {
+        return host(nodeId, epoch, null);
+    }
+
+    /** A host whose checkpoints go to {@code checkpoints} (null: its own data directory's). */
+    RuntimeHost host(String nodeId, long epoch, Path checkpoints) throws Exception {
         Path data = Files.createDirectories(dir.resolve(nodeId));
-        RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess").withSweepInterval(Duration.ofMillis(100)),
+        RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess").withSweepInterval(Duration.ofMillis(100))
+                        .withCheckpointDir(checkpoints),
                 store, List.of(new SubprocessDriver(data.resolve("subprocess"))), null, Clock.systemUTC(), HostOwner.node(nodeId, epoch));
         host.start();
         hosts.add(host);
@@ -66,9 +76,63 @@ class NodesTest {
     }
 
     NodeRecord join(String id, Instant leaseUntil) {
+        return join(id, leaseUntil, null);
+    }
+
+    NodeRecord join(String id, Instant leaseUntil, Path checkpoints) {
         Instant now = Instant.now();
         return store.nodes().join(new NodeRecord(id, 0, "http://127.0.0.1:9", List.of("subprocess"), Map.of(),
-                NodeCapacity.UNKNOWN, NodeState.ACTIVE, now, now, leaseUntil));
+                NodeCapacity.UNKNOWN, NodeState.ACTIVE, now, now, leaseUntil, checkpoints == null ? null : checkpoints.toString()));
+    }
+
+    @Test
+    void aLostNodesSandboxWithACheckpointInASharedDirectoryGoesOnAsANewSandboxOnANodeSharingIt() throws Exception {
+        Path shared = dir.resolve("shared-checkpoints").toAbsolutePath();
+        join("node_lost", Instant.now().minusSeconds(1), shared);
+        RuntimeHost lost = host("node_lost", 1, shared);
+        SandboxRecord kept = lost.create(ALICE, SandboxRequest.defaults());
+        lost.workspace(ALICE, kept.id()).write("notes.txt", new ByteArrayInputStream("before the loss".getBytes(StandardCharsets.UTF_8)));
+        CheckpointRecord cp = lost.checkpoint(ALICE, kept.id());
+        assertThat(cp.archiveDir()).isEqualTo(shared.toString());
+        SandboxRecord bare = lost.create(ALICE, SandboxRequest.defaults());
+        // a half-written archive of each node: a start-up clears its own node's only
+        Path otherPartial = Files.createDirectories(shared.resolve(".partials").resolve("node_lost")).resolve("cp_inflight.tar.partial");
+        Files.writeString(otherPartial, "half");
+        Path ownPartial = Files.createDirectories(shared.resolve(".partials").resolve("node_b")).resolve("cp_dead.tar.partial");
+        Files.writeString(ownPartial, "half");
+        join("node_b", Instant.now().plusSeconds(60), shared);
+        join("node_c", Instant.now().plusSeconds(60)); // runs the driver too, but does not share the directory
+        RuntimeHost b = host("node_b", 1, shared);
+        assertThat(otherPartial).exists();
+        assertThat(ownPartial).doesNotExist();
+
+        assertThat(new LostNodes(store.nodes(), store, "node_c", "node_c@1", Clock.systemUTC()).sweep()).containsExactly("node_lost");
+        SandboxRecord old = store.sandboxes().find(kept.id()).orElseThrow();
+        assertThat(old.state()).isEqualTo(SandboxState.FAILED);
+        assertThat(old.stateReason()).contains("node_lost").contains("goes on as sbx_").contains("on node node_b").contains(cp.id());
+        String next = old.stateReason().replaceAll(".*goes on as (sbx_[A-Za-z0-9]+).*", "$1");
+        SandboxRecord handed = store.sandboxes().find(next).orElseThrow();
+        assertThat(handed.state()).isEqualTo(SandboxState.CREATING);
+        assertThat(handed.fence().ownerId()).isEqualTo("node_b@1");
+        assertThat(handed.tenantId()).isEqualTo(kept.tenantId());
+        assertThat(handed.stateReason()).startsWith("restoring from checkpoint " + cp.id() + " of " + kept.id() + " on node node_b");
+        SandboxRecord failed = store.sandboxes().find(bare.id()).orElseThrow();
+        assertThat(failed.state()).isEqualTo(SandboxState.FAILED);
+        assertThat(failed.stateReason()).contains("node_lost").contains("no checkpoint");
+
+        assertThat(b.restoreHandedOver()).containsExactly(next);
+        SandboxRecord restored = b.get(ALICE, next);
+        assertThat(restored.state()).isEqualTo(SandboxState.RUNNING);
+        assertThat(restored.stateReason()).startsWith("restored from checkpoint " + cp.id() + " of " + kept.id()).contains("node_lost");
+        try (InputStream in = b.workspace(ALICE, next).read("notes.txt")) {
+            assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("before the loss");
+        }
+        assertThat(store.events().list(next, PageRequest.first(50)).data()).extracting(e -> e.type())
+                .contains("sandbox.relocating", "sandbox.restored");
+        assertThat(store.events().list(kept.id(), PageRequest.first(50)).data()).extracting(e -> e.type()).contains("sandbox.failed");
+        assertThat(b.restoreHandedOver()).isEmpty();
+        // the lost process is fenced out of its old sandbox
+        assertThatThrownBy(() -> store.sandboxes().touch(kept.id(), kept.fence(), Instant.now())).isInstanceOf(FenceLostException.class);
     }
 
     @Test
@@ -118,7 +182,8 @@ class NodesTest {
 
         SandboxRecord failed = store.sandboxes().find(held.id()).orElseThrow();
         assertThat(failed.state()).isEqualTo(SandboxState.FAILED);
-        assertThat(failed.stateReason()).contains("node_lost").contains("stopped renewing its lease").contains("workspace");
+        assertThat(failed.stateReason()).contains("node_lost").contains("stopped renewing its lease").contains("workspace")
+                .contains("no checkpoint");
         assertThat(failed.fence().nodeId()).isIn("node_b", "node_c");
         assertThat(store.events().list(held.id(), PageRequest.first(50)).data()).anySatisfy(e -> assertThat(e.type()).isEqualTo("sandbox.failed"));
         // the lost process is fenced out of its old sandbox

@@ -4,6 +4,7 @@ import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
+import dev.paddock.core.nodes.Placement;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.server.http.ApiErrors;
 import dev.paddock.server.http.ApiJson;

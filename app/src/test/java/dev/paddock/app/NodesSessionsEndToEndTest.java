@@ -1,0 +1,186 @@
+package dev.paddock.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.paddock.app.client.Json;
+import dev.paddock.app.client.PaddockClient;
+import dev.paddock.driver.bwrap.BwrapConfig;
+import dev.paddock.driver.bwrap.BwrapDriver;
+import dev.paddock.store.StoreLocation;
+import dev.paddock.store.testing.TestPostgres;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A Managed Agents session whose sandbox was on a node that is lost goes on on another node: the next user event,
+ * sent to a survivor, runs its turn there, with a new sandbox for its tools, and the conversation so far. Two real
+ * {@code paddock serve} processes on one PostgreSQL, bwrap, and a scripted Messages API on loopback.
+ */
+@Tag("bwrap")
+class NodesSessionsEndToEndTest {
+    static final String KEY = "pdk_nodes_sessions_admin_key_0123456789ab";
+    final List<ServerProcess> servers = new ArrayList<>();
+    OneToolPerMessageModel model;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (ServerProcess s : servers) {
+            System.err.println("--- log of " + s.dataDir + ":\n" + s.logTail());
+            s.stop();
+            try (BwrapDriver driver = new BwrapDriver(BwrapConfig.defaults(s.dataDir))) {
+                driver.list().forEach(driver::destroy); // a stopped or killed server leaves its sandboxes running
+            }
+            BwrapServer.removeDataDir(s.dataDir);
+            Files.deleteIfExists(s.log);
+        }
+        if (model != null) model.close();
+    }
+
+    ServerProcess node(StoreLocation.Postgres db) throws Exception {
+        ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pds"), KEY, TestPostgres.storeUrl(db));
+        s.env.put("PADDOCK_NODE_LEASE", "5s");
+        s.env.put("PADDOCK_MODEL_BASE_URL", model.baseUrl());
+        s.env.put("PADDOCK_MODEL_API_KEY", "test-model-key");
+        s.startTimeout = Duration.ofSeconds(120);
+        servers.add(s);
+        return s;
+    }
+
+    @Test
+    void aSessionWhoseSandboxWasOnALostNodeGoesOnOnAnotherNode() throws Exception {
+        model = new OneToolPerMessageModel();
+        StoreLocation.Postgres db = TestPostgres.freshDatabase();
+        ServerProcess a = node(db), b = node(db);
+        PaddockClient apiA = a.start(), apiB = b.start();
+
+        ObjectNode env = Json.object().put("name", "nodes-env");
+        env.putObject("config").put("type", "cloud");
+        String envId = apiA.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
+        String sessionId = AgentSessions.sendGo(apiA, AgentSessions.toolsetAgent(apiA), envId);
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> model.toolResults.size() == 1
+                && "idle".equals(apiB.get("/v1/sessions/" + sessionId).path("status").asString()));
+        assertThat(model.toolResults.getFirst()).contains("tool-call-1");
+        String firstSandbox = apiB.get("/v1/sessions/" + sessionId).path("paddock_sandbox_id").asString();
+        assertThat(Files.isDirectory(a.dataDir.resolve("run").resolve(firstSandbox))).as("the first turn's sandbox runs on A").isTrue();
+
+        a.kill();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiB.get("/v1/sandboxes/" + firstSandbox).path("state").asString().equals("failed"));
+
+        ObjectNode again = Json.object();
+        again.putArray("events").addObject().put("type", "user.message").putArray("content").addObject().put("type", "text").put("text", "again");
+        apiB.json("POST", "/v1/sessions/" + sessionId + "/events", Map.of(), again);
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> model.toolResults.size() == 2
+                && "idle".equals(apiB.get("/v1/sessions/" + sessionId).path("status").asString()));
+        assertThat(model.toolResults.get(1)).contains("tool-call-2");
+        assertThat(model.lastRequestMessages.get()).as("the conversation so far came along").isGreaterThanOrEqualTo(5);
+        String secondSandbox = apiB.get("/v1/sessions/" + sessionId).path("paddock_sandbox_id").asString();
+        assertThat(secondSandbox).isNotEqualTo(firstSandbox);
+        assertThat(apiB.get("/v1/sandboxes/" + secondSandbox).path("state").asString()).isEqualTo("running");
+        assertThat(Files.isDirectory(b.dataDir.resolve("run").resolve(secondSandbox))).as("the second turn's sandbox runs on B").isTrue();
+        List<String> types = new ArrayList<>();
+        apiB.get("/v1/sessions/" + sessionId + "/events", Map.of("limit", 100)).path("data").forEach(e -> types.add(e.path("type").asString()));
+        assertThat(types.stream().filter("agent.tool_use"::equals).count()).isEqualTo(2);
+        assertThat(types.getLast()).isEqualTo("session.status_idle");
+    }
+
+    /**
+     * A Messages API on loopback: to a conversation that ends with the user's text it answers one bash call (echoing
+     * how many it has asked for), to one that ends with a tool result it ends the turn; it keeps the tool results.
+     */
+    static final class OneToolPerMessageModel implements AutoCloseable {
+        final HttpServer server;
+        final List<String> toolResults = new CopyOnWriteArrayList<>();
+        final AtomicInteger lastRequestMessages = new AtomicInteger();
+        private final AtomicInteger calls = new AtomicInteger();
+
+        OneToolPerMessageModel() throws IOException {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            server.createContext("/v1/messages", exchange -> {
+                JsonNode request = Json.read(exchange.getRequestBody().readAllBytes());
+                JsonNode messages = request.path("messages");
+                lastRequestMessages.set(messages.size());
+                String lastResult = null;
+                for (JsonNode block : messages.get(messages.size() - 1).path("content")) {
+                    if (!"tool_result".equals(block.path("type").asString())) continue;
+                    JsonNode c = block.path("content");
+                    StringBuilder text = new StringBuilder(c.isString() ? c.asString() : "");
+                    if (c.isArray()) for (JsonNode part : c) text.append(part.path("text").asString());
+                    lastResult = text.toString();
+                }
+                Map<String, Object> answer;
+                if (lastResult == null) {
+                    int n = calls.incrementAndGet();
+                    answer = Map.of("type", "tool_use", "id", "toolu_nodes" + n, "name", "bash", "input", Map.of("command", "echo tool-call-" + n));
+                } else {
+                    toolResults.add(lastResult);
+                    answer = Map.of("type", "text", "text", "done");
+                }
+                stream(exchange.getResponseBody(), exchange, request.path("model").asString(), answer);
+            });
+            server.start();
+        }
+
+        private static void stream(OutputStream body, HttpExchange exchange, String model, Map<String, Object> block)
+                throws IOException {
+            exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            boolean text = "text".equals(block.get("type"));
+            Map<String, Object> usage = Map.of("input_tokens", 10, "output_tokens", 5);
+            Map<String, Object> message = new LinkedHashMap<>(Map.of("id", "msg_nodes", "type", "message", "role", "assistant", "model", model,
+                    "content", List.of(), "usage", usage));
+            message.put("stop_reason", null);
+            Map<String, Object> start = new LinkedHashMap<>(block);
+            Map<String, Object> delta;
+            if (text) {
+                start.put("text", "");
+                delta = Map.of("type", "text_delta", "text", block.get("text"));
+            } else {
+                start.put("input", Map.of());
+                delta = Map.of("type", "input_json_delta", "partial_json", JsonMapper.shared().writeValueAsString(block.get("input")));
+            }
+            try (OutputStream out = body) {
+                event(out, "message_start", Map.of("type", "message_start", "message", message));
+                event(out, "content_block_start", Map.of("type", "content_block_start", "index", 0, "content_block", start));
+                event(out, "content_block_delta", Map.of("type", "content_block_delta", "index", 0, "delta", delta));
+                event(out, "content_block_stop", Map.of("type", "content_block_stop", "index", 0));
+                event(out, "message_delta", Map.of("type", "message_delta", "delta", Map.of("stop_reason", text ? "end_turn" : "tool_use"), "usage", usage));
+                event(out, "message_stop", Map.of("type", "message_stop"));
+            }
+        }
+
+        private static void event(OutputStream out, String name, Map<String, Object> data) throws IOException {
+            out.write(("event: " + name + "\ndata: " + JsonMapper.shared().writeValueAsString(data) + "\n\n").getBytes(StandardCharsets.UTF_8));
+        }
+
+        String baseUrl() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+}
