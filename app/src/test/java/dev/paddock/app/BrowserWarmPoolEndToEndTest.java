@@ -1,10 +1,10 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

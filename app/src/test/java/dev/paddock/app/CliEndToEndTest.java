@@ -1,8 +1,8 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.nio.file.Files;
 import java.nio.file.Path;

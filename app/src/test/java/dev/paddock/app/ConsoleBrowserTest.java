@@ -1,6 +1,5 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +8,7 @@ import com.microsoft.playwright.BrowserType;
 import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.Playwright;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.serve.PaddockApp;
 import java.nio.file.Files;
 import java.nio.file.Path;

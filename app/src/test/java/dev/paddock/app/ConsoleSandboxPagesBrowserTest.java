@@ -1,6 +1,5 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +8,7 @@ import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.app.client.ApiException;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

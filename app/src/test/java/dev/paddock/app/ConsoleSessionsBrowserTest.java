@@ -1,6 +1,5 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static com.microsoft.playwright.assertions.PlaywrightAssertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +7,7 @@ import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import dev.paddock.agents.testing.ScriptedModel;
 import dev.paddock.agents.testing.ScriptedModel.Reply;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;

@@ -1,7 +1,7 @@
 package dev.paddock.app;
 
-import tools.jackson.databind.json.JsonMapper;
 import dev.paddock.app.client.Json;
+import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,10 +1,10 @@
 package dev.paddock.app;
 
-import dev.paddock.app.client.Json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.SessionNetworkEndToEndTest.ToolCallingModel;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.serve.PaddockApp;
 import dev.paddock.app.serve.ServeSettings;
