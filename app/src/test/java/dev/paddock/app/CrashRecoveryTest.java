@@ -185,6 +185,45 @@ class CrashRecoveryTest {
         assertThat(files + appends).isGreaterThanOrEqualTo(ACKS_BEFORE_KILL);
     }
 
+    @Test
+    void aForkCutByASigkillNeverRunsWithHalfAWorkspace() throws Exception {
+        PaddockClient api = server.start();
+        String source = api.json("POST", "/v1/sandboxes", Map.of(), Json.read("{}")).path("id").asString();
+        int files = 1500;
+        ObjectNode fill = Json.object().put("command", "mkdir /workspace/d && python3 -c \"import os\nfor i in range(" + files
+                + "): open('/workspace/d/f%d' % i, 'wb').write(os.urandom(65536))\"");
+        assertThat(api.json("POST", "/v1/sandboxes/" + source + "/exec", Map.of(), fill).path("exit_code").asInt()).isZero();
+
+        Thread forking = Thread.ofVirtual().start(() -> {
+            try {
+                api.json("POST", "/v1/sandboxes/" + source + "/fork", Map.of(), null);
+            } catch (RuntimeException cutOff) {
+                // the server is killed under it
+            }
+        });
+        // kill as soon as the copy's sandbox exists on the backend, while its files are being copied
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (backendSandboxes().size() < 2 && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(backendSandboxes()).as("the fork's sandbox came up").hasSize(2);
+        server.kill();
+        forking.join();
+
+        PaddockClient again = server.start();
+        for (JsonNode s : again.get("/v1/sandboxes", Map.of("limit", 1000, "include_terminated", true)).path("data")) {
+            String id = s.path("id").asString();
+            if (id.equals(source)) continue;
+            String state = s.path("state").asString();
+            if (state.equals("running")) {
+                // only a fork whose copy had finished before the kill may run, and then with every file
+                ObjectNode count = Json.object().put("command", "ls /workspace/d | wc -l");
+                assertThat(again.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), count).path("stdout").asString().trim())
+                        .as("files of the running fork %s", id).isEqualTo(Integer.toString(files));
+            } else {
+                assertThat(state).as("the cut fork %s", id).isIn("failed", "terminated");
+            }
+        }
+    }
+
     /** The sandboxes the bwrap driver runs on this data dir: one {@code run/<id>} directory each. */
     private List<String> backendSandboxes() throws java.io.IOException {
         Path run = dataDir.resolve("run");

@@ -7,6 +7,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.MemoryCheckpoints;
+import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.SandboxState;
@@ -20,6 +21,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -107,29 +110,36 @@ final class Forks {
         }
     }
 
+    /** The copy is made while the new record still says creating: a crash meanwhile never leaves half a workspace running. */
     private SandboxRecord forkFiles(Principal caller, SandboxRecord source, SandboxDriver driver) {
-        SandboxRecord forked = host.create(caller, settingsOf(source, driver), driver);
+        return createFilled(caller, settingsOf(source, driver), driver, forked -> locks.withLock(source.id(), () -> {
+            SandboxRecord cur = host.reload(source.id());
+            try {
+                checkpoints.frozenWhile(cur, () -> {
+                    WorkspaceCopy.copy(host.workspace(cur), forked.workspace());
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw Operations.asPaddock("fork", e);
+            }
+            return null;
+        }));
+    }
+
+    /** A create filled before it runs; one whose filling fails is removed, record and all, as if never made. */
+    private SandboxRecord createFilled(Principal caller, SandboxRequest request, SandboxDriver driver, Consumer<Sandbox> fill) {
+        AtomicReference<String> made = new AtomicReference<>();
         try {
-            Workspace target = host.usable(forked).workspace();
-            locks.withLock(source.id(), () -> {
-                SandboxRecord cur = host.reload(source.id());
-                try {
-                    checkpoints.frozenWhile(cur, () -> {
-                        WorkspaceCopy.copy(host.workspace(cur), target);
-                        return null;
-                    });
-                } catch (RuntimeException e) {
-                    throw e;
-                } catch (Exception e) {
-                    throw Operations.asPaddock("fork", e);
-                }
-                return null;
+            return host.create(caller, request, driver, sandbox -> {
+                made.set(sandbox.ref().sandboxId());
+                fill.accept(sandbox);
             });
         } catch (RuntimeException e) {
-            host.removeUnfinished(caller, forked);
+            if (made.get() != null) host.removeUnfinished(caller, host.reload(made.get()));
             throw e;
         }
-        return forked;
     }
 
     // ---------------------------------------------------------------- snapshots: named checkpoints of a tenant
@@ -171,13 +181,14 @@ final class Forks {
         if (cp.kind().equals(MemoryCheckpoints.KIND)) return createFromCheckpoint(caller, cp.id());
         SandboxRecord source = host.store().sandboxes().find(cp.sandboxId()).orElseThrow(() -> PaddockException.notFound("snapshot", name));
         SandboxDriver driver = host.loadedDriver(source.driver());
-        SandboxRecord created = host.create(caller, settingsOf(source, driver), driver);
-        try (InputStream files = checkpoints.archiveOf(cp)) {
-            host.usable(created).workspace().importTar(Workspace.ROOT, files);
-        } catch (IOException | RuntimeException e) {
-            host.removeUnfinished(caller, created);
-            throw Operations.asPaddock("create from snapshot", e);
-        }
+        // the files are imported while the new record still says creating, as a fork's are
+        SandboxRecord created = createFilled(caller, settingsOf(source, driver), driver, sandbox -> {
+            try (InputStream files = checkpoints.archiveOf(cp)) {
+                sandbox.workspace().importTar(Workspace.ROOT, files);
+            } catch (IOException | RuntimeException e) {
+                throw Operations.asPaddock("create from snapshot", e);
+            }
+        });
         host.event(created, "sandbox.restored", Map.of("checkpoint_id", cp.id(), "snapshot", name));
         return created;
     }

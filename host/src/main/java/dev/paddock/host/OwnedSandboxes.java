@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 
 /**
  * The host as its policy classes see it ({@link Sweeper}, {@link OrphanReaper}, {@link Reconciler},
@@ -86,8 +87,11 @@ interface OwnedSandboxes {
     /** Refuses a network or credentials this host's egress cannot serve. */
     void requireEgress(NetworkPolicy network, List<CredentialBinding> credentials);
 
-    /** Creates a sandbox as the API does (already shaped by its template), counted like any create. */
-    SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver);
+    /**
+     * Creates a sandbox as the API does (already shaped by its template), counted like any create; {@code fill}
+     * (when not null) gets the new sandbox before its record says running.
+     */
+    SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver, Consumer<Sandbox> fill);
 
     /**
      * Brings an inserted record's backend up through {@code backend} (bounded by the operation timeout, named

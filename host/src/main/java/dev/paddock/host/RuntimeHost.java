@@ -53,6 +53,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -308,6 +309,15 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     private SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
+        return create(caller, request, driver, null);
+    }
+
+    /**
+     * A create whose new sandbox is handed to {@code fill} (when not null) before its record says running, so that a
+     * crash while it is filled leaves a record still creating, which the restart fails, never a running sandbox with
+     * half its files. A fill that fails destroys the sandbox and fails the record.
+     */
+    private SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver, Consumer<Sandbox> fill) {
         Duration timeout = rules.lifetime(request.timeout());
         Limits limits = rules.limits(request.limits(), driver);
         NetworkPolicy network = request.network() == null ? NetworkPolicy.NONE : request.network();
@@ -325,9 +335,20 @@ public final class RuntimeHost implements AutoCloseable {
         store.sandboxes().insert(record);
         event(record, "sandbox.creating", Map.of("driver", driver.id(), "warm", warm.isPresent()));
         return start(record, driver, () -> {
-            if (warm.isPresent()) return warm.get().entry().sandbox();
-            SandboxSpec wired = egress.open(spec);
-            return operations.bounded("create", () -> warmPools.create(driver, wired, fence));
+            Sandbox sandbox = warm.isPresent() ? warm.get().entry().sandbox()
+                    : operations.bounded("create", () -> warmPools.create(driver, egress.open(spec), fence));
+            if (fill == null) return sandbox;
+            try {
+                fill.accept(sandbox);
+            } catch (RuntimeException e) {
+                try {
+                    driver.destroy(sandbox.ref());
+                } catch (RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
+            return sandbox;
         });
     }
 
@@ -882,8 +903,8 @@ public final class RuntimeHost implements AutoCloseable {
         @Override public SandboxDriver loadedDriver(String driverId) { return rules.driver(driverId); }
         @Override public void requireDriverRuns(SandboxRecord r) { RuntimeHost.this.requireDriverRuns(r); }
         @Override public void requireEgress(NetworkPolicy network, List<CredentialBinding> credentials) { egress.require(network, credentials); }
-        @Override public SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) {
-            return RuntimeHost.this.create(caller, request, driver);
+        @Override public SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver, Consumer<Sandbox> fill) {
+            return RuntimeHost.this.create(caller, request, driver, fill);
         }
         @Override public SandboxRecord start(SandboxRecord record, SandboxDriver driver, String op, Callable<Sandbox> backend) {
             return startBounded(record, driver, op, backend);

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -138,7 +139,7 @@ class CheckpointsTest {
         @Override public SandboxDriver loadedDriver(String driverId) { throw new UnsupportedOperationException(); }
         @Override public void requireDriverRuns(SandboxRecord r) { throw new UnsupportedOperationException(); }
         @Override public void requireEgress(NetworkPolicy network, List<CredentialBinding> credentials) { throw new UnsupportedOperationException(); }
-        @Override public SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver) { throw new UnsupportedOperationException(); }
+        @Override public SandboxRecord create(Principal caller, SandboxRequest request, SandboxDriver driver, Consumer<Sandbox> fill) { throw new UnsupportedOperationException(); }
         @Override public SandboxRecord start(SandboxRecord record, SandboxDriver driver, String op, Callable<Sandbox> backend) {
             throw new UnsupportedOperationException();
         }

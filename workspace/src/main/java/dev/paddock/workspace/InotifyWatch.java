@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A watch on a directory of a host-directory workspace, with Linux inotify. The workspace is hostile, so every
@@ -36,6 +37,8 @@ final class InotifyWatch implements FileWatch {
     /** A burst's follow-ups that arrive this soon after its first event join its batch. */
     private static final int COALESCE_MILLIS = 20;
     private static final int BUFFER_BYTES = 64 * 1024;
+    /** How often a waiting watch looks for events: the most a change waits before it is seen. */
+    private static final Duration POLL_STEP = Duration.ofMillis(25);
 
     private record Watched(String path, Fd dir) {}
 
@@ -73,9 +76,9 @@ final class InotifyWatch implements FileWatch {
         if (closed) return List.of();
         if (batch.isEmpty() && !overflowed) {
             int millis = (int) Math.min(Math.max(wait.toMillis(), 0), Integer.MAX_VALUE);
-            if (Posix.pollReadable(inotify, millis)) {
+            if (readableWithin(millis)) {
                 drain();
-                if (Posix.pollReadable(inotify, COALESCE_MILLIS)) drain();
+                if (readableWithin(COALESCE_MILLIS)) drain();
             }
         } else {
             drain();
@@ -90,6 +93,26 @@ final class InotifyWatch implements FileWatch {
         batch.clear();
         overflowed = false;
         return out;
+    }
+
+    /**
+     * Waits up to {@code millis} for events without blocking in poll(2): a watch's reader is usually a virtual thread,
+     * and one blocked in a native call holds its carrier, so a few watches would stall every other request of the
+     * server. It sleeps between polls that do not wait instead, which lets the carrier go.
+     */
+    private boolean readableWithin(int millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!Posix.pollReadable(inotify, 0)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            try {
+                Thread.sleep(Duration.ofNanos(Math.min(left, POLL_STEP.toNanos())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
