@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.store.testing.TestPostgres;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -201,10 +202,10 @@ class CrashRecoveryTest {
                 // the server is killed under it
             }
         });
-        // kill as soon as the copy's sandbox exists on the backend, while its files are being copied
+        // kill while the fork's files are being copied: once the first of them is in its workspace
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (backendSandboxes().size() < 2 && System.nanoTime() < deadline) Thread.sleep(5);
-        assertThat(backendSandboxes()).as("the fork's sandbox came up").hasSize(2);
+        while (copiedSoFar(source) == 0 && System.nanoTime() < deadline) Thread.sleep(2);
+        assertThat(copiedSoFar(source)).as("the copy began").isPositive();
         server.kill();
         forking.join();
 
@@ -222,6 +223,21 @@ class CrashRecoveryTest {
                 assertThat(state).as("the cut fork %s", id).isIn("failed", "terminated");
             }
         }
+    }
+
+    /** Files in the fork's copy of {@code d}: the other sandbox's, on the backend. */
+    private long copiedSoFar(String source) throws IOException {
+        for (String id : backendSandboxes()) {
+            if (id.equals(source)) continue;
+            Path d = dataDir.resolve("sandboxes").resolve(id).resolve("workspace").resolve("d");
+            if (!Files.isDirectory(d)) return 0;
+            try (var files = Files.list(d)) {
+                return files.count();
+            } catch (IOException gone) {
+                return 0;
+            }
+        }
+        return 0;
     }
 
     /** The sandboxes the bwrap driver runs on this data dir: one {@code run/<id>} directory each. */
