@@ -3,6 +3,7 @@ package dev.paddock.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.app.TerminalAndPortsEndToEndTest.TerminalClient;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.driver.bwrap.BwrapConfig;
@@ -17,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,13 +25,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -91,67 +86,6 @@ class NodesWebSocketsEndToEndTest {
         return Json.object();
     }
 
-    /** A WebSocket client that collects what arrives: binary frames as text, text frames as messages, the close code. */
-    static final class Client implements WebSocket.Listener {
-        final StringBuffer binary = new StringBuffer();
-        final List<String> texts = new CopyOnWriteArrayList<>();
-        final CompletableFuture<Integer> closed = new CompletableFuture<>();
-        private final StringBuilder text = new StringBuilder();
-        WebSocket socket;
-
-        static Client connect(PaddockClient node, String path) {
-            Client c = new Client();
-            try {
-                c.socket = HTTP.newWebSocketBuilder().buildAsync(URI.create(node.baseUrl().replace("http://", "ws://") + path), c)
-                        .get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                throw new CompletionException(e.getCause());
-            } catch (InterruptedException | TimeoutException e) {
-                throw new IllegalStateException("no WebSocket handshake with " + path, e);
-            }
-            return c;
-        }
-
-        @Override
-        public CompletionStage<?> onBinary(WebSocket ws, ByteBuffer data, boolean last) {
-            byte[] b = new byte[data.remaining()];
-            data.get(b);
-            binary.append(new String(b, StandardCharsets.UTF_8));
-            ws.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-            text.append(data);
-            if (last) {
-                texts.add(text.toString());
-                text.setLength(0);
-            }
-            ws.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
-            closed.complete(status);
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket ws, Throwable error) {
-            closed.completeExceptionally(error);
-        }
-
-        void sendBinary(String s) {
-            socket.sendBinary(ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8)), true).join();
-        }
-
-        void sendText(String s) {
-            socket.sendText(s, true).join();
-        }
-    }
-
     @Test
     void aTerminalOnNodeAIsTypedIntoResizedAndReplacedThroughNodeB() throws Exception {
         ObjectNode body = obj().put("rows", 24).put("cols", 80);
@@ -160,42 +94,42 @@ class NodesWebSocketsEndToEndTest {
         JsonNode pty = apiB.json("POST", "/v1/sandboxes/" + sandbox + "/pty", Map.of(), body);
         String ptyId = pty.path("id").asString();
 
-        Client viaB = Client.connect(apiB, pty.path("attach_url").asString());
-        await().atMost(Duration.ofSeconds(10)).until(() -> !viaB.texts.isEmpty());
-        assertThat(viaB.texts.getFirst()).contains("\"type\":\"attached\"");
-        viaB.sendBinary("echo hello-$((6*7))\n");
-        await().atMost(Duration.ofSeconds(10)).until(() -> viaB.binary.toString().contains("hello-42"));
-        viaB.sendText("{\"type\":\"resize\",\"rows\":40,\"cols\":132}");
-        viaB.sendText("{\"type\":\"input\",\"data\":\"stty size\\n\"}");
-        await().atMost(Duration.ofSeconds(10)).until(() -> viaB.binary.toString().contains("40 132"));
+        TerminalClient viaB = TerminalClient.connect(apiB.baseUrl(), pty.path("attach_url").asString());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !viaB.controls.isEmpty());
+        assertThat(viaB.controls.getFirst()).contains("\"type\":\"attached\"");
+        viaB.type("echo hello-$((6*7))\n");
+        await().atMost(Duration.ofSeconds(10)).until(() -> viaB.output.toString().contains("hello-42"));
+        viaB.control("{\"type\":\"resize\",\"rows\":40,\"cols\":132}");
+        viaB.control("{\"type\":\"input\",\"data\":\"stty size\\n\"}");
+        await().atMost(Duration.ofSeconds(10)).until(() -> viaB.output.toString().contains("40 132"));
         assertThat(apiA.get("/v1/sandboxes/" + sandbox + "/pty/" + ptyId).path("attached").asBoolean()).as("attached on A").isTrue();
 
         // a used token is refused by A, and B passes A's answer on
         String used = pty.path("attach_url").asString();
-        Throwable refused = catchCause(() -> Client.connect(apiB, used));
+        Throwable refused = catchCause(() -> TerminalClient.connect(apiB.baseUrl(), used));
         assertThat(refused).isInstanceOf(WebSocketHandshakeException.class);
         HttpResponse<?> answer = ((WebSocketHandshakeException) refused).getResponse();
         assertThat(answer.statusCode()).isEqualTo(401);
         assertThat(String.valueOf(answer.body())).contains("invalid_terminal_token");
 
         // a second client attached on A itself replaces the one on B: A's close code reaches it through B
-        Client onA = Client.connect(apiA, attachUrl(apiA, ptyId));
+        TerminalClient onA = TerminalClient.connect(apiA.baseUrl(), attachUrl(apiA, ptyId));
         assertThat(viaB.closed.get(10, TimeUnit.SECONDS)).isEqualTo(4409);
-        assertThat(viaB.texts).anySatisfy(t -> assertThat(t).contains("\"type\":\"replaced\""));
+        assertThat(viaB.controls).anySatisfy(t -> assertThat(t).contains("\"type\":\"replaced\""));
         assertThat(onA.closed).isNotDone();
 
         // a client on B that closes is detached on A
-        Client again = Client.connect(apiB, attachUrl(apiB, ptyId));
+        TerminalClient again = TerminalClient.connect(apiB.baseUrl(), attachUrl(apiB, ptyId));
         assertThat(onA.closed.get(10, TimeUnit.SECONDS)).isEqualTo(4409);
         again.socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").join();
         assertThat(again.closed.get(10, TimeUnit.SECONDS)).isEqualTo(1000);
         await().atMost(Duration.ofSeconds(10)).until(() -> !apiA.get("/v1/sandboxes/" + sandbox + "/pty/" + ptyId).path("attached").asBoolean());
 
         // the command's end reaches a client on B as the exit message and a normal close
-        Client last = Client.connect(apiB, attachUrl(apiB, ptyId));
-        last.sendBinary("exit 7\n");
+        TerminalClient last = TerminalClient.connect(apiB.baseUrl(), attachUrl(apiB, ptyId));
+        last.type("exit 7\n");
         assertThat(last.closed.get(10, TimeUnit.SECONDS)).isEqualTo(1000);
-        assertThat(last.texts).anySatisfy(t -> assertThat(t).contains("\"type\":\"exit\"").contains("\"exit_code\":7"));
+        assertThat(last.controls).anySatisfy(t -> assertThat(t).contains("\"type\":\"exit\"").contains("\"exit_code\":7"));
     }
 
     private String attachUrl(PaddockClient node, String ptyId) {
@@ -219,13 +153,13 @@ class NodesWebSocketsEndToEndTest {
         assertThat(forged.body()).contains("invalid_port_token");
 
         String echo = apiB.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 9000)).path("url").asString();
-        Client ws = Client.connect(apiB, echo + "echo");
-        ws.sendText("round-trip-text");
-        ws.sendBinary("round-trip-binary");
+        TerminalClient ws = TerminalClient.connect(apiB.baseUrl(), echo + "echo");
+        ws.control("round-trip-text");
+        ws.type("round-trip-binary");
         String large = "x".repeat(200_000); // several frames between the nodes
-        ws.sendText(large);
-        await().atMost(Duration.ofSeconds(10)).until(() -> ws.texts.contains("round-trip-text") && ws.texts.contains(large)
-                && ws.binary.toString().contains("round-trip-binary"));
+        ws.control(large);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ws.controls.contains("round-trip-text") && ws.controls.contains(large)
+                && ws.output.toString().contains("round-trip-binary"));
         ws.socket.sendClose(WebSocket.NORMAL_CLOSURE, "done").join();
         assertThat(ws.closed.get(10, TimeUnit.SECONDS)).isEqualTo(1000);
     }

@@ -68,8 +68,14 @@ class TerminalAndPortsEndToEndTest {
         WebSocket socket;
 
         static TerminalClient connect(String attachUrl) {
+            return connect(server.app.url(), attachUrl);
+        }
+
+        /** Connects to {@code path} on the server at {@code baseUrl} (http://…). */
+        static TerminalClient connect(String baseUrl, String path) {
             TerminalClient c = new TerminalClient();
-            c.socket = HTTP.newWebSocketBuilder().buildAsync(URI.create(server.app.url().replace("http://", "ws://") + attachUrl), c).join();
+            c.socket = HTTP.newWebSocketBuilder().buildAsync(URI.create(baseUrl.replace("http://", "ws://") + path), c)
+                    .orTimeout(30, TimeUnit.SECONDS).join();
             return c;
         }
 
