@@ -405,6 +405,44 @@ public abstract class DriverConformanceKit {
         assertThat(none.exitCode()).isEqualTo(Sandbox.PORT_NOT_LISTENING);
     }
 
+    /** The port fact of drivers with background processes ({@link Sandbox#startProcess}). */
+    static final String BACKGROUND_PROCESSES = "background_processes";
+
+    /**
+     * A driver claiming background processes keeps a process's output and exit code, signals it, and, where the
+     * sandbox survives its server's restart, a restarted driver finds it still running; others refuse at once.
+     */
+    @Test
+    void backgroundProcessesBehaveAsClaimed() throws Exception {
+        if (!claims.portFacts().available().contains(BACKGROUND_PROCESSES)) {
+            assertThatThrownBy(() -> sandbox.startProcess(ExecRequest.shell("true"))).isInstanceOf(UnsupportedCapabilityException.class);
+            return;
+        }
+        ProcessInfo done = sandbox.startProcess(ExecRequest.shell("echo out; echo err >&2; exit 3"));
+        await().atMost(PATIENCE).until(() -> ended(sandbox, done.pid()));
+        assertThat(sandbox.processes()).filteredOn(p -> p.pid() == done.pid()).singleElement()
+                .satisfies(p -> assertThat(p.exitCode()).isEqualTo(3));
+        assertThat(new String(sandbox.processLogs(done.pid(), 0, 1024), StandardCharsets.UTF_8)).contains("out\n").contains("err\n");
+
+        ProcessInfo sleeper = sandbox.startProcess(ExecRequest.shell("echo up; sleep 600"));
+        await().atMost(PATIENCE).until(() -> new String(sandbox.processLogs(sleeper.pid(), 0, 64), StandardCharsets.UTF_8).equals("up\n"));
+        Sandbox holder = sandbox;
+        if (claims.portFacts().available().contains("survives_host_restart") && claims.lifecycle().orphanReap() == OrphanReap.HOST_MANAGED) {
+            SandboxDriver restarted = under.restarted();
+            extraDrivers.add(restarted);
+            holder = restarted.attach(sandbox.ref()).orElseThrow(() -> new AssertionError("a live sandbox could not be attached"));
+            assertThat(holder.processes()).as("a restarted driver finds the process running")
+                    .anySatisfy(p -> assertThat(p.pid() == sleeper.pid() && p.running()).isTrue());
+        }
+        holder.signalProcess(sleeper.pid(), 9);
+        Sandbox signalled = holder;
+        await().atMost(PATIENCE).until(() -> ended(signalled, sleeper.pid()));
+    }
+
+    private static boolean ended(Sandbox sandbox, long pid) {
+        return sandbox.processes().stream().anyMatch(p -> p.pid() == pid && !p.running());
+    }
+
     private static ExecOutput collect(ByteArrayOutputStream out) {
         return new ExecOutput() {
             @Override public void stdout(byte[] d, int o, int l) { synchronized (out) { out.write(d, o, l); } }

@@ -37,9 +37,9 @@ final class KubernetesConformance {
             new CredentialEgress(Enforcement.ENFORCED, List.of("https")),
             List.of("workspace_tar"),
             new PortFacts(
-                    List.of("workspace_file_io", "cgroup_limits", "survives_host_restart", "deny_all_network_policy", "runtime_class",
+                    List.of("workspace_file_io", "background_processes", "cgroup_limits", "survives_host_restart", "deny_all_network_policy", "runtime_class",
                             "suspend_stops_processes", "proxy_only_network", Conformance.NETWORK_UPDATE, "proven_against_mock_api_server"),
-                    List.of("background_processes", "freezer_suspend_resume", "per_sandbox_pids_limit",
+                    List.of("freezer_suspend_resume", "per_sandbox_pids_limit",
                             "process_memory_checkpoint", Conformance.DISK_LIMITS, "agent_sandbox_crds")));
 
     private KubernetesConformance() {}

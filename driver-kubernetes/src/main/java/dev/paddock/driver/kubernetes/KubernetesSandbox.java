@@ -10,14 +10,14 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxStatus;
 import dev.paddock.core.spi.TerminationReason;
-import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
 import java.util.List;
 
 /**
  * A sandbox pod. Commands and files go through the exec API ({@link PodExec}, {@link ExecWorkspace}); suspend
  * deletes the pod and keeps its claim, resume makes the pod again on the same claim, so what was in
- * {@code /workspace} and the outputs is still there while running processes are not.
+ * {@code /workspace} and the outputs is still there while running processes are not. Background processes are kept
+ * by the pod ({@link PodProcesses}), so they outlive the server and end with the pod.
  */
 final class KubernetesSandbox implements Sandbox {
     private static final SandboxStatus GONE = new SandboxStatus(false, false, -1, -1, -1, -1, -1);
@@ -26,6 +26,7 @@ final class KubernetesSandbox implements Sandbox {
     private final SandboxPods pods;
     private final String sandboxId;
     private final PodExec exec;
+    private final PodProcesses processes;
     private volatile boolean suspended;
     private volatile boolean terminated;
 
@@ -33,6 +34,7 @@ final class KubernetesSandbox implements Sandbox {
         this.pods = pods;
         this.sandboxId = sandboxId;
         this.exec = pods.exec(sandboxId);
+        this.processes = new PodProcesses(exec);
         this.suspended = suspended;
     }
 
@@ -49,26 +51,26 @@ final class KubernetesSandbox implements Sandbox {
 
     @Override
     public ProcessInfo startProcess(ExecRequest request) {
-        throw noBackground();
+        requireRunning();
+        return processes.start(request);
     }
 
     @Override
     public List<ProcessInfo> processes() {
-        throw noBackground();
+        requireRunning();
+        return processes.list();
     }
 
     @Override
     public byte[] processLogs(long pid, long offset, int maxBytes) {
-        throw noBackground();
+        requireRunning();
+        return processes.logs(pid, offset, maxBytes);
     }
 
     @Override
     public void signalProcess(long pid, int signal) {
-        throw noBackground();
-    }
-
-    private UnsupportedCapabilityException noBackground() {
-        return new UnsupportedCapabilityException(KubernetesDriver.ID, "background processes (not finished: the exec API has no process table here)");
+        requireRunning();
+        processes.signal(pid, signal);
     }
 
     @Override

@@ -55,11 +55,7 @@ final class PodExec {
     ExecHandle start(ExecRequest request, ExecOutput output) {
         String token = UUID.randomUUID().toString();
         boolean stdin = request.stdin() != null && request.stdin().length > 0;
-        if (stdin) {
-            Result stored = run(List.of("/bin/sh", "-c", STORE_STDIN, "store", token, Integer.toString(request.stdin().length)),
-                    new ByteArrayInputStream(request.stdin()));
-            if (stored.exitCode() != 0) throw failed("storing the command's stdin", stored);
-        }
+        if (stdin) storeStdin(token, request.stdin());
         List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", PROLOGUE, "paddock-exec", token, request.cwd(), stdin ? "1" : "0"));
         if (!request.env().isEmpty()) {
             argv.add("env");
@@ -68,6 +64,12 @@ final class PodExec {
         argv.addAll(request.argv());
         ExecWatch watch = open(argv, null, new Forward(output::stdout), new Forward(output::stderr));
         return new PodExecHandle(this, token, watch, request.timeout());
+    }
+
+    /** Stores bytes for a command's stdin as {@code EXEC_DIR/<token>.in}. */
+    void storeStdin(String token, byte[] bytes) {
+        Result stored = run(List.of("/bin/sh", "-c", STORE_STDIN, "store", token, Integer.toString(bytes.length)), new ByteArrayInputStream(bytes));
+        if (stored.exitCode() != 0) throw failed("storing the command's stdin", stored);
     }
 
     /** Runs a short command to its end and returns its exit code and output (stdout kept, stderr kept up to a few KiB). */
@@ -162,6 +164,10 @@ final class PodExec {
         @Override
         public synchronized void write(byte[] b, int off, int len) {
             kept.write(b, off, Math.min(len, Math.max(0, max - kept.size())));
+        }
+
+        synchronized byte[] bytes() {
+            return kept.toByteArray();
         }
 
         synchronized String text() {

@@ -52,6 +52,8 @@ final class FakeKubelet implements AutoCloseable {
     static final String USER_AGENT = "fake-kubelet";
     /** Images under this prefix cannot be pulled: their pods wait in ErrImagePull, as a real kubelet reports it. */
     static final String UNPULLABLE = "unpullable.example/";
+    /** The environment variable that marks a pod's processes. */
+    static final String MARKER = "FAKE_KUBELET_POD";
     private static final Pattern EXEC = Pattern.compile("/api/v1/namespaces/([^/]+)/pods/([^/?]+)/exec\\?(.*)");
 
     private final Path root;
@@ -176,7 +178,7 @@ final class FakeKubelet implements AutoCloseable {
         Peer p = peer;
         PodNetwork network = fenced && p != null && policies.stream().anyMatch(np -> allowsPeer(np, p))
                 ? new PodNetwork(podDir.resolve("net"), p.podPort(), p.hostPort()) : null;
-        RunningPod running = new RunningPod(pod.getMetadata().getName(), volume, tmp, uid, fenced, network, emptyDirs);
+        RunningPod running = new RunningPod(pod.getMetadata().getName(), pod.getMetadata().getUid(), volume, tmp, uid, fenced, network, emptyDirs);
         pods.put(key, running);
         for (Container init : pod.getSpec().getInitContainers()) {
             String failure = running.runInit(init);
@@ -218,10 +220,7 @@ final class FakeKubelet implements AutoCloseable {
     private void stop(Pod pod) {
         RunningPod p = pods.remove(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
         if (p == null) return;
-        p.processes.forEach(proc -> {
-            proc.descendants().forEach(ProcessHandle::destroyForcibly);
-            proc.destroyForcibly();
-        });
+        p.kill();
         if (p.network != null) p.network.close();
         deleteTree(p.tmp);
     }
@@ -289,10 +288,7 @@ final class FakeKubelet implements AutoCloseable {
         if (watch != null) watch.close();
         List.copyOf(pods.keySet()).forEach(key -> {
             RunningPod p = pods.remove(key);
-            p.processes.forEach(proc -> {
-                proc.descendants().forEach(ProcessHandle::destroyForcibly);
-                proc.destroyForcibly();
-            });
+            p.kill();
             if (p.network != null) p.network.close();
         });
     }
@@ -304,6 +300,8 @@ final class FakeKubelet implements AutoCloseable {
      */
     static final class RunningPod {
         final String name;
+        /** In the environment of everything the pod's execs start, so deleting the pod finds what they left behind. */
+        final String marker;
         final Path volume;
         final Path tmp;
         final long uid;
@@ -314,8 +312,9 @@ final class FakeKubelet implements AutoCloseable {
         volatile List<VolumeMount> mounts = List.of();
         final List<ProcessHandle> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-        RunningPod(String name, Path volume, Path tmp, long uid, boolean fenced, PodNetwork network, Map<String, Path> emptyDirs) {
+        RunningPod(String name, String podUid, Path volume, Path tmp, long uid, boolean fenced, PodNetwork network, Map<String, Path> emptyDirs) {
             this.name = name;
+            this.marker = MARKER + "=" + name + "-" + podUid;
             this.volume = volume;
             this.tmp = tmp;
             this.uid = uid;
@@ -335,9 +334,38 @@ final class FakeKubelet implements AutoCloseable {
                 if (dir != null) cmd.addAll(List.of(Boolean.TRUE.equals(m.getReadOnly()) ? "--ro-bind" : "--bind", dir.toString(), m.getMountPath()));
             }
             for (EnvVar e : env) if (e.getValue() != null) cmd.addAll(List.of("--setenv", e.getName(), e.getValue()));
+            cmd.addAll(List.of("--setenv", MARKER, marker.substring(MARKER.length() + 1)));
             cmd.addAll(List.of("--chdir", "/workspace", "--setenv", "HOME", "/workspace", "--"));
             cmd.addAll(argv);
             return cmd;
+        }
+
+        /**
+         * Kills every process of the pod, as a real kubelet does with the container's pid namespace: the execs still
+         * streaming and whatever they left running in the background (found by the marker in their environment).
+         */
+        void kill() {
+            processes.forEach(proc -> {
+                proc.descendants().forEach(ProcessHandle::destroyForcibly);
+                proc.destroyForcibly();
+            });
+            byte[] mark = (marker + "\0").getBytes(StandardCharsets.UTF_8);
+            ProcessHandle.allProcesses().filter(h -> environContains(h.pid(), mark)).forEach(ProcessHandle::destroyForcibly);
+        }
+
+        private static boolean environContains(long pid, byte[] mark) {
+            try {
+                byte[] environ = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+                outer:
+                for (int i = 0; i + mark.length <= environ.length; i++) {
+                    if (i > 0 && environ[i - 1] != 0) continue;
+                    for (int j = 0; j < mark.length; j++) if (environ[i + j] != mark[j]) continue outer;
+                    return true;
+                }
+                return false;
+            } catch (IOException | RuntimeException gone) {
+                return false;
+            }
         }
 
         /** Runs an init container's command to its end, as the pod's uid with its mounts and environment; its failure, or null. */

@@ -109,10 +109,4 @@ class PodExecAgainstMockApiServerTest extends SandboxOnMockCluster {
         sandbox.resume();
         assertThat(run(ExecRequest.of("echo", "back")).stdout()).isEqualTo("back\n");
     }
-
-    @Test
-    void backgroundProcessesAreRefusedAsUnsupportedAgainstMockApiServer() {
-        assertThatThrownBy(() -> sandbox.startProcess(ExecRequest.of("sleep", "1")))
-                .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.UNSUPPORTED_CAPABILITY));
-    }
 }
