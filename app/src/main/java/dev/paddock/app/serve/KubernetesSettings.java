@@ -35,9 +35,10 @@ public record KubernetesSettings(String namespace, String installation, String r
 
     /**
      * The way sandbox pods reach the egress proxy, or null when {@code kubernetes_egress_listen} is not set (then
-     * kubernetes sandboxes have network none only). A listener needs the address pods dial.
+     * kubernetes sandboxes have network none only). A listener needs the address pods dial; {@code advertise} (where
+     * other servers reach this one's egress port) defaults to it.
      */
-    static PodEgress egress(String listen, String proxy, String serverNamespace, String serverLabels) {
+    static PodEgress egress(String listen, String proxy, String advertise, String serverNamespace, String serverLabels) {
         if (listen == null) return null;
         if (proxy == null) {
             throw new SettingsException("kubernetes_egress_listen needs kubernetes_egress_proxy: the host:port sandbox pods dial "
@@ -46,7 +47,15 @@ public record KubernetesSettings(String namespace, String installation, String r
         try {
             PodEgress.HostPort bind = PodEgress.hostPort("kubernetes_egress_listen", listen);
             PodEgress.HostPort dial = PodEgress.hostPort("kubernetes_egress_proxy", proxy);
-            return new PodEgress(bind.host(), bind.port(), dial.host(), dial.port(), serverNamespace, labels(serverLabels));
+            PodEgress.HostPort self = advertise == null ? dial : PodEgress.hostPort("kubernetes_egress_advertise", advertise);
+            for (String host : List.of(dial.host(), self.host())) {
+                if (host.contains("$(")) {
+                    // a Deployment's $(VAR) stays as it is when VAR is not there (e.g. the Service's variables of a pod started before it)
+                    throw new SettingsException("kubernetes_egress_proxy and kubernetes_egress_advertise need an address, got '" + host
+                            + "': a variable it names was not set when this pod started; create the Service first and restart the pod");
+                }
+            }
+            return new PodEgress(bind.host(), bind.port(), dial.host(), dial.port(), serverNamespace, labels(serverLabels), self.host(), self.port());
         } catch (IllegalArgumentException e) {
             throw new SettingsException(e.getMessage());
         }

@@ -139,7 +139,8 @@ public record ServeSettings(
         k.put("kubernetes_workspace_size", new String[] {"1Gi", "size of each kubernetes sandbox's workspace claim"});
         k.put("kubernetes_agent_sandbox", new String[] {"false", "make agent-sandbox Sandbox objects instead of Pods (not finished: true is refused)"});
         k.put("kubernetes_egress_listen", new String[] {"", "host:port this server takes kubernetes sandboxes' egress on, e.g. 0.0.0.0:3128 (empty: they have network none only)"});
-        k.put("kubernetes_egress_proxy", new String[] {"", "host:port sandbox pods dial for the egress proxy: this server pod's address"});
+        k.put("kubernetes_egress_proxy", new String[] {"", "host:port sandbox pods dial for the egress proxy: a Service in front of every server's egress port, or this server pod's address"});
+        k.put("kubernetes_egress_advertise", new String[] {"", "host:port other servers reach this server's egress port at (its pod address); empty: kubernetes_egress_proxy"});
         k.put("kubernetes_egress_server_namespace", new String[] {"paddock", "namespace of the server pods that sandbox pods may reach (the egress proxy)"});
         k.put("kubernetes_egress_server_labels", new String[] {"app.kubernetes.io/name=paddock-server", "labels of those server pods: key=value,…"});
         k.put("terminal_grace", new String[] {"5m", "how long a terminal lives on with no client attached"});
@@ -221,7 +222,7 @@ public record ServeSettings(
                         blankToNull(v.get("kubernetes_image")), blankToNull(v.get("kubernetes_workspace_size")),
                         KubernetesSettings.agentSandbox(bool("kubernetes_agent_sandbox", v.get("kubernetes_agent_sandbox"))),
                         KubernetesSettings.egress(blankToNull(v.get("kubernetes_egress_listen")), blankToNull(v.get("kubernetes_egress_proxy")),
-                                blankToNull(v.get("kubernetes_egress_server_namespace")),
+                                blankToNull(v.get("kubernetes_egress_advertise")), blankToNull(v.get("kubernetes_egress_server_namespace")),
                                 v.get("kubernetes_egress_server_labels"))),
                 blankToNull(v.get("node_url")) == null ? null : baseUrl("node_url", v.get("node_url")),
                 labels("node_labels", v.get("node_labels")),

@@ -52,6 +52,23 @@ class KubernetesSettingsTest {
     }
 
     @Test
+    void otherServersReachThisOneAtTheAdvertisedAddressOrWherePodsDialAndAnUnexpandedVariableIsRefused() {
+        ServeSettings alone = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_EGRESS_LISTEN", "0.0.0.0:3128",
+                "PADDOCK_KUBERNETES_EGRESS_PROXY", "10.1.2.3:3128"), null, home);
+        assertThat(alone.kubernetes().egress().advertiseHost()).isEqualTo("10.1.2.3");
+        assertThat(alone.kubernetes().egress().advertisePort()).isEqualTo(3128);
+
+        ServeSettings behindAService = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_EGRESS_LISTEN", "0.0.0.0:3128",
+                "PADDOCK_KUBERNETES_EGRESS_PROXY", "10.96.0.40:3128", "PADDOCK_KUBERNETES_EGRESS_ADVERTISE", "10.1.2.3:3128"), null, home);
+        assertThat(behindAService.kubernetes().egress().proxyHost()).isEqualTo("10.96.0.40");
+        assertThat(behindAService.kubernetes().egress().advertiseHost()).isEqualTo("10.1.2.3");
+
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_EGRESS_LISTEN", "0.0.0.0:3128",
+                "PADDOCK_KUBERNETES_EGRESS_PROXY", "$(PADDOCK_EGRESS_SERVICE_HOST):3128"), null, home))
+                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("create the Service first");
+    }
+
+    @Test
     void agentSandboxObjectsAreNotFinishedSoAskingForThemIsRefused() {
         assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().agentSandbox()).isFalse();
         assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "true"), null, home))

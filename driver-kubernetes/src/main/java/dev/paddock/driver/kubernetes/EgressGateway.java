@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * connection, bytes unchanged, to that sandbox's own unix socket. Everything the proxy does (the sandbox's rules, the
  * address guard, credential injection, the audit) is then exactly what it does for a bwrap sandbox; a connection
  * without a known credential is answered 407 and goes nowhere.
+ *
+ * <p>Where pods dial a Service in front of every server, a connection may land on a server that does not hold its
+ * sandbox's proxy listener (another replica made the sandbox, or took it over). The gateway then asks {@link Holders}
+ * for the holding server's gateway and the pod's credential, checks the credential itself, and relays the connection
+ * unchanged to that gateway with a {@value #HOP_HEADER} header, which the holder drops; a connection that already
+ * carries it is never relayed again, so a stale holder answers 407 rather than sending it round.
  */
 final class EgressGateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EgressGateway.class);
@@ -41,12 +47,32 @@ final class EgressGateway implements AutoCloseable {
     private static final byte[] END_OF_HEAD = {'\r', '\n', '\r', '\n'};
     private static final SecureRandom RANDOM = new SecureRandom();
 
+    /** Marks a connection relayed by another server's gateway (at most one hop). */
+    static final String HOP_HEADER = "Paddock-Egress-Relayed";
+
     private record Route(byte[] token, Path socket) {}
+
+    /** A sandbox's credential and the gateway (another server's) that holds its proxy listener. */
+    record Holder(byte[] token, String host, int port) {
+        boolean sameGateway(Holder other) {
+            return host.equals(other.host) && port == other.port;
+        }
+    }
+
+    /**
+     * Finds the holder of a sandbox this gateway does not route, or null (unknown, ended, or held here); {@code fresh}
+     * asks past any cached answer (the holder it named could not be reached: another server may have taken over).
+     */
+    @FunctionalInterface
+    interface Holders {
+        Holder find(String sandboxId, boolean fresh);
+    }
 
     private final ServerSocket server;
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     private final Semaphore slots = new Semaphore(MAX_CONNECTIONS);
     private volatile boolean closed;
+    private volatile Holders holders = (id, fresh) -> null;
 
     EgressGateway(String host, int port) {
         try {
@@ -75,6 +101,10 @@ final class EgressGateway implements AutoCloseable {
     /** Lets connections carrying {@code sandboxId}'s token through to {@code socket}. */
     void route(String sandboxId, String token, Path socket) {
         routes.put(sandboxId, new Route(token.getBytes(StandardCharsets.US_ASCII), socket));
+    }
+
+    void holders(Holders lookup) {
+        this.holders = lookup;
     }
 
     void unroute(String sandboxId) {
@@ -130,18 +160,32 @@ final class EgressGateway implements AutoCloseable {
         String head = new String(buffer, 0, headLength, StandardCharsets.ISO_8859_1);
         StringBuilder forwarded = new StringBuilder(head.length());
         String credential = null;
+        boolean relayed = false;
         for (String line : head.substring(0, end).split("\r\n", -1)) {
             int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).strip().equalsIgnoreCase("proxy-authorization")) {
+            String name = colon > 0 ? line.substring(0, colon).strip() : "";
+            if (name.equalsIgnoreCase("proxy-authorization")) {
                 credential = line.substring(colon + 1).strip();
+            } else if (name.equalsIgnoreCase(HOP_HEADER)) {
+                relayed = true;
             } else {
                 forwarded.append(line).append("\r\n");
             }
         }
         forwarded.append("\r\n");
-        Route route = authorised(credential);
+        String[] idAndToken = credential(credential);
+        Route route = idAndToken == null ? null : authorised(idAndToken[0], idAndToken[1]);
         if (route == null) {
-            answer(out, "407 Proxy Authentication Required", "this egress proxy needs the sandbox's proxy credential (HTTP_PROXY carries it)");
+            Holder holder = idAndToken == null || relayed ? null : holderOf(idAndToken[0], idAndToken[1], false);
+            if (holder == null) {
+                answer(out, "407 Proxy Authentication Required", "this egress proxy needs the sandbox's proxy credential (HTTP_PROXY carries it)");
+                return;
+            }
+            if (relay(client, in, out, holder, buffer, end, filled)) return;
+            Holder now = holderOf(idAndToken[0], idAndToken[1], true);
+            if (now == null || now.sameGateway(holder) || !relay(client, in, out, now, buffer, end, filled)) {
+                answer(out, "502 Bad Gateway", "the server holding this sandbox's egress proxy cannot be reached");
+            }
             return;
         }
         try (SocketChannel proxy = SocketChannel.open(StandardProtocolFamily.UNIX)) {
@@ -154,20 +198,46 @@ final class EgressGateway implements AutoCloseable {
             client.setSoTimeout(0); // from here the proxy's own idle and total timeouts hold
             writeAll(proxy, forwarded.toString().getBytes(StandardCharsets.ISO_8859_1), 0, forwarded.length());
             writeAll(proxy, buffer, headLength, filled - headLength);
-            Thread upstream = Thread.ofVirtual().name("k8s-egress-up").start(() -> clientToProxy(in, proxy));
+            pipe(client, in, out, proxy);
+        }
+    }
+
+    /**
+     * Hands the connection, its head as it came plus the hop header, to the gateway holding the sandbox's listener;
+     * false, with nothing sent, when that gateway cannot be reached.
+     */
+    private static boolean relay(Socket client, InputStream in, OutputStream out, Holder holder, byte[] buffer, int end, int filled) throws IOException {
+        try (SocketChannel next = SocketChannel.open()) {
             try {
-                ByteBuffer chunk = ByteBuffer.allocate(16 * 1024);
-                while (proxy.read(chunk) >= 0) {
-                    out.write(chunk.array(), 0, chunk.position());
-                    out.flush();
-                    chunk.clear();
-                }
+                next.connect(new InetSocketAddress(holder.host(), holder.port()));
             } catch (IOException e) {
-                // either side closed
-            } finally {
-                client.shutdownOutput();
-                upstream.interrupt();
+                return false;
             }
+            client.setSoTimeout(0);
+            writeAll(next, buffer, 0, end + 2);
+            byte[] hop = (HOP_HEADER + ": 1\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            writeAll(next, hop, 0, hop.length);
+            writeAll(next, buffer, end + END_OF_HEAD.length, filled - end - END_OF_HEAD.length);
+            pipe(client, in, out, next);
+            return true;
+        }
+    }
+
+    /** Copies both ways until either side closes. */
+    private static void pipe(Socket client, InputStream in, OutputStream out, SocketChannel other) throws IOException {
+        Thread upstream = Thread.ofVirtual().name("k8s-egress-up").start(() -> clientToProxy(in, other));
+        try {
+            ByteBuffer chunk = ByteBuffer.allocate(16 * 1024);
+            while (other.read(chunk) >= 0) {
+                out.write(chunk.array(), 0, chunk.position());
+                out.flush();
+                chunk.clear();
+            }
+        } catch (IOException e) {
+            // either side closed
+        } finally {
+            client.shutdownOutput();
+            upstream.interrupt();
         }
     }
 
@@ -182,8 +252,8 @@ final class EgressGateway implements AutoCloseable {
         }
     }
 
-    /** The route whose id and token the {@code Basic} credential names, compared in constant time; null for any other. */
-    private Route authorised(String credential) {
+    /** The sandbox id and token of a {@code Basic} proxy credential, or null for anything else. */
+    private static String[] credential(String credential) {
         if (credential == null || !credential.toLowerCase(Locale.ROOT).startsWith("basic ")) return null;
         byte[] decoded;
         try {
@@ -193,9 +263,27 @@ final class EgressGateway implements AutoCloseable {
         }
         int colon = indexOf(decoded, decoded.length, new byte[] {':'});
         if (colon <= 0) return null;
-        Route route = routes.get(new String(decoded, 0, colon, StandardCharsets.US_ASCII));
+        return new String[] {new String(decoded, 0, colon, StandardCharsets.US_ASCII),
+                new String(decoded, colon + 1, decoded.length - colon - 1, StandardCharsets.US_ASCII)};
+    }
+
+    /** The route of the sandbox whose token this is, compared in constant time; null for any other. */
+    private Route authorised(String sandboxId, String token) {
+        Route route = routes.get(sandboxId);
         if (route == null) return null;
-        return MessageDigest.isEqual(route.token(), Arrays.copyOfRange(decoded, colon + 1, decoded.length)) ? route : null;
+        return MessageDigest.isEqual(route.token(), token.getBytes(StandardCharsets.US_ASCII)) ? route : null;
+    }
+
+    /** The other server holding the sandbox, where the token is its pod's (checked here, before any relay); else null. */
+    private Holder holderOf(String sandboxId, String token, boolean fresh) {
+        Holder holder;
+        try {
+            holder = holders.find(sandboxId, fresh);
+        } catch (RuntimeException e) {
+            LOG.warn("cannot find which server holds the egress of sandbox {}: {}", sandboxId, e.toString());
+            return null;
+        }
+        return holder != null && MessageDigest.isEqual(holder.token(), token.getBytes(StandardCharsets.US_ASCII)) ? holder : null;
     }
 
     private static void answer(OutputStream out, String status, String why) throws IOException {

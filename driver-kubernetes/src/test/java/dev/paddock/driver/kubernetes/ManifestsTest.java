@@ -3,6 +3,7 @@ package dev.paddock.driver.kubernetes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -44,15 +45,23 @@ class ManifestsTest {
     }
 
     @Test
-    void theServerTakesSandboxEgressOnItsPodAddressWhereSandboxPoliciesPointIt() {
+    void sandboxesDialAServiceInFrontOfEveryServersEgressPortAndServersRelayToEachOthersPodAddress() {
         Deployment d = only(Deployment.class);
         var container = d.getSpec().getTemplate().getSpec().getContainers().getFirst();
         Map<String, String> env = new java.util.HashMap<>();
         container.getEnv().stream().filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
 
         PodEgress.HostPort listen = PodEgress.hostPort("listen", env.get("PADDOCK_KUBERNETES_EGRESS_LISTEN"));
-        assertThat(container.getPorts()).anyMatch(p -> p.getContainerPort() == listen.port());
-        assertThat(env.get("PADDOCK_KUBERNETES_EGRESS_PROXY")).isEqualTo("$(POD_IP):" + listen.port());
+        assertThat(container.getPorts()).anyMatch(p -> p.getContainerPort() == listen.port() && "egress".equals(p.getName()));
+        Service egress = OBJECTS.stream().filter(o -> o instanceof Service && o.getMetadata().getName().equals("paddock-egress"))
+                .map(Service.class::cast).findFirst().orElseThrow();
+        assertThat(egress.getSpec().getSelector()).isEqualTo(d.getSpec().getTemplate().getMetadata().getLabels());
+        assertThat(egress.getSpec().getPorts()).singleElement().satisfies(p -> assertThat(p.getTargetPort().getStrVal()).isEqualTo("egress"));
+        int servicePort = egress.getSpec().getPorts().getFirst().getPort();
+        // a Service's address reaches a pod as <NAME>_SERVICE_HOST only if the Service exists first
+        assertThat(env.get("PADDOCK_KUBERNETES_EGRESS_PROXY")).isEqualTo("$(PADDOCK_EGRESS_SERVICE_HOST):" + servicePort);
+        assertThat(OBJECTS.indexOf(egress)).isLessThan(OBJECTS.indexOf(d));
+        assertThat(env.get("PADDOCK_KUBERNETES_EGRESS_ADVERTISE")).isEqualTo("$(POD_IP):" + listen.port());
         assertThat(container.getEnv().getFirst().getName()).as("defined before the variable that names it").isEqualTo("POD_IP");
         assertThat(env.get("PADDOCK_KUBERNETES_EGRESS_SERVER_NAMESPACE")).isEqualTo(d.getMetadata().getNamespace());
         String[] label = env.get("PADDOCK_KUBERNETES_EGRESS_SERVER_LABELS").split("=");

@@ -31,6 +31,7 @@ import dev.paddock.egress.tls.CertificateAuthority;
 import dev.paddock.egress.vault.Vault;
 import dev.paddock.egress.vault.VaultKey;
 import dev.paddock.store.JdbcStore;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -254,6 +255,54 @@ class PodEgressAgainstMockApiServerTest {
         Run allowed = run(again, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/after-resume");
         assertThat(allowed.exit()).as(allowed.stderr()).isZero();
         assertThat(allowed.stdout()).isEqualTo("upstream saw /after-resume\n");
+    }
+
+    /**
+     * Pods dial a Service in front of every server: here the fake kubelet routes them to server B (127.0.0.1), while
+     * server A (127.0.0.2, the same port) made the sandbox and holds its proxy listener. B relays the connection to A;
+     * when A is lost and server C (127.0.0.3) takes the sandbox over, the same running pod (same address, same
+     * credential) reaches the proxy through B and C.
+     */
+    @Test
+    void aPodDialingAnyServerReachesTheOneHoldingItsProxyEvenAfterATakeoverAgainstMockApiServerAndFakeKubelet() throws Exception {
+        int gatewayPort = driver.egressPort();
+        KubernetesDriver holder = replica("127.0.0.2", gatewayPort);
+        KubernetesDriver takeover = null;
+        try {
+            holder.create(spec("sbx_relay", List.of()), KubernetesDriverAgainstMockApiServerTest.FENCE);
+            Pod made = api.pods().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_relay")).get();
+            assertThat(made.getMetadata().getAnnotations()).containsEntry(SandboxPods.ANNOTATION_EGRESS_HOLDER, "127.0.0.2:" + gatewayPort);
+            Sandbox sandbox = holder.attach(new SandboxRef("sbx_relay", KubernetesDriver.ID, ObjectNames.pod("sbx_relay"))).orElseThrow();
+
+            Run relayed = run(sandbox, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/relayed");
+            assertThat(relayed.exit()).as(relayed.stderr()).isZero();
+            assertThat(relayed.stdout()).isEqualTo("upstream saw /relayed\n");
+            Run forged = run(sandbox, "curl -s -o /dev/null -w '%{http_code}' --max-time 20 -x http://sbx_relay:forged@127.0.0.1:"
+                    + MockCluster.POD_PROXY_PORT + " http://allowed.test:" + httpPort() + "/forged");
+            assertThat(forged.stdout()).as("a wrong token is refused by the relaying server").isEqualTo("407");
+
+            holder.close(); // its server is lost; the pod keeps running
+            takeover = replica("127.0.0.3", gatewayPort);
+            Sandbox taken = takeover.attach(new SandboxRef("sbx_relay", KubernetesDriver.ID, ObjectNames.pod("sbx_relay"))).orElseThrow();
+            Pod now = api.pods().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_relay")).get();
+            assertThat(now.getMetadata().getUid()).as("the same pod, not a new one").isEqualTo(made.getMetadata().getUid());
+            assertThat(now.getMetadata().getAnnotations()).containsEntry(SandboxPods.ANNOTATION_EGRESS_HOLDER, "127.0.0.3:" + gatewayPort);
+
+            Run after = run(taken, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/after-takeover");
+            assertThat(after.exit()).as(after.stderr()).isZero();
+            assertThat(after.stdout()).isEqualTo("upstream saw /after-takeover\n");
+            assertThat(upstreamSaw).extracting(m -> m.get("path")).containsExactly("/relayed", "/after-takeover");
+        } finally {
+            holder.close();
+            if (takeover != null) takeover.close();
+        }
+    }
+
+    /** Another server of the installation: its gateway on {@code host} and the port every server listens on. */
+    private KubernetesDriver replica(String host, int gatewayPort) {
+        PodEgress egress = new PodEgress(host, gatewayPort, "127.0.0.1", MockCluster.POD_PROXY_PORT, MockCluster.SERVER_NAMESPACE,
+                MockCluster.SERVER_LABELS, host, 0);
+        return new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(egress));
     }
 
     @Test

@@ -2,10 +2,14 @@ package dev.paddock.driver.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.core.spi.EgressAttachment;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -13,6 +17,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -44,6 +49,7 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
             s.terminate(TerminationReason.USER_REQUEST);
             driver.destroy(new SandboxRef("sbx_rbac", KubernetesDriver.ID, null));
             driver.purge(s.ref());
+            takeOverASandboxWithEgress(cluster);
 
             List<String> used = cluster.kubelet.driverRequests.stream().map(RoleCoversTheDriverAgainstMockApiServerTest::grantNeeded)
                     .filter(g -> g != null).distinct().sorted().toList();
@@ -51,6 +57,21 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
 
             assertThat(granted).containsAll(used);
             assertThat(used).containsAll(granted);
+        }
+    }
+
+    /** A server makes a sandbox with egress; another takes it over and marks itself the holder of its egress. */
+    private void takeOverASandboxWithEgress(MockCluster cluster) {
+        NetworkPolicy limited = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("example.com"), false);
+        SandboxSpec spec = new SandboxSpec("sbx_rbac_net", "ten_1", null, false, Limits.DEFAULT, Map.of(), limited, List.of(),
+                new EgressAttachment(dir.toString(), "egress.sock", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", Map.of()));
+        try (KubernetesDriver maker = cluster.driverWithEgress("install-a")) {
+            maker.create(spec, KubernetesDriverAgainstMockApiServerTest.FENCE);
+        }
+        PodEgress elsewhere = new PodEgress("127.0.0.1", 0, "127.0.0.1", MockCluster.POD_PROXY_PORT, MockCluster.SERVER_NAMESPACE,
+                MockCluster.SERVER_LABELS, "127.0.0.9", 0);
+        try (KubernetesDriver takeover = new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(elsewhere))) {
+            takeover.attach(new SandboxRef("sbx_rbac_net", KubernetesDriver.ID, null)).orElseThrow().terminate(TerminationReason.USER_REQUEST);
         }
     }
 
