@@ -25,17 +25,22 @@ final class Manifests {
     private Manifests() {}
 
     static List<HasMetadata> all() {
-        KubernetesSerialization serialization = new KubernetesSerialization();
         List<HasMetadata> objects = new ArrayList<>();
         try (Stream<Path> files = Files.list(DIR)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
-                for (String doc : Files.readString(file).split("(?m)^---$")) {
-                    if (doc.lines().allMatch(l -> l.isBlank() || l.strip().startsWith("#"))) continue;
-                    objects.add(serialization.unmarshal(doc, HasMetadata.class));
-                }
-            }
+            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) objects.addAll(read(Files.readString(file)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        return objects;
+    }
+
+    /** The objects of a multi-document YAML text (documents of comments only are skipped). */
+    static List<HasMetadata> read(String yaml) {
+        KubernetesSerialization serialization = new KubernetesSerialization();
+        List<HasMetadata> objects = new ArrayList<>();
+        for (String doc : yaml.split("(?m)^---$")) {
+            if (doc.lines().allMatch(l -> l.isBlank() || l.strip().startsWith("#"))) continue;
+            objects.add(serialization.unmarshal(doc, HasMetadata.class));
         }
         return objects;
     }
