@@ -90,6 +90,7 @@ class PackagedServerTest {
             ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
             pb.environment().keySet().removeIf(name -> name.startsWith("PADDOCK_"));
             pb.environment().put("HOME", home.toString());
+            pb.environment().put("PADDOCK_JAVA_OPTS", "-Duser.home=" + home); // the JVM takes its home from the user database
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat("exit " + p.waitFor() + "\n" + out).as(String.join(" ", args)).startsWith("exit 0\n").doesNotContain("Exception");
