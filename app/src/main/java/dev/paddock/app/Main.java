@@ -13,6 +13,7 @@ import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
+import tools.jackson.core.JacksonException;
 
 /** Entry point of the {@code paddock} command. */
 public final class Main {
@@ -92,6 +93,12 @@ public final class Main {
             }
             case PaddockException p -> {
                 ctx.err().println("error: " + p.getMessage() + " (" + p.code() + ")");
+                code = 1;
+            }
+            case JacksonException json -> {
+                // an answer whose JSON has other types or shapes than this client reads: the server's fault, not a bug here
+                String first = String.valueOf(json.getOriginalMessage()).lines().findFirst().orElse("");
+                ctx.err().println("error: the server's answer is not what this client reads: " + first + " (invalid_response)");
                 code = 1;
             }
             case UncheckedIOException io -> {

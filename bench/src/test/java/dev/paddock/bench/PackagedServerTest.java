@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +76,25 @@ class PackagedServerTest {
         assertThat(cli(root, base, key, "", "sandbox", "exec", id, "--bogus")).startsWith("exit 2\n")
                 .contains("Unknown option: '--bogus'").doesNotContain("Exception");
         assertThat(cli(root, base, key, "", "drivers")).as("a command of the whole jar").startsWith("exit 0\n").contains("bwrap");
+
+        // as a user runs them: no URL or key in the environment, both read from the default data directory in the home
+        Path home = Files.createDirectories(dataDir.resolve("home"));
+        Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path defaults = Files.createDirectories(home.resolve(".paddock"));
+        Files.writeString(defaults.resolve("paddock.url"), base);
+        Files.writeString(defaults.resolve("admin.key"), key);
+        for (String[] args : List.of(new String[] {"sandbox", "list"}, new String[] {"sandbox", "get", id},
+                new String[] {"sandbox", "exec", id, "--", "true"}, new String[] {"sandbox", "ls", id + ":/workspace"})) {
+            List<String> argv = new ArrayList<>(List.of(root.resolve("bin/paddock").toString()));
+            argv.addAll(List.of(args));
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+            pb.environment().keySet().removeIf(name -> name.startsWith("PADDOCK_"));
+            pb.environment().put("HOME", home.toString());
+            pb.environment().put("PADDOCK_JAVA_OPTS", "-Duser.home=" + home); // the JVM takes its home from the user database
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat("exit " + p.waitFor() + "\n" + out).as(String.join(" ", args)).startsWith("exit 0\n").doesNotContain("Exception");
+        }
     }
 
     /** {@code bin/paddock args}: its exit code, then its output (stdout and stderr together). */

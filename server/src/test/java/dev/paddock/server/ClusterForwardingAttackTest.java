@@ -191,6 +191,27 @@ class ClusterForwardingAttackTest {
     }
 
     @Test
+    void anotherTenantsSandboxOnANodeThatStoppedAnsweringIsNotFoundNotUnreachable() {
+        NodeRecord b = store.nodes().find("node_b").orElseThrow();
+        Instant now = Instant.now();
+        assertThat(store.nodes().heartbeat("node_b", b.epoch(), b.capacity(), now, now.minusSeconds(1))).isTrue();
+        try {
+            // the owner hears that the holder is out of reach; a stranger hears what any unknown id gets
+            new Api(serverA.port(), key).post("/v1/sandboxes/" + sandboxOnB + "/exec", "{\"argv\":[\"true\"]}")
+                    .error(503, "unavailable_error", "node_unreachable");
+            Api stranger = new Api(serverA.port(), keys.create("tenant-oracle", "o", true).secret());
+            for (Api.Resp r : List.of(stranger.post("/v1/sandboxes/" + sandboxOnB + "/exec", "{\"argv\":[\"true\"]}"),
+                    stranger.get("/v1/sandboxes/" + sandboxOnB + "/checkpoints"), stranger.get("/v1/sandboxes/" + sandboxOnB),
+                    stranger.delete("/v1/sandboxes/" + sandboxOnB))) {
+                r.error(404, "not_found_error", null);
+                assertThat(r.body()).doesNotContain("node_b");
+            }
+        } finally {
+            assertThat(store.nodes().heartbeat("node_b", b.epoch(), b.capacity(), now, now.plusSeconds(3600))).isTrue();
+        }
+    }
+
+    @Test
     void theClusterSecretIsInNoAnswerAndNoLogLine() {
         Api api = new Api(serverA.port(), key);
         List<Api.Resp> answers = List.of(api.get("/v1/sandboxes/" + sandboxOnB), api.get("/v1/sandboxes/" + sandboxOnB + "/files?path=/nowhere"),

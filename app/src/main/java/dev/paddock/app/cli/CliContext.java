@@ -1,6 +1,5 @@
 package dev.paddock.app.cli;
 
-import dev.paddock.app.serve.DataDir;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.OutputStreamWriter;
@@ -59,6 +58,6 @@ public final class CliContext {
     /** The data directory: {@code PADDOCK_DATA_DIR}, else the server's default ({@code ~/.paddock} or /var/lib/paddock). */
     public Path defaultDataDir() {
         String dir = env("PADDOCK_DATA_DIR");
-        return dir != null ? Path.of(dir) : DataDir.defaultFor(home);
+        return dir != null ? Path.of(dir) : DefaultDataDir.of(home);
     }
 }

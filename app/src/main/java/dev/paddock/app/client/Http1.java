@@ -169,20 +169,31 @@ final class Http1 {
         return buf.toString(StandardCharsets.ISO_8859_1);
     }
 
-    private static InputStream bodyOf(InputStream in, int status, String method, Map<String, String> headers, Socket socket) {
+    private static long contentLength(String header) throws IOException {
+        try {
+            long length = Long.parseLong(header.trim());
+            if (length >= 0) return length;
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IOException("the answer's Content-Length is not a length: " + clip(header));
+    }
+
+    private static String clip(String s) {
+        String printable = s.replaceAll("[^\\x20-\\x7e]", "?");
+        return printable.length() > 40 ? printable.substring(0, 40) + "…" : printable;
+    }
+
+    private static InputStream bodyOf(InputStream in, int status, String method, Map<String, String> headers, Socket socket) throws IOException {
         InputStream raw;
         if ("HEAD".equals(method) || status == 204 || status == 304) {
             raw = InputStream.nullInputStream();
         } else if (headers.getOrDefault("Transfer-Encoding", "").toLowerCase(Locale.ROOT).contains("chunked")) {
             raw = new Chunked(in);
         } else if (headers.containsKey("Content-Length")) {
-            long length;
-            try {
-                length = Long.parseLong(headers.get("Content-Length").trim());
-            } catch (NumberFormatException e) {
-                length = 0;
-            }
-            raw = LimitedInputStream.upTo(in, length);
+            // a length that is no number, or a body that ends before it, is a broken answer: never taken as a shorter one
+            raw = LimitedInputStream.exactly(in, contentLength(headers.get("Content-Length")),
+                    "the connection closed before the end of the answer");
         } else {
             raw = in; // to the end of the connection
         }
@@ -231,11 +242,14 @@ final class Http1 {
         private long nextChunkSize() throws IOException {
             String size = line(in, new int[] {1024});
             int semi = size.indexOf(';');
+            long parsed;
             try {
-                return Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+                parsed = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
             } catch (NumberFormatException e) {
                 throw new IOException("a chunk size is not a number");
             }
+            if (parsed < 0) throw new IOException("a chunk size is negative");
+            return parsed;
         }
     }
 }

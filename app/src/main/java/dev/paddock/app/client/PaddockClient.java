@@ -25,6 +25,10 @@ import tools.jackson.databind.node.MissingNode;
  */
 public final class PaddockClient {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** The most of a JSON answer read: more is a broken or hostile server, not an answer to hold in memory. */
+    static final int MAX_ANSWER_BYTES = 64 << 20;
+    /** The most of an error answer read: its JSON error is small. */
+    private static final int MAX_ERROR_BYTES = 64 * 1024;
 
     private final String baseUrl;
     private final String apiKey;
@@ -80,8 +84,15 @@ public final class PaddockClient {
 
     private void readEvents(Http1.Response res, Consumer<SseEvent> sink, String what) {
         try (InputStream in = res.body()) {
-            if (res.status() >= 400) throw error(res.status(), in.readAllBytes());
-            SseReader.read(in, sink);
+            if (res.status() >= 400) throw error(res.status(), in.readNBytes(MAX_ERROR_BYTES));
+            SseReader.read(in, event -> {
+                try {
+                    sink.accept(event);
+                } catch (IllegalArgumentException | JacksonException e) { // an event's JSON or base64 is not what it must be
+                    throw new ApiException(200, "invalid_response", "invalid_response", "the server sent a " + clip(event.event())
+                            + " event this client cannot read in its " + what);
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("the " + what + " from " + baseUrl + " broke off: " + e.getMessage(), e);
         }
@@ -123,8 +134,11 @@ public final class PaddockClient {
     /** The whole body of a 2xx answer; an error answer becomes an {@link ApiException}. */
     private byte[] complete(Http1.Response res) {
         try (res) {
-            byte[] body = res.body().readAllBytes();
-            if (res.status() >= 400) throw error(res.status(), body);
+            if (res.status() >= 400) throw error(res.status(), res.body().readNBytes(MAX_ERROR_BYTES));
+            byte[] body = res.body().readNBytes(MAX_ANSWER_BYTES);
+            if (body.length == MAX_ANSWER_BYTES && res.body().read() >= 0) {
+                throw new IOException("the answer is over " + (MAX_ANSWER_BYTES >> 20) + " MiB");
+            }
             return body;
         } catch (IOException e) {
             throw new UncheckedIOException("the answer from " + baseUrl + " broke off: " + e.getMessage(), e);
@@ -151,7 +165,7 @@ public final class PaddockClient {
 
     private static byte[] readAll(InputStream in) {
         try (in) {
-            return in.readNBytes(64 * 1024);
+            return in.readNBytes(MAX_ERROR_BYTES);
         } catch (IOException e) {
             return new byte[0];
         }
@@ -167,6 +181,11 @@ public final class PaddockClient {
                     .append(URLEncoder.encode(String.valueOf(e.getValue()), StandardCharsets.UTF_8));
         }
         return sb.toString();
+    }
+
+    private static String clip(String s) {
+        String printable = s.replaceAll("[^\\x20-\\x7e]", "?");
+        return printable.length() > 40 ? printable.substring(0, 40) + "…" : printable;
     }
 
     private static String stripSlash(String url) {

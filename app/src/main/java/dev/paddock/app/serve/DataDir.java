@@ -1,5 +1,6 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.app.cli.DefaultDataDir;
 import dev.paddock.core.Ids;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -42,21 +43,11 @@ public final class DataDir implements AutoCloseable {
     }
 
     /** Where the data directory goes when none is configured and the home directory is closed to other users. */
-    public static final Path SYSTEM_DEFAULT = Path.of("/var/lib/paddock");
+    public static final Path SYSTEM_DEFAULT = DefaultDataDir.SYSTEM_DEFAULT;
 
-    /**
-     * The data directory when none is configured: {@code ~/.paddock}, unless the home directory is closed to other
-     * users (as root's {@code /root} is, mode 0700): sandboxes run as their own uids and must pass through the data
-     * directory's parents to reach their workspace, so then it is {@link #SYSTEM_DEFAULT}. Server and CLI agree.
-     */
+    /** The data directory when none is configured ({@link DefaultDataDir}). */
     public static Path defaultFor(Path home) {
-        try {
-            var mode = Files.getPosixFilePermissions(home);
-            if (!mode.contains(PosixFilePermission.OTHERS_EXECUTE)) return SYSTEM_DEFAULT;
-        } catch (IOException | UnsupportedOperationException e) {
-            // no home to look at: keep the usual place
-        }
-        return home.resolve(".paddock");
+        return DefaultDataDir.of(home);
     }
 
     /** Creates the directory (0700) when missing and takes its lock; refuses when another server holds it. */

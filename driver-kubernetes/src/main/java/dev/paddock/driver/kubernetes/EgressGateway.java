@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -16,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Locale;
@@ -42,7 +44,12 @@ import org.slf4j.LoggerFactory;
 final class EgressGateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EgressGateway.class);
     static final int MAX_HEAD_BYTES = 64 * 1024;
-    private static final int HEAD_TIMEOUT_MILLIS = 30_000;
+    /**
+     * The most time a connection may take to send its whole request head, counted from its accept: a per-read timeout
+     * alone lets a client that drips a byte now and then hold a connection slot for days (slowloris), and enough of
+     * them would take every slot, so no pod's egress would pass.
+     */
+    static final Duration HEAD_DEADLINE = Duration.ofSeconds(30);
     private static final int MAX_CONNECTIONS = 1024;
     private static final byte[] END_OF_HEAD = {'\r', '\n', '\r', '\n'};
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -71,10 +78,16 @@ final class EgressGateway implements AutoCloseable {
     private final ServerSocket server;
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     private final Semaphore slots = new Semaphore(MAX_CONNECTIONS);
+    private final Duration headDeadline;
     private volatile boolean closed;
     private volatile Holders holders = (id, fresh) -> null;
 
     EgressGateway(String host, int port) {
+        this(host, port, HEAD_DEADLINE);
+    }
+
+    EgressGateway(String host, int port, Duration headDeadline) {
+        this.headDeadline = headDeadline;
         try {
             server = new ServerSocket();
             server.setReuseAddress(true);
@@ -141,7 +154,7 @@ final class EgressGateway implements AutoCloseable {
     }
 
     private void serve(Socket client) throws IOException {
-        client.setSoTimeout(HEAD_TIMEOUT_MILLIS);
+        long deadline = System.nanoTime() + headDeadline.toNanos();
         InputStream in = client.getInputStream();
         OutputStream out = client.getOutputStream();
         byte[] buffer = new byte[MAX_HEAD_BYTES];
@@ -152,7 +165,19 @@ final class EgressGateway implements AutoCloseable {
                 answer(out, "431 Request Header Fields Too Large", "the request head is over " + MAX_HEAD_BYTES + " bytes");
                 return;
             }
-            int n = in.read(buffer, filled, buffer.length - filled);
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                answer(out, "408 Request Timeout", "the request head did not arrive in " + headDeadline.toSeconds() + " seconds");
+                return;
+            }
+            client.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
+            int n;
+            try {
+                n = in.read(buffer, filled, buffer.length - filled);
+            } catch (SocketTimeoutException e) {
+                answer(out, "408 Request Timeout", "the request head did not arrive in " + headDeadline.toSeconds() + " seconds");
+                return;
+            }
             if (n < 0) return;
             filled += n;
         }

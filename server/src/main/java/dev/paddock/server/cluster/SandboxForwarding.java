@@ -87,7 +87,7 @@ public final class SandboxForwarding implements AutoCloseable {
             if (NodeAuth.forwarded(ctx)) return;
             Matcher m = SANDBOX_PATH.matcher(ctx.path());
             if (!m.matches()) return;
-            Optional<NodeRecord> node = holderElsewhere(m.group(1));
+            Optional<NodeRecord> node = holderElsewhere(m.group(1), null);
             if (node.isEmpty()) return;
             webSockets.forward(ctx, node.get().id(), node.get().url());
         } catch (PaddockException e) {
@@ -98,7 +98,7 @@ public final class SandboxForwarding implements AutoCloseable {
     private void forwardToHolder(Context ctx, String sandboxId, boolean recordOnly) {
         Optional<NodeRecord> node;
         try {
-            node = holderElsewhere(sandboxId);
+            node = holderElsewhere(sandboxId, Auth.caller(ctx).map(p -> p.tenantId()).orElse(null));
             if (node.isEmpty()) return;
             forwarder.forward(ctx, Auth.caller(ctx).orElse(null), node.get().id(), node.get().url(), null, recordOnly ? RECORD_WAIT : null);
         } catch (PaddockException e) {
@@ -111,12 +111,15 @@ public final class SandboxForwarding implements AutoCloseable {
 
     /**
      * The live node that holds the sandbox when that is another one; empty when the request is answered here (held
-     * here, unknown, ended, or its node lost). A holder that stopped renewing its lease is refused as unreachable.
+     * here, unknown, another tenant's, ended, or its node lost). A holder that stopped renewing its lease is refused as
+     * unreachable. {@code tenant} is the caller's (null on a path that carries its own credential): another tenant's
+     * sandbox is answered here as not found, so neither its node's state nor its existence shows.
      */
-    private Optional<NodeRecord> holderElsewhere(String sandboxId) {
+    private Optional<NodeRecord> holderElsewhere(String sandboxId, String tenant) {
         if (link.heldHere().test(sandboxId)) return Optional.empty();
         Optional<SandboxRecord> record = link.store().sandboxes().find(sandboxId);
         if (record.isEmpty() || record.get().state().isTerminal()) return Optional.empty();
+        if (tenant != null && !tenant.equals(record.get().tenantId())) return Optional.empty();
         String nodeId = record.get().fence().nodeId();
         if (nodeId.equals(link.selfId())) return Optional.empty();
         Optional<NodeRecord> node = link.nodes().find(nodeId);
@@ -159,7 +162,8 @@ public final class SandboxForwarding implements AutoCloseable {
      * node is this one, lost or unknown, the create is answered here (and says what is missing).
      */
     private void fromCheckpoint(Context ctx, String checkpointId, byte[] body) {
-        Optional<String> nodeId = link.store().checkpoints().find(checkpointId)
+        String tenant = Auth.principal(ctx).tenantId();
+        Optional<String> nodeId = link.store().checkpoints().find(checkpointId).filter(c -> tenant.equals(c.tenantId())) // another tenant's: not found here
                 .flatMap(c -> link.store().sandboxes().find(c.sandboxId())).map(r -> r.fence().nodeId());
         if (nodeId.isEmpty() || nodeId.get().equals(link.selfId())) return;
         Optional<NodeRecord> node = link.nodes().find(nodeId.get());
