@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
@@ -21,12 +22,24 @@ public final class WebSocketBridge implements Session.Listener, WebSocket.Listen
     private static final Duration IDLE = Duration.ofMinutes(30);
     /** The largest frame relayed; the holder applies its own message limits. */
     private static final int MAX_FRAME = 1 << 20;
+    /** How long a holder has to answer the client's close before its socket is cut. */
+    private static final Duration CLOSE_GRACE = Duration.ofSeconds(10);
+
+    private final Duration closeGrace;
 
     private final CompletableFuture<WebSocket> upstream = new CompletableFuture<>();
     private final AtomicBoolean ended = new AtomicBoolean();
     private volatile Session client;
     /** The last write to the holder: a close waits for it (the JDK client takes one data write at a time). */
     private volatile CompletableFuture<WebSocket> lastWrite = CompletableFuture.completedFuture(null);
+
+    public WebSocketBridge() {
+        this(CLOSE_GRACE);
+    }
+
+    WebSocketBridge(Duration closeGrace) {
+        this.closeGrace = closeGrace;
+    }
 
     /** The holder's socket, once its handshake succeeded; frames flow once the client's side is open too. */
     void connected(WebSocket holder) {
@@ -82,9 +95,16 @@ public final class WebSocketBridge implements Session.Listener, WebSocket.Listen
     @Override
     public void onWebSocketClose(int code, String reason) {
         WebSocket holder = upstream.getNow(null);
-        if (holder == null || holder.isOutputClosed()) return;
-        int sent = clientMaySend(code) ? code : WebSocket.NORMAL_CLOSURE;
-        lastWrite.handle((ws, failure) -> holder.sendClose(sent, reason == null ? "" : reason));
+        if (holder == null) return;
+        if (!holder.isOutputClosed()) {
+            int sent = clientMaySend(code) ? code : WebSocket.NORMAL_CLOSURE;
+            lastWrite.handle((ws, failure) -> holder.sendClose(sent, reason == null ? "" : reason));
+        }
+        // a holder that stopped reading never finishes the last write nor answers the close: cut it, or its
+        // connection would stay open on this node for good
+        CompletableFuture.delayedExecutor(closeGrace.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+            if (!holder.isInputClosed()) holder.abort();
+        });
     }
 
     @Override
