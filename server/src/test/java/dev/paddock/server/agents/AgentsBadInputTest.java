@@ -142,8 +142,7 @@ class AgentsBadInputTest {
     void toolResultsNeedALiveLeaseAndAnswerEachCallOnce() {
         SelfHostedSession s = selfHosted();
         Rest worker = new Rest(stack.baseUrl, s.key());
-        api.post("/v1/sessions/" + s.session() + "/events", Map.of("events",
-                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+        api.say(s.session(), "go");
         await().atMost(Duration.ofSeconds(20)).until(() -> toolUseId(s.session()) != null);
         String useId = toolUseId(s.session());
         Map<String, Object> result = Map.of("events", List.of(Map.of("type", "user.tool_result", "tool_use_id", useId,

@@ -70,8 +70,7 @@ class JavaWorkerLongTurnTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            api.say(session, "go");
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).endsWith("agent.message", "session.status_idle"));
             List<String> types = SelfHostedWorkerTest.typesOf(api, session);

@@ -56,8 +56,7 @@ class JavaWorkerSkillsTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "fill it"))))));
+            api.say(session, "fill it");
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("user.tool_result").endsWith("session.status_idle"));
         } finally {

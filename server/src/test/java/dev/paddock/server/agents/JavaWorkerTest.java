@@ -52,8 +52,7 @@ class JavaWorkerTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            api.say(session, "go");
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).endsWith("agent.message", "session.status_idle"));
             assertThat(SelfHostedWorkerTest.typesOf(api, session))
@@ -86,8 +85,7 @@ class JavaWorkerTest {
         Principal owner = new Principal("worker", "java-2", false);
         String sandbox;
         try {
-            api.post("/v1/sessions/" + sh.session() + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            api.say(sh.session(), "go");
             sandbox = await().atMost(Duration.ofSeconds(60))
                     .until(() -> stack.host.list(owner, PageRequest.first(10), false).data(), running -> running.size() == 1).getFirst().id();
         } finally {

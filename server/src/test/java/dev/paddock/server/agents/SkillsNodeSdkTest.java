@@ -90,8 +90,7 @@ class SkillsNodeSdkTest {
                 "WORKDIR", workdir.toString()));
         Process worker = pb.start();
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "summarise data.csv"))))));
+            api.say(session, "summarise data.csv");
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
                     assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("user.tool_result").endsWith("session.status_idle"));
         } finally {

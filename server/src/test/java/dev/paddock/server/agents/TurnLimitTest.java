@@ -47,8 +47,7 @@ class TurnLimitTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "loop"))))));
+            api.say(session, "loop");
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("session.error").endsWith("session.status_idle"));
             int calls = model.requests.size();
