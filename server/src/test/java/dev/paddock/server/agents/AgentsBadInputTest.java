@@ -10,28 +10,16 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /** Bad input to sessions and the work queue: each a clear 4xx, and nothing of the session's state lost. */
-class AgentsBadInputTest {
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
-
+class AgentsBadInputTest extends ScriptedStackTest {
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> List.of(toolUse("toolu_1", "bash", Map.of("command", "true"))));
-        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
     }
 
     static SelfHostedSession selfHosted() {

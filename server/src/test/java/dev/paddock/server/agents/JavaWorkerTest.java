@@ -16,16 +16,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Paddock's own Java worker against Paddock's queue: tool calls run in a Paddock sandbox it creates per session. */
-class JavaWorkerTest {
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
-
+class JavaWorkerTest extends ScriptedStackTest {
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> switch (results) {
@@ -33,14 +28,7 @@ class JavaWorkerTest {
             case 1 -> List.of(toolUse("toolu_2", "bash", Map.of("command", "cat java-worker.txt")));
             default -> List.of(text("Done."));
         });
-        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
     }
 
     @Test

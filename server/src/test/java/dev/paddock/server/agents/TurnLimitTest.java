@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -19,24 +18,14 @@ import org.junit.jupiter.api.Test;
  * A model that never stops calling tools is stopped at the turn limit, and the session stays stopped — also when
  * the worker's last tool result woke the session while it was hitting the limit.
  */
-class TurnLimitTest {
+class TurnLimitTest extends ScriptedStackTest {
     private static final int MAX_TURNS = 3;
 
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
 
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> List.of(toolUse("toolu_" + results, "bash", Map.of("command", "true"))));
-        stack = new AgentsStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null, null));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null, null));
     }
 
     @Test
