@@ -13,10 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -26,6 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
  * sandboxes must reach.
  */
 @Tag("bwrap")
+// one server for the class: each test makes its own sandboxes, and the walk of the data directory only sees more
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DataAtRestEndToEndTest {
     private static final int NOBODY = 65534;
     /** What sandbox uids must be able to read: the init binary, shared /etc entries, images, a sandbox's own /etc and CA bundle. */
@@ -33,12 +36,12 @@ class DataAtRestEndToEndTest {
 
     private BwrapServer server;
 
-    @BeforeEach
+    @BeforeAll
     void start() throws IOException {
         server = new BwrapServer("pdk", Map.of("default_disk", "64m", "max_disk", "1g", "max_checkpoint_size", "1m"));
     }
 
-    @AfterEach
+    @AfterAll
     void stop() throws Exception {
         server.close();
     }

@@ -12,10 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -26,6 +27,8 @@ import tools.jackson.databind.node.ObjectNode;
  * bash tool (a scripted model asks for it).
  */
 @Tag("bwrap")
+// one server for the class: the second test only asks for refusals
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EnvironmentPackagesEndToEndTest {
     static final String PROBE = "command -v paddock-hello; paddock-hello; python3 -c 'import tinypkg; print(tinypkg.VALUE)'; "
             + "node -e \"console.log(require('tinynpm'))\"";
@@ -35,7 +38,7 @@ class EnvironmentPackagesEndToEndTest {
     BwrapServer server;
     PaddockClient api;
 
-    @BeforeEach
+    @BeforeAll
     void start() throws Exception {
         up = new EgressUpstreams();
         repos = new LocalPackageRepos();
@@ -46,7 +49,7 @@ class EnvironmentPackagesEndToEndTest {
         api = server.api;
     }
 
-    @AfterEach
+    @AfterAll
     void stop() throws Exception {
         try {
             server.close();

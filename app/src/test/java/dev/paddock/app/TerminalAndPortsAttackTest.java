@@ -5,11 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.TerminalAndPortsEndToEndTest.TerminalClient;
 import dev.paddock.app.client.Json;
-import dev.paddock.app.client.PaddockClient;
 import dev.paddock.host.terminal.TerminalSessions;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -31,31 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
  * frames are answered on the socket, which goes on working; closing a port ends the WebSockets opened through it.
  */
 @Tag("bwrap")
-class TerminalAndPortsAttackTest {
-    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    static BwrapServer server;
-    static PaddockClient api;
-    static String sandbox;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new BwrapServer("pta", Map.of("warm_pool_size", "0"));
-        api = server.api;
-        sandbox = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (server != null) server.close();
-    }
-
-    /** The end-to-end test's terminal client (output and control messages collected), connected to this server. */
-    static TerminalClient connect(String path) {
-        TerminalClient c = new TerminalClient();
-        c.socket = HTTP.newWebSocketBuilder().buildAsync(URI.create(server.app.url().replace("http://", "ws://") + path), c).join();
-        return c;
-    }
-
+class TerminalAndPortsAttackTest extends OneSandboxServerTest {
     static ObjectNode obj() {
         return Json.object();
     }

@@ -9,7 +9,6 @@ import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
@@ -24,8 +23,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -37,24 +34,7 @@ import tools.jackson.databind.node.ObjectNode;
  * sandbox's loopback reached through the port URL with its token (HTTP and a WebSocket echo), refused without.
  */
 @Tag("bwrap")
-class TerminalAndPortsEndToEndTest {
-    static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    static BwrapServer server;
-    static PaddockClient api;
-    static String sandbox;
-
-    @BeforeAll
-    static void start() throws Exception {
-        server = new BwrapServer("ptp", Map.of("warm_pool_size", "0"));
-        api = server.api;
-        sandbox = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (server != null) server.close();
-    }
-
+class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
     static ObjectNode obj() {
         return Json.object();
     }
@@ -66,10 +46,6 @@ class TerminalAndPortsEndToEndTest {
         final CompletableFuture<Integer> closed = new CompletableFuture<>();
         private final StringBuilder text = new StringBuilder();
         WebSocket socket;
-
-        static TerminalClient connect(String attachUrl) {
-            return connect(server.app.url(), attachUrl);
-        }
 
         /** Connects to {@code path} on the server at {@code baseUrl} (http://…). */
         static TerminalClient connect(String baseUrl, String path) {
@@ -129,7 +105,7 @@ class TerminalAndPortsEndToEndTest {
         assertThat(pty.path("status").asString()).isEqualTo("running");
         String ptyId = pty.path("id").asString();
 
-        TerminalClient first = TerminalClient.connect(pty.path("attach_url").asString());
+        TerminalClient first = connect(pty.path("attach_url").asString());
         first.type("echo hello-$((6*7))\n");
         await().atMost(Duration.ofSeconds(10)).until(() -> first.output.toString().contains("hello-42"));
         assertThat(first.controls.getFirst()).contains("\"type\":\"attached\"");
@@ -149,7 +125,7 @@ class TerminalAndPortsEndToEndTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> byKeyStatus("/v1/sandboxes/" + sandbox + "/files/stat?path=.written-while-away") == 200);
 
         JsonNode token = api.json("POST", "/v1/sandboxes/" + sandbox + "/pty/" + ptyId + "/attach_tokens", Map.of(), null);
-        TerminalClient second = TerminalClient.connect(token.path("attach_url").asString());
+        TerminalClient second = connect(token.path("attach_url").asString());
         await().atMost(Duration.ofSeconds(10)).until(() -> second.output.toString().contains("written-while-away-5"));
         second.type("exit 7\n");
         await().atMost(Duration.ofSeconds(10)).until(() -> second.controls.stream().anyMatch(c -> c.contains("\"type\":\"exit\"")));
@@ -158,7 +134,7 @@ class TerminalAndPortsEndToEndTest {
 
         // an attach token works once
         String used = token.path("attach_url").asString();
-        assertThatThrownBy(() -> TerminalClient.connect(used)).isInstanceOf(CompletionException.class)
+        assertThatThrownBy(() -> connect(used)).isInstanceOf(CompletionException.class)
                 .hasCauseInstanceOf(WebSocketHandshakeException.class);
     }
 
@@ -166,9 +142,9 @@ class TerminalAndPortsEndToEndTest {
     void anAttachWithoutAValidTokenIsRefusedAndAPlainGetSaysWhatToDo() throws Exception {
         JsonNode pty = api.json("POST", "/v1/sandboxes/" + sandbox + "/pty", Map.of(), obj());
         String path = "/v1/sandboxes/" + sandbox + "/pty/" + pty.path("id").asString() + "/attach";
-        assertThatThrownBy(() -> TerminalClient.connect(path + "?token=ptt_forged")).hasCauseInstanceOf(WebSocketHandshakeException.class);
-        assertThatThrownBy(() -> TerminalClient.connect(path)).hasCauseInstanceOf(WebSocketHandshakeException.class);
-        WebSocketHandshakeException refused = (WebSocketHandshakeException) catchCause(() -> TerminalClient.connect(path + "?token=ptt_forged"));
+        assertThatThrownBy(() -> connect(path + "?token=ptt_forged")).hasCauseInstanceOf(WebSocketHandshakeException.class);
+        assertThatThrownBy(() -> connect(path)).hasCauseInstanceOf(WebSocketHandshakeException.class);
+        WebSocketHandshakeException refused = (WebSocketHandshakeException) catchCause(() -> connect(path + "?token=ptt_forged"));
         assertThat(refused.getResponse().statusCode()).isEqualTo(401);
         assertThat(raw("GET", path, null).body()).contains("websocket_upgrade_required");
         api.call("DELETE", "/v1/sandboxes/" + sandbox + "/pty/" + pty.path("id").asString(), Map.of(), null);
@@ -250,7 +226,7 @@ class TerminalAndPortsEndToEndTest {
         writeScript("ws_echo.py");
         startInSandbox("exec python3 /workspace/ws_echo.py 9000", 9000);
         String url = api.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 9000)).path("url").asString();
-        TerminalClient ws = TerminalClient.connect(url + "echo");
+        TerminalClient ws = connect(url + "echo");
         ws.control("round-trip-text");
         ws.type("round-trip-binary");
         await().atMost(Duration.ofSeconds(10)).until(() -> ws.controls.contains("round-trip-text") && ws.output.toString().contains("round-trip-binary"));

@@ -29,18 +29,23 @@ import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code workspace_tar} checkpoints: an archive of the workspace in the checkpoint directory ({@code checkpoint_dir},
  * by default {@code <data-dir>/checkpoints}; the directory 0700, each archive 0600), written as {@code .tar.partial}
  * under {@code .partials/<node>/} and renamed when complete, with its record in the store, which names the directory.
  * Several nodes may share one checkpoint directory: each writes and, at start-up, clears only its own partials, and
- * any of them reads every archive in it.
+ * any of them reads every archive in it. An archive is moved in with a mark beside the node's partials that stays until
+ * its record is stored, so an archive whose record a killed process never stored is found and deleted at the node's
+ * next start, without guessing which archives in the shared directory are whose or still being recorded.
  * {@code memory} checkpoints, where the driver offers {@link MemoryCheckpoints}, add the driver's image of the
  * sandbox's processes beside the archive ({@code <id>.memory/}, written as {@code .memory.partial}); both count in the
  * tenant's storage quota. Restoring one ends the sandbox's runtime, puts the archive's files in place and starts the
@@ -51,10 +56,12 @@ import java.util.stream.Stream;
  * Every method takes a record the host already found for the caller: tenant scoping is the host's.
  */
 final class Checkpoints {
+    private static final Logger log = LoggerFactory.getLogger(Checkpoints.class);
     private static final FileAttribute<?> PRIVATE_FILE = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
     private static final FileAttribute<?> PRIVATE_DIR = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
     static final String WORKSPACE_TAR = "workspace_tar";
     private static final String MEMORY_SUFFIX = ".memory";
+    private static final String LANDING_SUFFIX = ".landing";
 
     private final HostConfig config;
     private final OwnedSandboxes host;
@@ -81,6 +88,7 @@ final class Checkpoints {
             // every tenant's workspace archives: the server's user alone may read them
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             Files.createDirectories(partials);
+            deleteUnrecorded();
             deletePartials(nodeId == null);
         } catch (IOException e) {
             throw new IllegalStateException("cannot create " + dir, e);
@@ -126,6 +134,7 @@ final class Checkpoints {
             Path target = archive(cpId);
             Path tmp = partials.resolve(cpId + ".tar.partial");
             Path imageTmp = partials.resolve(cpId + MEMORY_SUFFIX + ".partial");
+            Path landing = partials.resolve(cpId + LANDING_SUFFIX);
             CheckpointCap cap = cap(r.tenantId());
             try {
                 MessageDigest sha = MessageDigest.getInstance("SHA-256");
@@ -139,6 +148,7 @@ final class Checkpoints {
                     return null;
                 });
                 long size = Files.size(tmp);
+                Files.createFile(landing, PRIVATE_FILE); // before any file lands where other nodes see it
                 if (memory != null) {
                     size += treeSize(imageTmp);
                     if (size > cap.bytes()) throw new CheckpointCap.TooLarge();
@@ -148,6 +158,7 @@ final class Checkpoints {
                 CheckpointRecord cp = new CheckpointRecord(cpId, id, r.tenantId(), kind, size,
                         HexFormat.of().formatHex(sha.digest()), host.clock().instant(), name, dir.toString());
                 host.store().checkpoints().insert(cp);
+                deleteQuietly(landing); // recorded: the archive is no orphan now
                 host.event(cur, "sandbox.checkpointed", name == null ? Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes())
                         : Map.of("checkpoint_id", cpId, "size_bytes", cp.sizeBytes(), "snapshot", name));
                 return cp;
@@ -156,6 +167,7 @@ final class Checkpoints {
                 deleteQuietly(target); // moved in but not recorded (a name taken meanwhile): no record will ever list it
                 deleteTreeQuietly(imageTmp);
                 deleteTreeQuietly(image(cpId));
+                if (!Files.exists(target) && !Files.exists(image(cpId))) deleteQuietly(landing); // else the next start retries
                 throw cap.explain(e).orElseGet(() -> Operations.asPaddock("checkpoint", e));
             }
         }));
@@ -380,13 +392,41 @@ final class Checkpoints {
     }
 
     /**
+     * Archives this node moved into the directory whose record the previous process of this node never stored
+     * (killed in between): no record names them, so nothing would ever list or delete them. Only marked ones, which
+     * are this node's; none of its writes is in flight while the host starts. A mark whose record cannot be looked up
+     * (the store unreachable) stays for the next start.
+     */
+    private void deleteUnrecorded() throws IOException {
+        List<Path> marks;
+        try (Stream<Path> files = Files.list(partials)) {
+            marks = files.filter(p -> p.getFileName().toString().endsWith(LANDING_SUFFIX)).toList();
+        }
+        for (Path mark : marks) {
+            String name = mark.getFileName().toString();
+            String cpId = name.substring(0, name.length() - LANDING_SUFFIX.length());
+            try {
+                if (host.store().checkpoints().find(cpId).isEmpty()) {
+                    Files.deleteIfExists(archive(cpId));
+                    deleteTree(image(cpId));
+                    log.info("deleted checkpoint archive {} of {}: its record was never stored", cpId, dir);
+                }
+            } catch (RuntimeException e) {
+                log.warn("cannot tell whether checkpoint {} was recorded; kept until the next start: {}", cpId, e.getMessage());
+                continue;
+            }
+            Files.delete(mark);
+        }
+    }
+
+    /**
      * A checkpoint being written when the previous process of this node died is never listed: its files go at
      * start-up. Only this node's: another node sharing the directory may be writing one right now. A server alone
      * also clears what versions before node-scoped partials left beside the archives.
      */
     private void deletePartials(boolean alone) throws IOException {
         try (Stream<Path> files = Files.list(partials)) {
-            for (Path p : files.toList()) deleteTree(p);
+            for (Path p : files.filter(p -> !p.getFileName().toString().endsWith(LANDING_SUFFIX)).toList()) deleteTree(p);
         }
         if (!alone) return;
         try (Stream<Path> files = Files.list(dir)) {

@@ -15,12 +15,16 @@ import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.core.store.CheckpointRecord;
+import dev.paddock.core.store.CheckpointStore;
 import dev.paddock.core.store.PageRequest;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.Store;
 import dev.paddock.driver.subprocess.SubprocessDriver;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,12 +114,77 @@ class CheckpointsTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir.resolve("checkpoints")))).isEqualTo("rwx------");
     }
 
+    /**
+     * The process dies after an archive landed in the (shared) directory and before its record was stored: an Error
+     * from the store's insert stands for the kill, since no clean-up of {@code take} runs past it. Another node
+     * starting on the same directory leaves the archive alone (for all it knows its record is being stored); the
+     * node's own next start deletes it, and keeps every archive a record names.
+     */
+    @Test
+    void anArchiveWhoseRecordWasNeverStoredGoesAtTheNodesNextStartOnly() throws Exception {
+        sandbox.workspace().write("a.txt", bytes("a"));
+        CheckpointRecord recorded = checkpoints.take(record);
+        Path dir = dataDir.resolve("checkpoints");
+        HostConfig config = HostFixture.config(dataDir, "subprocess");
+        Checkpoints nodeA = new Checkpoints(config, "node-a", new OneSandbox(killedAtInsert()), new SandboxLocks(), tenant -> 0);
+        assertThatThrownBy(() -> nodeA.take(record)).isInstanceOf(Killed.class);
+        List<Path> orphans;
+        try (var files = Files.list(dir)) {
+            orphans = files.filter(p -> p.getFileName().toString().endsWith(".tar") && !p.getFileName().toString().startsWith(recorded.id())).toList();
+        }
+        assertThat(orphans).as("the archive landed without a record").hasSize(1);
+
+        new Checkpoints(config, "node-b", new OneSandbox(store), new SandboxLocks(), tenant -> 0);
+        assertThat(orphans.getFirst()).as("another node's start leaves it").exists();
+
+        new Checkpoints(config, "node-a", new OneSandbox(store), new SandboxLocks(), tenant -> 0);
+        assertThat(orphans.getFirst()).as("the node's own restart deletes it").doesNotExist();
+        assertThat(dir.resolve(recorded.id() + ".tar")).as("a recorded archive stays").exists();
+        assertThat(dir.resolve(".partials").resolve("node-a")).isEmptyDirectory();
+    }
+
+    /** The store, but dead at the moment a checkpoint's record would be stored. */
+    private Store killedAtInsert() {
+        CheckpointStore dying = proxy(CheckpointStore.class, (m, args) -> {
+            if (m.getName().equals("insert")) throw new Killed();
+            return m.invoke(store.checkpoints(), args);
+        });
+        return proxy(Store.class, (m, args) -> m.getName().equals("checkpoints") ? dying : m.invoke(store, args));
+    }
+
+    private interface Forward {
+        Object call(Method m, Object[] args) throws Exception;
+    }
+
+    private static <T> T proxy(Class<T> type, Forward forward) {
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (p, m, args) -> {
+            try {
+                return forward.call(m, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }));
+    }
+
+    /** The process killed: nothing after it runs. */
+    private static final class Killed extends Error {}
+
     private static ByteArrayInputStream bytes(String s) {
         return new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The host as checkpoints see it, for the one sandbox of this test; what checkpoints never call is refused. */
     private final class OneSandbox implements OwnedSandboxes {
+        private final Store store;
+
+        OneSandbox() {
+            this(CheckpointsTest.this.store);
+        }
+
+        OneSandbox(Store store) {
+            this.store = store;
+        }
+
         @Override public String ownerId() { return "host_test"; }
         @Override public Clock clock() { return Clock.systemUTC(); }
         @Override public Store store() { return store; }

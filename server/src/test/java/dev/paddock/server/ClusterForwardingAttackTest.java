@@ -6,29 +6,13 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import dev.paddock.access.ApiKeys;
-import dev.paddock.core.nodes.NodeCapacity;
-import dev.paddock.core.nodes.NodeRecord;
-import dev.paddock.core.nodes.NodeState;
-import dev.paddock.driver.subprocess.SubprocessDriver;
-import dev.paddock.host.HostConfig;
-import dev.paddock.host.HostOwner;
-import dev.paddock.host.RuntimeHost;
-import dev.paddock.host.ports.PortForwards;
-import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.server.cluster.NodeAuth;
-import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.store.JdbcStore;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,10 +30,9 @@ import org.slf4j.LoggerFactory;
 class ClusterForwardingAttackTest {
     static final String SECRET = "cluster-attack-test-secret-0123456789abcdef";
     static final Duration DEADLINE = Duration.ofSeconds(20);
-    Path dir;
+    TwoNodes nodes;
     JdbcStore store;
     ApiKeys keys;
-    final List<AutoCloseable> parts = new ArrayList<>();
     PaddockServer serverA;
     PaddockServer serverB;
     String key;
@@ -66,9 +49,9 @@ class ClusterForwardingAttackTest {
     void start() throws Exception {
         capture.start();
         ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(capture);
-        dir = Files.createTempDirectory("paddock-cluster-attack");
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
-        keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
+        nodes = new TwoNodes("paddock-cluster-attack");
+        store = nodes.store;
+        keys = nodes.keys;
         serverA = node("node_a", "a");
         serverB = node("node_b", "b");
         key = keys.create("tenant-attack", "attack", false).secret();
@@ -79,28 +62,13 @@ class ClusterForwardingAttackTest {
     }
 
     private PaddockServer node(String id, String zone) throws Exception {
-        Instant now = Instant.now();
-        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
-                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600)));
-        Path data = Files.createDirectories(dir.resolve(id));
-        RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess"), store,
-                List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
-        host.start();
-        parts.add(host);
-        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0),
-                List.of(new TerminalsAndPorts(new TerminalSessions(host, Duration.ofMinutes(1), 64 * 1024, Clock.systemUTC()),
-                        new PortForwards(host, Clock.systemUTC()))),
-                new ClusterLink(id, store.nodes(), store, SECRET));
-        int port = server.start();
-        parts.add(server::stop);
-        store.nodes().setUrl(id, joined.epoch(), "http://127.0.0.1:" + port);
-        return server;
+        return nodes.node(id, zone, (nodeId, host) -> new PaddockServer(host, keys, ServerConfig.defaults().withPort(0),
+                List.of(TwoNodes.terminalsAndPorts(host)), new ClusterLink(nodeId, store.nodes(), store, SECRET)));
     }
 
     @AfterAll
     void stop() throws Exception {
-        for (int i = parts.size() - 1; i >= 0; i--) parts.get(i).close();
-        store.close();
+        nodes.close();
         ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(capture);
     }
 

@@ -5,20 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.paddock.access.ApiKeys;
 import dev.paddock.agents.AgentsConfig;
 import dev.paddock.agents.ManagedAgents;
-import dev.paddock.core.nodes.NodeCapacity;
-import dev.paddock.core.nodes.NodeRecord;
-import dev.paddock.core.nodes.NodeState;
 import dev.paddock.core.store.SandboxStore;
 import dev.paddock.core.store.Store;
-import dev.paddock.driver.subprocess.SubprocessDriver;
-import dev.paddock.host.HostConfig;
-import dev.paddock.host.HostOwner;
-import dev.paddock.host.RuntimeHost;
-import dev.paddock.host.ports.PortForwards;
-import dev.paddock.host.terminal.TerminalSessions;
 import dev.paddock.server.cluster.ClusterLink;
 import dev.paddock.server.cluster.NodeAuth;
-import dev.paddock.server.routes.TerminalsAndPorts;
 import dev.paddock.server.routes.agents.AgentsRoutes;
 import dev.paddock.store.JdbcStore;
 import java.lang.reflect.InvocationTargetException;
@@ -30,12 +20,7 @@ import java.net.http.HttpRequest;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,10 +43,9 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NodeForwardingTest {
     static final String SECRET = "node-forwarding-test-secret-0123456789";
-    Path dir;
+    TwoNodes nodes;
     JdbcStore store;
     ApiKeys keys;
-    final List<AutoCloseable> parts = new ArrayList<>();
     PaddockServer serverA;
     PaddockServer serverB;
     String nodeA = "node_a";
@@ -76,9 +60,9 @@ class NodeForwardingTest {
 
     @BeforeAll
     void start() throws Exception {
-        dir = Files.createTempDirectory("paddock-node-forwarding");
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
-        keys = new ApiKeys(store.apiKeys(), Clock.systemUTC());
+        nodes = new TwoNodes("paddock-node-forwarding");
+        store = nodes.store;
+        keys = nodes.keys;
         operatorKey = keys.create(ApiKeys.OPERATOR_TENANT, "operator", true).secret();
         serverA = node(nodeA, "a");
         serverB = node(nodeB, "b");
@@ -86,25 +70,14 @@ class NodeForwardingTest {
     }
 
     private PaddockServer node(String id, String zone) throws Exception {
-        Instant now = Instant.now();
-        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
-                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600)));
-        Path data = Files.createDirectories(dir.resolve(id));
-        RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess"), store,
-                List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
-        host.start();
-        parts.add(host);
-        ManagedAgents agents = new ManagedAgents(host, store.agents(), AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC());
-        parts.add(agents);
-        AtomicBoolean lease = leases.computeIfAbsent(id, n -> new AtomicBoolean(true));
-        PaddockServer server = new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents),
-                        new TerminalsAndPorts(new TerminalSessions(host, Duration.ofMinutes(1), 64 * 1024, Clock.systemUTC()), new PortForwards(host, Clock.systemUTC()))),
-                new ClusterLink(id, store.nodes(), counting(id), SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session)),
-                        sandbox -> lease.get() && host.attached(sandbox)));
-        int port = server.start();
-        parts.add(server::stop);
-        store.nodes().setUrl(id, joined.epoch(), "http://127.0.0.1:" + port);
-        return server;
+        return nodes.node(id, zone, (nodeId, host) -> {
+            ManagedAgents agents = nodes.closeLater(new ManagedAgents(host, store.agents(),
+                    AgentsConfig.defaults().withModel("http://127.0.0.1:9", "unused"), Clock.systemUTC()));
+            AtomicBoolean lease = leases.computeIfAbsent(nodeId, n -> new AtomicBoolean(true));
+            return new PaddockServer(host, keys, ServerConfig.defaults().withPort(0), List.of(new AgentsRoutes(agents), TwoNodes.terminalsAndPorts(host)),
+                    new ClusterLink(nodeId, store.nodes(), counting(nodeId), SECRET, (tenant, session) -> Optional.ofNullable(pinned.get(session)),
+                            sandbox -> lease.get() && host.attached(sandbox)));
+        });
     }
 
     /** The real store, counting the sandbox record reads of the node's forwarding. */
@@ -130,8 +103,7 @@ class NodeForwardingTest {
     @AfterAll
     void stop() throws Exception {
         alone.close();
-        for (int i = parts.size() - 1; i >= 0; i--) parts.get(i).close();
-        store.close();
+        nodes.close();
     }
 
     Api on(PaddockServer s, String key) {

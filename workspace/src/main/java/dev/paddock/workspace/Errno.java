@@ -1,8 +1,8 @@
 package dev.paddock.workspace;
 
 /** A failed system call with its errno; callers translate it into a PaddockException that says what to fix. */
-final class Errno extends RuntimeException {
-    public static final int EPERM = 1, ENOENT = 2, EINTR = 4, ENXIO = 6, EAGAIN = 11, ENOMEM = 12, EACCES = 13, EEXIST = 17,
+public final class Errno extends RuntimeException {
+    public static final int EPERM = 1, ENOENT = 2, EINTR = 4, ENXIO = 6, EBUSY = 16, EAGAIN = 11, ENOMEM = 12, EACCES = 13, EEXIST = 17,
             EXDEV = 18, ENOTDIR = 20, EISDIR = 21, EINVAL = 22, ENFILE = 23, EMFILE = 24, EFBIG = 27, ENOSPC = 28, ENAMETOOLONG = 36,
             ENOTEMPTY = 39, ELOOP = 40, EDQUOT = 122;
 
@@ -26,6 +26,7 @@ final class Errno extends RuntimeException {
             case EINTR -> "EINTR";
             case ENXIO -> "ENXIO";
             case EAGAIN -> "EAGAIN";
+            case EBUSY -> "EBUSY (device or resource busy)";
             case ENOMEM -> "ENOMEM (out of kernel memory)";
             case ENFILE -> "ENFILE (too many open files on the host)";
             case EMFILE -> "EMFILE (too many open files, or inotify instances)";

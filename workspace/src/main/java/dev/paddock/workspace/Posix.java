@@ -1,18 +1,16 @@
 package dev.paddock.workspace;
 
+import static dev.paddock.workspace.NativeCall.call;
+import static dev.paddock.workspace.NativeCall.downcall;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
@@ -35,77 +33,37 @@ final class Posix {
     static final int AT_SYMLINK_NOFOLLOW = 0x100, AT_REMOVEDIR = 0x200, AT_EMPTY_PATH = 0x1000;
     private static final int STATX_BASIC_STATS = 0x7ff;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-
-    private static final MethodHandle OPENAT = fn("openat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 3);
-    private static final MethodHandle CLOSE = fn("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle STATX = fn("statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS), -1);
-    private static final MethodHandle READLINKAT = fn("readlinkat", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG), -1);
-    private static final MethodHandle MKDIRAT = fn("mkdirat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), -1);
-    private static final MethodHandle SYMLINKAT = fn("symlinkat", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), -1);
-    private static final MethodHandle LINKAT = fn("linkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT), -1);
-    private static final MethodHandle RENAMEAT = fn("renameat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), -1);
-    private static final MethodHandle UNLINKAT = fn("unlinkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), -1);
-    private static final MethodHandle FCHMOD = fn("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle FCHOWN = fn("fchown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle FCHOWNAT = fn("fchownat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle UTIMENSAT = fn("utimensat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), -1);
-    private static final MethodHandle FUTIMENS = fn("futimens", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS), -1);
-    private static final MethodHandle FSYNC = fn("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle READ = fn("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
-    private static final MethodHandle WRITE = fn("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
-    private static final MethodHandle SYNCFS = fn("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle LSEEK = fn("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT), -1);
-    private static final MethodHandle FTRUNCATE = fn("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG), -1);
-    private static final MethodHandle INOTIFY_INIT1 = fn("inotify_init1", FunctionDescriptor.of(JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle INOTIFY_ADD_WATCH = fn("inotify_add_watch", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), -1);
-    private static final MethodHandle INOTIFY_RM_WATCH = fn("inotify_rm_watch", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), -1);
-    private static final MethodHandle POLL = fn("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), -1);
-    private static final MethodHandle GETDENTS64 = fn("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), -1);
-
-    @SuppressWarnings("restricted") // the point of this class; the JVM needs --enable-native-access
-    private static MethodHandle fn(String name, FunctionDescriptor descriptor, int firstVariadic) {
-        Linker.Option capture = Linker.Option.captureCallState("errno");
-        MemorySegment symbol = LINKER.defaultLookup().findOrThrow(name);
-        return firstVariadic < 0
-                ? LINKER.downcallHandle(symbol, descriptor, capture)
-                : LINKER.downcallHandle(symbol, descriptor, capture, Linker.Option.firstVariadicArg(firstVariadic));
-    }
-
-    @FunctionalInterface
-    private interface Call {
-        long invoke(MemorySegment state, Arena arena) throws Throwable;
-    }
-
-    /** Runs a call, retrying on EINTR; a negative result becomes an {@link Errno}. */
-    private static long call(String name, Call call) {
-        for (;;) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment state = arena.allocate(CAPTURE);
-                long result = call.invoke(state, arena);
-                if (result >= 0) return result;
-                int errno = (int) ERRNO.get(state, 0L);
-                if (errno != Errno.EINTR) throw new Errno(name, errno);
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException(name + " could not be called", t);
-            }
-        }
-    }
+    private static final MethodHandle OPENAT = downcall("openat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), 3);
+    private static final MethodHandle STATX = downcall("statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle READLINKAT = downcall("readlinkat", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle MKDIRAT = downcall("mkdirat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle SYMLINKAT = downcall("symlinkat", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle LINKAT = downcall("linkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle RENAMEAT = downcall("renameat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle UNLINKAT = downcall("unlinkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle FCHMOD = downcall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle FCHOWN = downcall("fchown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle FCHOWNAT = downcall("fchownat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle UTIMENSAT = downcall("utimensat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle FUTIMENS = downcall("futimens", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle READ = downcall("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle WRITE = downcall("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle LSEEK = downcall("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle FTRUNCATE = downcall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle INOTIFY_INIT1 = downcall("inotify_init1", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle INOTIFY_ADD_WATCH = downcall("inotify_add_watch", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle INOTIFY_RM_WATCH = downcall("inotify_rm_watch", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle POLL = downcall("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle GETDENTS64 = downcall("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
 
     static int openat(int dirfd, String name, int flags, int mode) {
         return (int) call("openat", (s, a) -> (int) OPENAT.invokeExact(s, dirfd, a.allocateFrom(name), flags | O_CLOEXEC, mode));
     }
 
     static void close(int fd) {
-        try (Arena arena = Arena.ofConfined()) {
-            int ignored = (int) CLOSE.invokeExact(arena.allocate(CAPTURE), fd); // never retried: Linux frees the fd even on EINTR
-        } catch (Throwable t) {
-            throw new IllegalStateException("close could not be called", t);
-        }
+        NativeCall.close(fd);
     }
 
     /** lstat-like when {@code name} is non-empty (never follows a final symlink); fstat when empty. */

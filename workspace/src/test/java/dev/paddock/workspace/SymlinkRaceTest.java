@@ -67,21 +67,15 @@ class SymlinkRaceTest {
     }
 
     /** renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE), which java.nio cannot do. */
-    @SuppressWarnings("restricted")
     static final class Exchange {
-        private static final java.lang.invoke.MethodHandle RENAMEAT2 = java.lang.foreign.Linker.nativeLinker().downcallHandle(
-                java.lang.foreign.Linker.nativeLinker().defaultLookup().findOrThrow("renameat2"),
+        private static final java.lang.invoke.MethodHandle RENAMEAT2 = NativeCall.downcall("renameat2",
                 java.lang.foreign.FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_INT, java.lang.foreign.ValueLayout.JAVA_INT,
                         java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.JAVA_INT,
                         java.lang.foreign.ValueLayout.ADDRESS, java.lang.foreign.ValueLayout.JAVA_INT));
 
         static void swap(Path a, Path b) {
-            try (var arena = java.lang.foreign.Arena.ofConfined()) {
-                int result = (int) RENAMEAT2.invokeExact(-100, arena.allocateFrom(a.toString()), -100, arena.allocateFrom(b.toString()), 2);
-                if (result != 0) throw new IllegalStateException("renameat2 failed");
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
+            NativeCall.call("renameat2", (s, arena) ->
+                    (int) RENAMEAT2.invokeExact(s, -100, arena.allocateFrom(a.toString()), -100, arena.allocateFrom(b.toString()), 2));
         }
     }
 

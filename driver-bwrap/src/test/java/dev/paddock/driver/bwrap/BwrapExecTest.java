@@ -10,7 +10,6 @@ import dev.paddock.core.spi.ExecHandle;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
-import dev.paddock.core.spi.Sandbox;
 import dev.paddock.init.SandboxLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -18,26 +17,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 @Tag("bwrap")
-class BwrapExecTest {
-    static TestSandboxes env;
-    static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() throws Exception {
-        env = new TestSandboxes();
-        sandbox = env.create();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        env.close();
-    }
+class BwrapExecTest extends OneSandboxTest {
 
     @Test
     void runsArgvDirectlyWithoutAShell() {

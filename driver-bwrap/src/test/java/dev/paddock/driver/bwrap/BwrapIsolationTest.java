@@ -11,26 +11,11 @@ import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.init.SandboxLayout;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 @Tag("bwrap")
-class BwrapIsolationTest {
-    static TestSandboxes env;
-    static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() throws Exception {
-        env = new TestSandboxes();
-        sandbox = env.create();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        env.close();
-    }
+class BwrapIsolationTest extends OneSandboxTest {
 
     @Test
     void hostProcessesAreInvisible() {

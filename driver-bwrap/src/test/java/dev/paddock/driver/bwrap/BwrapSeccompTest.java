@@ -3,11 +3,9 @@ package dev.paddock.driver.bwrap;
 import static dev.paddock.driver.bwrap.TestSandboxes.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.paddock.core.spi.Sandbox;
 import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -17,15 +15,11 @@ import org.junit.jupiter.api.Test;
  * host's gcc makes each refused call through syscall(2), and real workloads still run.
  */
 @Tag("bwrap")
-class BwrapSeccompTest {
-    static TestSandboxes env;
-    static Sandbox sandbox;
+class BwrapSeccompTest extends OneSandboxTest {
     static Map<String, String> probe;
 
     @BeforeAll
-    static void start() throws Exception {
-        env = new TestSandboxes();
-        sandbox = env.create();
+    static void compileAndRunTheProbe() throws Exception {
         try (InputStream src = BwrapSeccompTest.class.getResourceAsStream("/seccomp-probe.c")) {
             sandbox.workspace().write("seccomp-probe.c", src);
         }
@@ -36,11 +30,6 @@ class BwrapSeccompTest {
             String[] kv = line.split(" ", 2);
             probe.put(kv[0], kv[1]);
         }
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        env.close();
     }
 
     @Test

@@ -16,27 +16,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Terminals (a pty allocated by init inside the sandbox) and the relay to a port on the sandbox's loopback. */
 @Tag("bwrap")
-class BwrapTerminalAndPortTest {
-    static TestSandboxes env;
-    static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() throws Exception {
-        env = new TestSandboxes();
-        sandbox = env.create();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        env.close();
-    }
+class BwrapTerminalAndPortTest extends OneSandboxTest {
 
     /** Collects what a stream wrote, for polling. */
     static final class Collected implements ExecOutput {

@@ -10,28 +10,16 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
 /** Bad input to sessions and the work queue: each a clear 4xx, and nothing of the session's state lost. */
-class AgentsBadInputTest {
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
-
+class AgentsBadInputTest extends ScriptedStackTest {
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> List.of(toolUse("toolu_1", "bash", Map.of("command", "true"))));
-        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
     }
 
     static SelfHostedSession selfHosted() {
@@ -142,8 +130,7 @@ class AgentsBadInputTest {
     void toolResultsNeedALiveLeaseAndAnswerEachCallOnce() {
         SelfHostedSession s = selfHosted();
         Rest worker = new Rest(stack.baseUrl, s.key());
-        api.post("/v1/sessions/" + s.session() + "/events", Map.of("events",
-                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+        api.say(s.session(), "go");
         await().atMost(Duration.ofSeconds(20)).until(() -> toolUseId(s.session()) != null);
         String useId = toolUseId(s.session());
         Map<String, Object> result = Map.of("events", List.of(Map.of("type", "user.tool_result", "tool_use_id", useId,

@@ -72,8 +72,7 @@ class BudgetAndDeltasTest {
     }
 
     private void say(String session, String text) {
-        assertThat(api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", text)))))).status()).isEqualTo(200);
+        assertThat(api.say(session, text).status()).isEqualTo(200);
     }
 
     private List<JsonNode> idles(String session) {

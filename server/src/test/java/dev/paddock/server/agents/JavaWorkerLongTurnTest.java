@@ -22,7 +22,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -32,12 +31,9 @@ import tools.jackson.databind.JsonNode;
  * following the session's event stream sees every event the session stored, in order (the stream is what workers
  * and clients follow, so an event missing from it looks like a stalled session).
  */
-class JavaWorkerLongTurnTest {
+class JavaWorkerLongTurnTest extends ScriptedStackTest {
     private static final int CALLS = 60;
 
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
 
     @BeforeAll
     static void start() throws IOException {
@@ -46,14 +42,7 @@ class JavaWorkerLongTurnTest {
                 : List.of(text("Done.")));
         // room for every call in one turn: the default turn limit is below CALLS
         AgentsConfig config = new AgentsConfig(model.baseUrl(), "k", false, null, CALLS + 10, 0, null, null, null, null);
-        stack = new AgentsStack(config);
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(config);
     }
 
     @Test
@@ -70,8 +59,7 @@ class JavaWorkerLongTurnTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            api.say(session, "go");
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).endsWith("agent.message", "session.status_idle"));
             List<String> types = SelfHostedWorkerTest.typesOf(api, session);

@@ -14,30 +14,18 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Paddock's Java worker lays a self-hosted session's skills into its sandbox, where the prompt says they are. */
-class JavaWorkerSkillsTest {
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
-
+class JavaWorkerSkillsTest extends ScriptedStackTest {
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> switch (results) {
             case 0 -> List.of(toolUse("toolu_1", "bash", Map.of("command", "cat skills/pdf-forms/SKILL.md skills/pdf-forms/scripts/fill.py")));
             default -> List.of(text("Done."));
         });
-        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
     }
 
     @Test
@@ -56,8 +44,7 @@ class JavaWorkerSkillsTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "fill it"))))));
+            api.say(session, "fill it");
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("user.tool_result").endsWith("session.status_idle"));
         } finally {

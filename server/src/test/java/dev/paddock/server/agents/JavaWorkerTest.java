@@ -16,16 +16,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Paddock's own Java worker against Paddock's queue: tool calls run in a Paddock sandbox it creates per session. */
-class JavaWorkerTest {
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
-
+class JavaWorkerTest extends ScriptedStackTest {
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> switch (results) {
@@ -33,14 +28,7 @@ class JavaWorkerTest {
             case 1 -> List.of(toolUse("toolu_2", "bash", Map.of("command", "cat java-worker.txt")));
             default -> List.of(text("Done."));
         });
-        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
     }
 
     @Test
@@ -52,8 +40,7 @@ class JavaWorkerTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            api.say(session, "go");
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).endsWith("agent.message", "session.status_idle"));
             assertThat(SelfHostedWorkerTest.typesOf(api, session))
@@ -86,8 +73,7 @@ class JavaWorkerTest {
         Principal owner = new Principal("worker", "java-2", false);
         String sandbox;
         try {
-            api.post("/v1/sessions/" + sh.session() + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "go"))))));
+            api.say(sh.session(), "go");
             sandbox = await().atMost(Duration.ofSeconds(60))
                     .until(() -> stack.host.list(owner, PageRequest.first(10), false).data(), running -> running.size() == 1).getFirst().id();
         } finally {

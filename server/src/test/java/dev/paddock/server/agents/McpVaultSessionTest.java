@@ -104,8 +104,7 @@ class McpVaultSessionTest {
     }
 
     static void say(String session, String text) {
-        Rest.Answer sent = api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", text))))));
+        Rest.Answer sent = api.say(session, text);
         assertThat(sent.status()).isEqualTo(200);
     }
 

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -34,6 +35,12 @@ record Rest(String baseUrl, String key) {
 
     Answer post(String path, Object body) {
         return post(path, body, Map.of());
+    }
+
+    /** Posts a user message of one text block to the session, as a client's turn. */
+    Answer say(String session, String text) {
+        return post("/v1/sessions/" + session + "/events", Map.of("events",
+                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", text))))));
     }
 
     Answer get(String path, Map<String, String> headers) {

@@ -78,8 +78,7 @@ class SelfHostedWorkerTest {
         pb.environment().put("WORKDIR", workdir.toString());
         Process worker = pb.start();
         try {
-            Rest.Answer sent = api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "use the worker"))))));
+            Rest.Answer sent = api.say(session, "use the worker");
             assertThat(sent.status()).isEqualTo(200);
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
                     .untilAsserted(() -> assertThat(types(session)).contains("session.status_idle").endsWith("session.status_idle"));

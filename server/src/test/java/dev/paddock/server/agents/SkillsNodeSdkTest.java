@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -27,10 +26,7 @@ import tools.jackson.databind.JsonNode;
  * pins the skill; then a self-hosted session of that agent served by the SDK's EnvironmentWorker, which downloads the
  * pinned version with its environment key into {@code <workdir>/skills/<name>/}, where the system prompt says it is.
  */
-class SkillsNodeSdkTest {
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
+class SkillsNodeSdkTest extends ScriptedStackTest {
     static Path workdir;
 
     @BeforeAll
@@ -40,14 +36,7 @@ class SkillsNodeSdkTest {
             case 0 -> List.of(toolUse("toolu_1", "bash", Map.of("command", "cat skills/csv-report/SKILL.md")));
             default -> List.of(text("Done."));
         });
-        stack = new AgentsStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(AgentsConfig.defaults().withModel(model.baseUrl(), "k"));
     }
 
     /** A directory of this test's own for its scripts, which finds the SDK through a link, so the SDK's directory stays as it is. */
@@ -90,8 +79,7 @@ class SkillsNodeSdkTest {
                 "WORKDIR", workdir.toString()));
         Process worker = pb.start();
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "summarise data.csv"))))));
+            api.say(session, "summarise data.csv");
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
                     assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("user.tool_result").endsWith("session.status_idle"));
         } finally {

@@ -128,8 +128,7 @@ class SkillsTest {
         String env = api.post("/v1/environments", Map.of("name", "skills-env")).body().get("id").asString();
         String session = api.post("/v1/sessions", Map.of("agent", agent.get("id").asString(), "environment_id", env)).body().get("id").asString();
         assertThat(api.get("/v1/sessions/" + session, Map.of()).body().get("agent").get("skills").get(0).get("version").asString()).isEqualTo(first);
-        api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "fill the form"))))));
+        api.say(session, "fill the form");
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
                 assertThat(SelfHostedWorkerTest.typesOf(api, session)).endsWith("session.status_idle").contains("agent.tool_result"));
 

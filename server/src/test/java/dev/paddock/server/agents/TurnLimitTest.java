@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -19,24 +18,14 @@ import org.junit.jupiter.api.Test;
  * A model that never stops calling tools is stopped at the turn limit, and the session stays stopped — also when
  * the worker's last tool result woke the session while it was hitting the limit.
  */
-class TurnLimitTest {
+class TurnLimitTest extends ScriptedStackTest {
     private static final int MAX_TURNS = 3;
 
-    static ScriptedModel model;
-    static AgentsStack stack;
-    static Rest api;
 
     @BeforeAll
     static void start() throws IOException {
         model = new ScriptedModel(results -> List.of(toolUse("toolu_" + results, "bash", Map.of("command", "true"))));
-        stack = new AgentsStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null, null));
-        api = new Rest(stack.baseUrl, stack.apiKey);
-    }
-
-    @AfterAll
-    static void stop() {
-        stack.close();
-        model.close();
+        startStack(new AgentsConfig(model.baseUrl(), "k", false, null, MAX_TURNS, 0, null, null, null, null));
     }
 
     @Test
@@ -47,8 +36,7 @@ class TurnLimitTest {
                 Duration.ofSeconds(2), null), stack.host);
         Thread t = Thread.ofVirtual().start(worker::run);
         try {
-            api.post("/v1/sessions/" + session + "/events", Map.of("events",
-                    List.of(Map.of("type", "user.message", "content", List.of(Map.of("type", "text", "text", "loop"))))));
+            api.say(session, "loop");
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .untilAsserted(() -> assertThat(SelfHostedWorkerTest.typesOf(api, session)).contains("session.error").endsWith("session.status_idle"));
             int calls = model.requests.size();

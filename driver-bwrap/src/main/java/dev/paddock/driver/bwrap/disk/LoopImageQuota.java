@@ -3,6 +3,7 @@ package dev.paddock.driver.bwrap.disk;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.workspace.Errno;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -106,7 +107,7 @@ public final class LoopImageQuota implements DiskQuota {
                     // still in use (a host-side read in flight): detach now, the kernel frees it when the last user closes
                     LoopMount.detach(dir);
                 }
-            } catch (Syscalls.Failure e) {
+            } catch (Errno e) {
                 throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot unmount the disk at " + dir + ": " + e.getMessage());
             }
         }
@@ -152,7 +153,7 @@ public final class LoopImageQuota implements DiskQuota {
         // noinit_itable: no background zeroing of inode tables, which would make the sparse image dense
         try {
             LoopMount.mountExt4(image, dir, "noinit_itable");
-        } catch (Syscalls.Failure e) {
+        } catch (Errno e) {
             throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot mount the disk image " + image.getFileName() + ": " + e.getMessage());
         }
     }

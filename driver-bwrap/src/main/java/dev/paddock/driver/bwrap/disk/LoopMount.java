@@ -2,7 +2,8 @@ package dev.paddock.driver.bwrap.disk;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import dev.paddock.driver.bwrap.disk.Syscalls.Failure;
+import dev.paddock.workspace.Errno;
+import dev.paddock.workspace.NativeCall;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -36,30 +37,30 @@ final class LoopMount {
             int control = Syscalls.open("/dev/loop-control", Syscalls.O_RDWR);
             try {
                 for (int attempt = 1; ; attempt++) {
-                    int number = (int) Syscalls.call("ioctl(LOOP_CTL_GET_FREE)",
+                    int number = (int) NativeCall.call("ioctl(LOOP_CTL_GET_FREE)",
                             (s, a) -> (int) Syscalls.IOCTL_LONG.invokeExact(s, control, LOOP_CTL_GET_FREE, 0L));
                     String device = "/dev/loop" + number;
                     int loop = Syscalls.open(device, Syscalls.O_RDWR);
                     try {
                         configure(loop, file);
-                    } catch (Failure e) {
-                        Syscalls.close(loop);
-                        if (e.errno == Syscalls.EBUSY && attempt < ATTEMPTS) continue;
+                    } catch (Errno e) {
+                        NativeCall.close(loop);
+                        if (e.errno() == Errno.EBUSY && attempt < ATTEMPTS) continue;
                         throw e;
                     }
                     try {
-                        Syscalls.call("mount", (s, a) -> (int) Syscalls.MOUNT.invokeExact(s, a.allocateFrom(device),
+                        NativeCall.call("mount", (s, a) -> (int) Syscalls.MOUNT.invokeExact(s, a.allocateFrom(device),
                                 a.allocateFrom(dir.toString()), a.allocateFrom("ext4"), MS_NOSUID | MS_NODEV, a.allocateFrom(options)));
                     } finally {
-                        Syscalls.close(loop); // the mount holds the device now; with auto-clear a failed mount detaches it here
+                        NativeCall.close(loop); // the mount holds the device now; with auto-clear a failed mount detaches it here
                     }
                     return;
                 }
             } finally {
-                Syscalls.close(control);
+                NativeCall.close(control);
             }
         } finally {
-            Syscalls.close(file);
+            NativeCall.close(file);
         }
     }
 
@@ -68,8 +69,8 @@ final class LoopMount {
         try {
             umount2(dir, 0);
             return true;
-        } catch (Failure e) {
-            if (e.errno == Syscalls.EBUSY) return false;
+        } catch (Errno e) {
+            if (e.errno() == Errno.EBUSY) return false;
             throw e;
         }
     }
@@ -80,7 +81,7 @@ final class LoopMount {
     }
 
     private static void umount2(Path dir, int flags) {
-        Syscalls.call("umount2", (s, a) -> (int) Syscalls.UMOUNT2.invokeExact(s, a.allocateFrom(dir.toString()), flags));
+        NativeCall.call("umount2", (s, a) -> (int) Syscalls.UMOUNT2.invokeExact(s, a.allocateFrom(dir.toString()), flags));
     }
 
     private static void configure(int loop, int file) {
@@ -88,7 +89,7 @@ final class LoopMount {
             MemorySegment config = arena.allocate(LOOP_CONFIG_SIZE, 8); // zeroed: no offset, no size limit
             config.set(JAVA_INT, 0, file);
             config.set(JAVA_INT, LO_FLAGS_OFFSET, LO_FLAGS_AUTOCLEAR);
-            Syscalls.call("ioctl(LOOP_CONFIGURE)", (s, a) -> (int) Syscalls.IOCTL_PTR.invokeExact(s, loop, LOOP_CONFIGURE, config));
+            NativeCall.call("ioctl(LOOP_CONFIGURE)", (s, a) -> (int) Syscalls.IOCTL_PTR.invokeExact(s, loop, LOOP_CONFIGURE, config));
         }
     }
 }

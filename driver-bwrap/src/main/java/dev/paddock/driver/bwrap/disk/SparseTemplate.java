@@ -1,5 +1,6 @@
 package dev.paddock.driver.bwrap.disk;
 
+import dev.paddock.workspace.NativeCall;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
@@ -41,7 +42,7 @@ final class SparseTemplate {
             }
             return new SparseTemplate(file, size, List.copyOf(extents));
         } finally {
-            Syscalls.close(fd);
+            NativeCall.close(fd);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.paddock.driver.bwrap.disk;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.workspace.Errno;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.RandomAccessFile;
@@ -66,7 +67,7 @@ class LoopMountTest {
         }
 
         assertThatThrownBy(() -> LoopMount.mountExt4(notExt4, dir, "noinit_itable"))
-                .isInstanceOf(Syscalls.Failure.class).hasMessageContaining("mount failed");
+                .isInstanceOf(Errno.class).hasMessageContaining("mount failed");
         assertThat(LoopImageQuota.isMountPoint(dir)).isFalse();
         assertThat(devicesBacking(notExt4)).isEmpty();
     }
