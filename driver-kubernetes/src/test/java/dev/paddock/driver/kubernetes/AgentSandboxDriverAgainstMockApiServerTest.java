@@ -2,6 +2,7 @@ package dev.paddock.driver.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.paddock.core.BoundedBuffer;
 import dev.paddock.core.ErrorCode;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -131,7 +133,8 @@ class AgentSandboxDriverAgainstMockApiServerTest {
         driver.purge(sandbox.ref());
         assertThat(sandboxObject("sbx_end")).isNull();
         assertThat(api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).withName(AgentSandboxes.claim("sbx_end")).get()).isNull();
-        assertThat(api.services().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_end")).get()).isNull();
+        // the Service goes with its owner, by garbage collection: later, as on a real cluster
+        await().atMost(Duration.ofSeconds(60)).until(() -> api.services().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_end")).get() == null);
         driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_end"), KubernetesDriverAgainstMockApiServerTest.FENCE);
         assertThat(pod("sbx_end").getStatus().getPhase()).isEqualTo("Running");
     }

@@ -24,6 +24,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A FAKE of kubernetes-sigs/agent-sandbox's controller, for tests against fabric8's mock API server, where no
@@ -38,10 +40,12 @@ import java.util.Objects;
  */
 final class FakeAgentSandboxController implements AutoCloseable {
     static final String NAME_HASH_LABEL = "agents.x-k8s.io/sandbox-name-hash";
+    private static final Logger LOG = LoggerFactory.getLogger(FakeAgentSandboxController.class);
 
     private final KubernetesClient client;
     private final String namespace;
     private final Watch watch;
+    private boolean closed;
 
     FakeAgentSandboxController(KubernetesClient client, String namespace) {
         this.client = client;
@@ -50,10 +54,18 @@ final class FakeAgentSandboxController implements AutoCloseable {
         this.watch = client.resources(AgentSandbox.class).inNamespace(namespace).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, AgentSandbox sandbox) {
-                switch (action) {
-                    case ADDED, MODIFIED -> reconcile(sandbox);
-                    case DELETED -> collect(sandbox);
-                    default -> { }
+                synchronized (FakeAgentSandboxController.this) {
+                    if (closed) return;
+                    try {
+                        switch (action) {
+                            case ADDED, MODIFIED -> reconcile(sandbox);
+                            case DELETED -> collect(sandbox);
+                            default -> { }
+                        }
+                    } catch (RuntimeException e) {
+                        // as the real controller: log it and let the next event reconcile again
+                        LOG.warn("fake agent-sandbox controller: reconciling {} failed", sandbox.getMetadata().getName(), e);
+                    }
                 }
             }
 
@@ -74,7 +86,7 @@ final class FakeAgentSandboxController implements AutoCloseable {
                 .endSpec().build();
     }
 
-    private synchronized void reconcile(AgentSandbox sandbox) {
+    private void reconcile(AgentSandbox sandbox) {
         if (sandbox.getMetadata().getDeletionTimestamp() != null || sandbox.getSpec() == null) return;
         String name = sandbox.getMetadata().getName();
         String hash = nameHash(name);
@@ -134,7 +146,7 @@ final class FakeAgentSandboxController implements AutoCloseable {
     }
 
     /** What the garbage collector does when a Sandbox is deleted: everything it owns goes. */
-    private synchronized void collect(AgentSandbox sandbox) {
+    private void collect(AgentSandbox sandbox) {
         String name = sandbox.getMetadata().getName();
         Pod pod = client.pods().inNamespace(namespace).withName(name).get();
         if (pod != null && ownedBy(pod, sandbox)) client.pods().inNamespace(namespace).withName(name).delete();
@@ -168,8 +180,12 @@ final class FakeAgentSandboxController implements AutoCloseable {
         return String.format("%08x", h);
     }
 
+    /** Waits for a reconcile under way, so nothing of this controller talks to the API server once it is closed. */
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+        }
         watch.close();
     }
 }
