@@ -121,14 +121,16 @@ final class AgentSandboxes implements ClusterSandboxes {
             }
         });
         try {
-            call("create the Sandbox of " + id, () -> {
-                try {
-                    return sandboxes().resource(sandbox).create();
-                } catch (KubernetesClientException e) {
-                    if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) throw exists(id);
-                    throw e;
-                }
-            });
+            call("create the Sandbox of " + id, () -> sandboxes().resource(sandbox).create());
+        } catch (PaddockException e) {
+            if (e.getCause() instanceof KubernetesClientException k && k.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                // made meanwhile by another server: the policy of that name is that sandbox's, so it stays
+                throw exists(id);
+            }
+            deletePolicy(id, e);
+            throw e;
+        }
+        try {
             route(id, templatePod(sandbox));
             awaitPod(id);
         } catch (RuntimeException e) {
@@ -139,6 +141,15 @@ final class AgentSandboxes implements ClusterSandboxes {
                 e.addSuppressed(cleanup);
             }
             throw e;
+        }
+    }
+
+    private void deletePolicy(String id, RuntimeException failure) {
+        try {
+            call("delete the network policy of " + id, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
+                    .withName(ObjectNames.networkPolicy(id)).delete());
+        } catch (RuntimeException cleanup) {
+            failure.addSuppressed(cleanup);
         }
     }
 

@@ -10,8 +10,10 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
+import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,6 +23,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -137,6 +140,21 @@ class AgentSandboxDriverAgainstMockApiServerTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> api.services().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_end")).get() == null);
         driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_end"), KubernetesDriverAgainstMockApiServerTest.FENCE);
         assertThat(pod("sbx_end").getStatus().getPhase()).isEqualTo("Running");
+    }
+
+    @Test
+    void aFailedStartLeavesNoSandboxObjectClaimOrPolicyAgainstMockApiServer() {
+        start(true, AgentSandboxMode.ON);
+        SandboxSpec spec = new SandboxSpec("sbx_pull", "ten_1", FakeKubelet.UNPULLABLE + "nothing:1", false, null, Map.of(), NetworkPolicy.NONE);
+
+        assertThatThrownBy(() -> driver.create(spec, KubernetesDriverAgainstMockApiServerTest.FENCE))
+                .isInstanceOfSatisfying(PaddockException.class, e -> assertThat(e.errorCode()).isEqualTo(ErrorCode.SANDBOX_START_FAILED))
+                .hasMessageContaining("ErrImagePull");
+        assertThat(sandboxObject("sbx_pull")).isNull();
+        assertThat(api.network().v1().networkPolicies().inNamespace(MockCluster.NAMESPACE).list().getItems()).isEmpty();
+        // what the Sandbox owned goes with it (garbage collection: later, as on a real cluster)
+        await().atMost(Duration.ofSeconds(60)).until(() -> api.pods().inNamespace(MockCluster.NAMESPACE).list().getItems().isEmpty()
+                && api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).list().getItems().isEmpty());
     }
 
     @Test

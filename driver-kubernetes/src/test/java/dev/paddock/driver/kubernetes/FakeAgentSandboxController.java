@@ -86,8 +86,10 @@ final class FakeAgentSandboxController implements AutoCloseable {
                 .endSpec().build();
     }
 
-    private void reconcile(AgentSandbox sandbox) {
-        if (sandbox.getMetadata().getDeletionTimestamp() != null || sandbox.getSpec() == null) return;
+    private void reconcile(AgentSandbox event) {
+        // as the real one, from the object as it is now, not as the event saw it
+        AgentSandbox sandbox = client.resources(AgentSandbox.class).inNamespace(namespace).withName(event.getMetadata().getName()).get();
+        if (sandbox == null || sandbox.getMetadata().getDeletionTimestamp() != null || sandbox.getSpec() == null) return;
         String name = sandbox.getMetadata().getName();
         String hash = nameHash(name);
         for (AgentSandbox.ClaimTemplate t : sandbox.getSpec().volumeClaimTemplates) {
