@@ -25,7 +25,9 @@ public final class DriverFixtures {
                         .unlessMissing(() -> dockerMissing("runsc")),
                 DriverFixture.of("gvisor", dataDir -> new GvisorDriver(GvisorConfig.defaults(dataDir))).unlessMissing(DriverFixtures::gvisorMissing),
                 // on fabric8's mock API server with a fake kubelet (pods run as bwrap processes): no real cluster here
-                DriverFixture.of("kubernetes", MockClusterDrivers::on).unlessMissing(DriverFixtures::bwrapMissing))
+                DriverFixture.of("kubernetes", MockClusterDrivers::on).unlessMissing(DriverFixtures::bwrapMissing),
+                // the same with sandboxes as agent-sandbox Sandbox objects, run by a fake agent-sandbox controller
+                DriverFixture.of("kubernetes-agent-sandbox", MockClusterDrivers::onAgentSandbox).unlessMissing(DriverFixtures::bwrapMissing))
                 .stream().filter(f -> ONLY == null || ONLY.isBlank() || f.name().equals(ONLY)).toList();
     }
 

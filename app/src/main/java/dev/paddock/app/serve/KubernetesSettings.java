@@ -1,6 +1,7 @@
 package dev.paddock.app.serve;
 
 import dev.paddock.app.serve.ServeSettings.SettingsException;
+import dev.paddock.driver.kubernetes.AgentSandboxMode;
 import dev.paddock.driver.kubernetes.ClusterAccess;
 import dev.paddock.driver.kubernetes.KubernetesConfig;
 import dev.paddock.driver.kubernetes.KubernetesDriver;
@@ -18,19 +19,16 @@ import java.util.regex.Pattern;
  * objects they may list, re-attach and reap.
  */
 public record KubernetesSettings(String namespace, String installation, String runtimeClass, String storageClass, String image,
-                                 String workspaceSize, boolean agentSandbox, PodEgress egress) {
+                                 String workspaceSize, AgentSandboxMode agentSandbox, PodEgress egress) {
     private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
 
-    /**
-     * Sandboxes as agent-sandbox {@code Sandbox} objects (and warm pools as {@code SandboxWarmPool}) are not finished:
-     * asking for them is refused at start rather than quietly answered with plain Pods.
-     */
-    static boolean agentSandbox(boolean wanted) {
-        if (wanted) {
-            throw new SettingsException("kubernetes_agent_sandbox=true is not finished: the kubernetes driver finds the agent-sandbox API "
-                    + "(agents.x-k8s.io) but still makes plain Pods, and warm pools are Paddock's own; leave it false");
+    /** {@code false}, {@code auto} or {@code true} (see {@link AgentSandboxMode}); anything else is refused at start. */
+    static AgentSandboxMode agentSandbox(String value) {
+        try {
+            return AgentSandboxMode.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(e.getMessage());
         }
-        return false;
     }
 
     /**
@@ -87,6 +85,6 @@ public record KubernetesSettings(String namespace, String installation, String r
         String ns = namespace != null ? namespace : ClusterAccess.defaultNamespace();
         KubernetesClient client = ClusterAccess.connect(ns);
         return new KubernetesDriver(client, new KubernetesConfig(ns, installation, runtimeClass, storageClass, image, workspaceSize,
-                KubernetesConfig.DEFAULT_UID, null, egress));
+                KubernetesConfig.DEFAULT_UID, null, egress), agentSandbox);
     }
 }

@@ -137,7 +137,7 @@ public record ServeSettings(
         k.put("kubernetes_storage_class", new String[] {"", "StorageClass of workspace claims (default: the cluster's)"});
         k.put("kubernetes_image", new String[] {"debian:stable-slim", "container image of kubernetes sandboxes that name none"});
         k.put("kubernetes_workspace_size", new String[] {"1Gi", "size of each kubernetes sandbox's workspace claim"});
-        k.put("kubernetes_agent_sandbox", new String[] {"false", "make agent-sandbox Sandbox objects instead of Pods (not finished: true is refused)"});
+        k.put("kubernetes_agent_sandbox", new String[] {"false", "make agent-sandbox Sandbox objects instead of Pods: false, auto (where the cluster serves them) or true (refuse to start without them)"});
         k.put("kubernetes_egress_listen", new String[] {"", "host:port this server takes kubernetes sandboxes' egress on, e.g. 0.0.0.0:3128 (empty: they have network none only)"});
         k.put("kubernetes_egress_proxy", new String[] {"", "host:port sandbox pods dial for the egress proxy: a Service in front of every server's egress port, or this server pod's address"});
         k.put("kubernetes_egress_advertise", new String[] {"", "host:port other servers reach this server's egress port at (its pod address); empty: kubernetes_egress_proxy"});
@@ -220,7 +220,7 @@ public record ServeSettings(
                 new KubernetesSettings(blankToNull(v.get("kubernetes_namespace")), nonBlank("kubernetes_installation", v.get("kubernetes_installation")),
                         blankToNull(v.get("kubernetes_runtime_class")), blankToNull(v.get("kubernetes_storage_class")),
                         blankToNull(v.get("kubernetes_image")), blankToNull(v.get("kubernetes_workspace_size")),
-                        KubernetesSettings.agentSandbox(bool("kubernetes_agent_sandbox", v.get("kubernetes_agent_sandbox"))),
+                        KubernetesSettings.agentSandbox(v.get("kubernetes_agent_sandbox")),
                         KubernetesSettings.egress(blankToNull(v.get("kubernetes_egress_listen")), blankToNull(v.get("kubernetes_egress_proxy")),
                                 blankToNull(v.get("kubernetes_egress_advertise")), blankToNull(v.get("kubernetes_egress_server_namespace")),
                                 v.get("kubernetes_egress_server_labels"))),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.paddock.driver.kubernetes.AgentSandboxMode;
 import dev.paddock.driver.kubernetes.ClusterAccess;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,10 +70,14 @@ class KubernetesSettingsTest {
     }
 
     @Test
-    void agentSandboxObjectsAreNotFinishedSoAskingForThemIsRefused() {
-        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().agentSandbox()).isFalse();
-        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "true"), null, home))
-                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("not finished");
+    void agentSandboxIsOffByDefaultAndTakesAutoOrTrueAndNothingElse() {
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().agentSandbox()).isEqualTo(AgentSandboxMode.OFF);
+        assertThat(ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "auto"), null, home).kubernetes().agentSandbox())
+                .isEqualTo(AgentSandboxMode.AUTO);
+        assertThat(ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "true"), null, home).kubernetes().agentSandbox())
+                .isEqualTo(AgentSandboxMode.ON);
+        assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "yes"), null, home))
+                .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("kubernetes_agent_sandbox must be false, auto or true");
     }
 
     @Test

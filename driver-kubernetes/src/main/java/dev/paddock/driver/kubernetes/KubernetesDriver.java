@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * Runs each sandbox as a Pod in one namespace through the Kubernetes API (see {@link SandboxPods}): limits become
  * the container's resources, {@code /workspace} and the outputs live on a PersistentVolumeClaim that outlives the
  * pod, a NetworkPolicy denies the pod every connection, and labels (installation, sandbox, fence generation) let a
- * restarted server list, re-attach and reap its sandboxes.
+ * restarted server list, re-attach and reap its sandboxes. Where the cluster serves kubernetes-sigs/agent-sandbox and
+ * {@code kubernetes_agent_sandbox} asks for it, each sandbox is a {@code Sandbox} object instead, whose controller makes
+ * and owns the pod and claim ({@link AgentSandboxes}); everything else is the same.
  *
  * <p>Commands and files go through the exec API rather than a channel to an agent in the pod: it is authenticated
  * and authorised by the API server (RBAC {@code pods/exec}), needs no network path from the server to the pod (the
@@ -38,12 +40,20 @@ public final class KubernetesDriver implements SandboxDriver {
 
     private final KubernetesClient client;
     private final KubernetesConfig config;
-    private final SandboxPods pods;
+    private final ClusterSandboxes pods;
     private final EgressGateway gateway;
     private final boolean agentSandboxServed;
 
-    /** Takes over the client (closed with the driver); checks that the API server answers. */
+    /** Takes over the client (closed with the driver); checks that the API server answers. Sandboxes are plain Pods. */
     public KubernetesDriver(KubernetesClient client, KubernetesConfig config) {
+        this(client, config, AgentSandboxMode.OFF);
+    }
+
+    /**
+     * As above, with sandboxes as agent-sandbox {@code Sandbox} objects where {@code agentSandbox} asks for them:
+     * {@code ON} where the cluster does not serve them is {@code driver_unavailable}, {@code AUTO} falls back to Pods.
+     */
+    public KubernetesDriver(KubernetesClient client, KubernetesConfig config, AgentSandboxMode agentSandbox) {
         this.client = client;
         this.config = config;
         try {
@@ -60,11 +70,18 @@ public final class KubernetesDriver implements SandboxDriver {
             client.close();
             throw e;
         }
-        this.pods = new SandboxPods(client, config, gateway);
-        this.agentSandboxServed = AgentSandboxApi.served(client);
-        if (agentSandboxServed) {
-            LOG.info("the cluster serves agent-sandbox ({}); sandboxes are still made as plain Pods (Sandbox objects are not finished)", AgentSandboxApi.GROUP);
+        this.agentSandboxServed = agentSandbox != AgentSandboxMode.OFF && AgentSandboxApi.served(client);
+        if (agentSandbox == AgentSandboxMode.ON && !agentSandboxServed) {
+            if (gateway != null) gateway.close();
+            client.close();
+            throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "kubernetes_agent_sandbox=true, but the cluster does not serve "
+                    + AgentSandboxApi.GROUP + "/" + AgentSandboxApi.VERSION + " " + AgentSandboxApi.RESOURCE
+                    + ": install agent-sandbox (see docs/kubernetes.md), or set kubernetes_agent_sandbox to auto or false");
         }
+        if (agentSandbox == AgentSandboxMode.AUTO && !agentSandboxServed) {
+            LOG.info("the cluster does not serve agent-sandbox ({}/{}); sandboxes are plain Pods", AgentSandboxApi.GROUP, AgentSandboxApi.VERSION);
+        }
+        this.pods = agentSandboxServed ? new AgentSandboxes(client, config, gateway) : new SandboxPods(client, config, gateway);
     }
 
     /** The claims of the driver, readable without a cluster (to list it where it cannot run). */
@@ -81,7 +98,7 @@ public final class KubernetesDriver implements SandboxDriver {
         return gateway == null ? -1 : gateway.port();
     }
 
-    /** Whether the cluster serves the agent-sandbox API (found at start). */
+    /** Whether sandboxes are agent-sandbox {@code Sandbox} objects (asked for, and served by the cluster at start). */
     public boolean agentSandboxServed() {
         return agentSandboxServed;
     }

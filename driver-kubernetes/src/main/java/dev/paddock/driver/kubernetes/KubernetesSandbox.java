@@ -23,14 +23,14 @@ final class KubernetesSandbox implements Sandbox {
     private static final SandboxStatus GONE = new SandboxStatus(false, false, -1, -1, -1, -1, -1);
     private static final SandboxStatus SUSPENDED = new SandboxStatus(true, true, -1, -1, -1, -1, -1);
 
-    private final SandboxPods pods;
+    private final ClusterSandboxes pods;
     private final String sandboxId;
     private final PodExec exec;
     private final PodProcesses processes;
     private volatile boolean suspended;
     private volatile boolean terminated;
 
-    KubernetesSandbox(SandboxPods pods, String sandboxId, boolean suspended) {
+    KubernetesSandbox(ClusterSandboxes pods, String sandboxId, boolean suspended) {
         this.pods = pods;
         this.sandboxId = sandboxId;
         this.exec = pods.exec(sandboxId);

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * NetworkPolicy in one namespace, touching only objects labelled with this installation. The pod's manifest is kept
  * in an annotation of the claim, so a resume (also by another server after a restart) makes the same pod again.
  */
-final class SandboxPods {
+final class SandboxPods implements ClusterSandboxes {
     static final String ANNOTATION_POD = "paddock.dev/pod";
     /** On a pod with egress: host:port of the gateway of the server holding its proxy listener (other servers relay there). */
     static final String ANNOTATION_EGRESS_HOLDER = "paddock.dev/egress-holder";
@@ -58,12 +58,14 @@ final class SandboxPods {
         if (advertised != null) gateway.holders(this::holder);
     }
 
-    PodExec exec(String sandboxId) {
+    @Override
+    public PodExec exec(String sandboxId) {
         return new PodExec(client, config.namespace(), ObjectNames.pod(sandboxId));
     }
 
     /** Makes the claim, the NetworkPolicy (before the pod, so it never runs unfenced) and the pod, and waits for it to run. */
-    void create(SandboxSpec spec, Fence fence, Limits limits) {
+    @Override
+    public void create(SandboxSpec spec, Fence fence, Limits limits) {
         String id = spec.sandboxId();
         boolean egress = spec.egress() != null;
         Pod pod = objects.pod(spec, fence, limits, egress ? EgressGateway.newToken() : null);
@@ -129,18 +131,21 @@ final class SandboxPods {
         gateway.route(id, token, Path.of(socket));
     }
 
-    boolean running(String sandboxId) {
+    @Override
+    public boolean running(String sandboxId) {
         return PodStart.running(call("read the pod of " + sandboxId, () -> pod(sandboxId).get()));
     }
 
     /** Whether the sandbox's claim says it is suspended (its pod deleted on purpose). */
-    boolean suspended(String sandboxId) {
+    @Override
+    public boolean suspended(String sandboxId) {
         PersistentVolumeClaim claim = call("read the claim of " + sandboxId, () -> claim(sandboxId).get());
         return claim != null && ours(claim) && "true".equals(annotations(claim).get(ObjectNames.ANNOTATION_SUSPENDED));
     }
 
     /** Whether this installation's pod of the sandbox runs; if so its egress is routed again (a restarted server's re-attach). */
-    boolean ownPodRunning(String sandboxId) {
+    @Override
+    public boolean ownPodRunning(String sandboxId) {
         Pod pod = call("read the pod of " + sandboxId, () -> pod(sandboxId).get());
         boolean running = pod != null && ours(pod) && PodStart.running(pod);
         if (running) {
@@ -190,12 +195,14 @@ final class SandboxPods {
         return holder;
     }
 
-    void suspend(String sandboxId) {
+    @Override
+    public void suspend(String sandboxId) {
         annotate(sandboxId, "true");
         deletePod(sandboxId);
     }
 
-    void resume(String sandboxId) {
+    @Override
+    public void resume(String sandboxId) {
         PersistentVolumeClaim claim = call("read the claim of " + sandboxId, () -> claim(sandboxId).get());
         String manifest = claim == null ? null : annotations(claim).get(ANNOTATION_POD);
         if (manifest == null) {
@@ -208,7 +215,8 @@ final class SandboxPods {
     }
 
     /** Deletes the pod and the NetworkPolicy; the claim (the workspace) stays. */
-    void release(String sandboxId) {
+    @Override
+    public void release(String sandboxId) {
         if (gateway != null) gateway.unroute(sandboxId);
         holders.remove(sandboxId);
         deletePod(sandboxId);
@@ -216,16 +224,19 @@ final class SandboxPods {
                 .withName(ObjectNames.networkPolicy(sandboxId)).delete());
     }
 
-    void deleteClaim(String sandboxId) {
+    @Override
+    public void deleteClaim(String sandboxId) {
         call("delete the claim of " + sandboxId, () -> claim(sandboxId).delete());
     }
 
-    boolean podExists(String sandboxId) {
+    @Override
+    public boolean podExists(String sandboxId) {
         return call("read the pod of " + sandboxId, () -> pod(sandboxId).get()) != null;
     }
 
     /** Sandboxes with a pod, or suspended on a claim: what a host may re-attach or reap. */
-    List<String> live() {
+    @Override
+    public List<String> live() {
         TreeSet<String> ids = new TreeSet<>();
         Map<String, String> mine = Map.of(ObjectNames.LABEL_INSTALLATION, config.installation(), ObjectNames.LABEL_MANAGED_BY, ObjectNames.MANAGED_BY);
         call("list the sandbox pods", () -> client.pods().inNamespace(config.namespace()).withLabels(mine).list())
@@ -289,7 +300,7 @@ final class SandboxPods {
     }
 
     /** Runs an API call; a refusal or failure of the API server becomes {@code cluster_api_error} naming what was attempted. */
-    private static <T> T call(String what, Supplier<T> action) {
+    static <T> T call(String what, Supplier<T> action) {
         try {
             return action.get();
         } catch (KubernetesClientException e) {

@@ -29,14 +29,22 @@ final class MockCluster implements AutoCloseable {
     final KubernetesMockServer server;
     final FakeKubelet kubelet;
     private final KubernetesClient kubeletClient;
+    /** Null on a cluster without agent-sandbox. */
+    private final FakeAgentSandboxController controller;
 
     MockCluster(Path root) {
+        this(root, false);
+    }
+
+    /** With {@code agentSandbox}, the cluster serves agent-sandbox's Sandbox, run by {@link FakeAgentSandboxController}. */
+    MockCluster(Path root, boolean agentSandbox) {
         kubelet = new FakeKubelet(root);
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), kubelet.dispatcher(), false);
         server.init();
         kubeletClient = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
                 .editOrNewConfig().withUserAgent(FakeKubelet.USER_AGENT).endConfig());
         kubelet.start(kubeletClient, NAMESPACE);
+        controller = agentSandbox ? new FakeAgentSandboxController(kubeletClient, NAMESPACE) : null;
     }
 
     KubernetesClient client() {
@@ -53,14 +61,24 @@ final class MockCluster implements AutoCloseable {
      * policy allows the proxy's pods and port.
      */
     KubernetesDriver driverWithEgress(String installation) {
+        return driverWithEgress(installation, AgentSandboxMode.OFF);
+    }
+
+    /** A driver whose sandboxes are made as {@code mode} says: Pods, or agent-sandbox Sandboxes. */
+    KubernetesDriver driver(String installation, AgentSandboxMode mode) {
+        return new KubernetesDriver(client(), KubernetesConfig.of(NAMESPACE, installation).withRuntimeClass("gvisor"), mode);
+    }
+
+    KubernetesDriver driverWithEgress(String installation, AgentSandboxMode mode) {
         PodEgress egress = new PodEgress("127.0.0.1", 0, "127.0.0.1", POD_PROXY_PORT, SERVER_NAMESPACE, SERVER_LABELS);
-        KubernetesDriver driver = new KubernetesDriver(client(), KubernetesConfig.of(NAMESPACE, installation).withRuntimeClass("gvisor").withEgress(egress));
+        KubernetesDriver driver = new KubernetesDriver(client(), KubernetesConfig.of(NAMESPACE, installation).withRuntimeClass("gvisor").withEgress(egress), mode);
         kubelet.egressPeer(new FakeKubelet.Peer(POD_PROXY_PORT, driver.egressPort(), SERVER_NAMESPACE, SERVER_LABELS));
         return driver;
     }
 
     @Override
     public void close() {
+        if (controller != null) controller.close();
         kubelet.close();
         kubeletClient.close();
         server.destroy();

@@ -28,12 +28,29 @@ public final class MockClusterDrivers {
     private MockClusterDrivers() {}
 
     public static SandboxDriver on(Path dataDir) {
+        return on(dataDir, false);
+    }
+
+    /**
+     * As {@link #on}, on a cluster that serves agent-sandbox (run by {@link FakeAgentSandboxController}), with drivers
+     * that make each sandbox a {@code Sandbox} object ({@code kubernetes_agent_sandbox=true}).
+     */
+    public static SandboxDriver onAgentSandbox(Path dataDir) {
+        return on(dataDir, true);
+    }
+
+    private static SandboxDriver on(Path dataDir, boolean agentSandbox) {
         MockCluster cluster;
         synchronized (CLUSTERS) {
-            cluster = CLUSTERS.computeIfAbsent(dataDir, d -> new MockCluster(d.resolve("cluster")));
+            cluster = CLUSTERS.computeIfAbsent(dataDir, d -> new MockCluster(d.resolve("cluster"), agentSandbox));
             USERS.merge(dataDir, 1, Integer::sum);
         }
-        return new Delegate(cluster.driverWithEgress("conformance"), dataDir);
+        try {
+            return new Delegate(cluster.driverWithEgress("conformance", agentSandbox ? AgentSandboxMode.ON : AgentSandboxMode.OFF), dataDir);
+        } catch (RuntimeException e) {
+            release(dataDir);
+            throw e;
+        }
     }
 
     private static void release(Path dataDir) {

@@ -20,24 +20,41 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every API call the driver makes over a sandbox's whole life is one the Role in deploy/kubernetes grants, and the
- * Role grants nothing the driver never calls: checked on the requests the mock API server received.
+ * Role grants nothing the driver never calls, with sandboxes as Pods and as agent-sandbox Sandboxes (on a mock cluster
+ * with the fake agent-sandbox controller): checked on the requests the mock API server received.
  */
 @Tag("bwrap")
 class RoleCoversTheDriverAgainstMockApiServerTest {
-    private static final Pattern RESOURCE = Pattern.compile("/apis?/(?:([^/]+)/)?v1/namespaces/[^/]+/([a-z]+)(?:/([^/?]+))?(?:/([a-z]+))?(\\?.*)?");
+    /** A namespaced request: core ({@code /api/v1}) or a group's ({@code /apis/<group>/<version>}), any version. */
+    private static final Pattern RESOURCE = Pattern.compile("(?:/api/v1|/apis/([^/]+)/[^/]+)/namespaces/[^/]+/([a-z]+)(?:/([^/?]+))?(?:/([a-z]+))?(\\?.*)?");
 
     @TempDir
     Path dir;
 
     @Test
     void theRoleGrantsExactlyWhatTheDriverCallsAgainstMockApiServer() throws Exception {
-        try (MockCluster cluster = new MockCluster(dir); KubernetesDriver driver = cluster.driver("install-a")) {
+        List<String> pods = used(dir.resolve("pods"), false);
+        List<String> agentSandbox = used(dir.resolve("agent-sandbox"), true);
+        List<String> granted = granted(ManifestsTest.only(Role.class));
+
+        assertThat(granted).containsAll(pods);
+        assertThat(granted).containsAll(agentSandbox);
+        assertThat(agentSandbox).contains("agents.x-k8s.io/sandboxes create", "agents.x-k8s.io/sandboxes patch");
+        // nothing granted that neither mode calls
+        assertThat(Stream.concat(pods.stream(), agentSandbox.stream()).toList()).containsAll(granted);
+    }
+
+    /** What a sandbox's whole life needs granted, with sandboxes as Pods or (on a cluster serving it) agent-sandbox Sandboxes. */
+    private List<String> used(Path dir, boolean agentSandbox) throws Exception {
+        try (MockCluster cluster = new MockCluster(dir, agentSandbox);
+             KubernetesDriver driver = cluster.driver("install-a", agentSandbox ? AgentSandboxMode.ON : AgentSandboxMode.OFF)) {
             Sandbox s = driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_rbac"), KubernetesDriverAgainstMockApiServerTest.FENCE);
             s.exec(ExecRequest.of("true").withStdin(new byte[] {1}), ExecOutput.DISCARD).await();
             s.workspace().write("f", new ByteArrayInputStream(new byte[] {1}));
@@ -51,12 +68,8 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
             driver.purge(s.ref());
             takeOverASandboxWithEgress(cluster);
 
-            List<String> used = cluster.kubelet.driverRequests.stream().map(RoleCoversTheDriverAgainstMockApiServerTest::grantNeeded)
+            return cluster.kubelet.driverRequests.stream().map(RoleCoversTheDriverAgainstMockApiServerTest::grantNeeded)
                     .filter(g -> g != null).distinct().sorted().toList();
-            List<String> granted = granted(ManifestsTest.only(Role.class));
-
-            assertThat(granted).containsAll(used);
-            assertThat(used).containsAll(granted);
         }
     }
 

@@ -1,0 +1,319 @@
+package dev.paddock.driver.kubernetes;
+
+import static dev.paddock.driver.kubernetes.SandboxPods.call;
+
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.SandboxSpec;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.PodResource;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import java.net.HttpURLConnection;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sandboxes as kubernetes-sigs/agent-sandbox {@code Sandbox} objects: the driver makes the NetworkPolicy and the
+ * {@code Sandbox} (its pod template the same pod {@link SandboxObjects} builds, {@code /workspace} and the outputs on
+ * a claim from its volume claim template); agent-sandbox's controller makes the pod, the claim and a headless
+ * Service and owns them. Suspend is agent-sandbox's own: {@code spec.replicas: 0}, the controller deletes the pod and
+ * keeps the claim; resume sets it back to 1 and the controller makes the pod again from the same template. An ended
+ * sandbox stays at 0 replicas, marked {@link #ANNOTATION_ENDED}, until it is purged: then the {@code Sandbox} and its
+ * claim are deleted (the cluster's garbage collector removes the rest, which the Sandbox owns).
+ */
+final class AgentSandboxes implements ClusterSandboxes {
+    /** The volume claim template's name, the same as the pod volume the sandbox container mounts. */
+    static final String CLAIM_TEMPLATE = "workspace";
+    /** On the Sandbox: the sandbox ended (terminated or reaped); only a purge follows. */
+    static final String ANNOTATION_ENDED = "paddock.dev/ended";
+    private static final Logger LOG = LoggerFactory.getLogger(AgentSandboxes.class);
+
+    private final KubernetesClient client;
+    private final KubernetesConfig config;
+    private final SandboxObjects objects;
+    /** Null where sandbox pods have no way to the egress proxy. */
+    private final EgressGateway gateway;
+
+    AgentSandboxes(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
+        this.client = client;
+        this.config = config;
+        this.gateway = gateway;
+        this.objects = new SandboxObjects(config, gateway == null ? -1 : gateway.port());
+    }
+
+    /** The claim agent-sandbox's controller makes from the template: {@code <template name>-<sandbox name>}. */
+    static String claim(String sandboxId) {
+        return CLAIM_TEMPLATE + "-" + ObjectNames.pod(sandboxId);
+    }
+
+    @Override
+    public PodExec exec(String sandboxId) {
+        return new PodExec(client, config.namespace(), ObjectNames.pod(sandboxId));
+    }
+
+    /** The Sandbox object of a sandbox: named as its pod, carrying the pod's labels so this installation lists it. */
+    AgentSandbox sandbox(SandboxSpec spec, Fence fence, Limits limits, String proxyToken) {
+        String id = spec.sandboxId();
+        Pod pod = objects.pod(spec, fence, limits, proxyToken);
+        // the controller adds the claim's volume under the template's name; a second volume of that name would be refused
+        pod.getSpec().getVolumes().removeIf(v -> v.getPersistentVolumeClaim() != null);
+        PersistentVolumeClaim claim = objects.claim(id, fence);
+
+        AgentSandbox sandbox = new AgentSandbox();
+        sandbox.setMetadata(new ObjectMetaBuilder().withName(ObjectNames.pod(id)).withNamespace(config.namespace())
+                .withLabels(new LinkedHashMap<>(pod.getMetadata().getLabels()))
+                .withAnnotations(new LinkedHashMap<>(pod.getMetadata().getAnnotations())).build());
+        AgentSandbox.Spec s = new AgentSandbox.Spec();
+        s.podTemplate = new AgentSandbox.PodTemplate();
+        s.podTemplate.metadata.labels.putAll(pod.getMetadata().getLabels());
+        s.podTemplate.metadata.annotations.putAll(pod.getMetadata().getAnnotations());
+        s.podTemplate.spec = pod.getSpec();
+        AgentSandbox.ClaimTemplate template = new AgentSandbox.ClaimTemplate();
+        template.metadata.name = CLAIM_TEMPLATE;
+        template.metadata.labels.putAll(claim.getMetadata().getLabels());
+        template.spec = claim.getSpec();
+        s.volumeClaimTemplates.add(template);
+        s.replicas = 1;
+        sandbox.setSpec(s);
+        return sandbox;
+    }
+
+    /** The pod a Sandbox's template describes (what the controller will make); it shares the template's spec, so changes reach it. */
+    static Pod templatePod(AgentSandbox sandbox) {
+        Pod pod = new Pod();
+        pod.setMetadata(new ObjectMetaBuilder().withName(sandbox.getMetadata().getName())
+                .withLabels(sandbox.getSpec().podTemplate.metadata.labels)
+                .withAnnotations(sandbox.getSpec().podTemplate.metadata.annotations).build());
+        pod.setSpec(sandbox.getSpec().podTemplate.spec);
+        return pod;
+    }
+
+    /** Makes the NetworkPolicy (before the Sandbox, so its pod never runs unfenced) and the Sandbox, and waits for its pod to run. */
+    @Override
+    public void create(SandboxSpec spec, Fence fence, Limits limits) {
+        String id = spec.sandboxId();
+        boolean egress = spec.egress() != null;
+        AgentSandbox sandbox = sandbox(spec, fence, limits, egress ? EgressGateway.newToken() : null);
+        if (call("read the Sandbox of " + id, () -> resource(id).get()) != null) {
+            throw exists(id);
+        }
+        call("create the network policy of " + id, () -> {
+            try {
+                return client.network().v1().networkPolicies().inNamespace(config.namespace()).resource(objects.policy(id, fence, egress)).create();
+            } catch (KubernetesClientException e) {
+                // a policy of the same name selects the same pod (the name comes from the id): one left behind serves as well
+                if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) return null;
+                throw e;
+            }
+        });
+        try {
+            call("create the Sandbox of " + id, () -> sandboxes().resource(sandbox).create());
+        } catch (PaddockException e) {
+            if (e.getCause() instanceof KubernetesClientException k && k.getCode() == HttpURLConnection.HTTP_CONFLICT) {
+                // made meanwhile by another server: the policy of that name is that sandbox's, so it stays
+                throw exists(id);
+            }
+            deletePolicy(id, e);
+            throw e;
+        }
+        try {
+            route(id, templatePod(sandbox));
+            awaitPod(id);
+        } catch (RuntimeException e) {
+            try {
+                release(id);
+                deleteClaim(id);
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
+    private void deletePolicy(String id, RuntimeException failure) {
+        try {
+            call("delete the network policy of " + id, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
+                    .withName(ObjectNames.networkPolicy(id)).delete());
+        } catch (RuntimeException cleanup) {
+            failure.addSuppressed(cleanup);
+        }
+    }
+
+    private static PaddockException exists(String id) {
+        return new PaddockException(ErrorCode.SANDBOX_EXISTS, "a kubernetes sandbox with id " + id + " exists (Sandbox "
+                + ObjectNames.pod(id) + "); use another id or purge it");
+    }
+
+    /** Waits for the controller to make the pod, then for the pod to run. */
+    private void awaitPod(String id) {
+        waitUntil(() -> podExists(id), "the agent-sandbox controller made no pod for Sandbox " + ObjectNames.pod(id)
+                + " (is the controller running?)", ErrorCode.SANDBOX_START_TIMEOUT, id);
+        PodStart.await(pod(id), id, config.startTimeout());
+    }
+
+    private void route(String id, Pod pod) {
+        String token = SandboxObjects.proxyToken(pod);
+        String socket = annotations(pod).get(SandboxObjects.ANNOTATION_EGRESS_SOCKET);
+        if (token == null || socket == null) return;
+        if (gateway == null) {
+            LOG.warn("sandbox {} was made with egress, but this server has no kubernetes egress gateway: its pod cannot reach the proxy", id);
+            return;
+        }
+        gateway.route(id, token, Path.of(socket));
+    }
+
+    @Override
+    public boolean running(String sandboxId) {
+        return PodStart.running(call("read the pod of " + sandboxId, () -> pod(sandboxId).get()));
+    }
+
+    @Override
+    public boolean suspended(String sandboxId) {
+        AgentSandbox s = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
+        return s != null && ours(s) && !ended(s) && s.getSpec() != null && Integer.valueOf(0).equals(s.getSpec().replicas);
+    }
+
+    @Override
+    public boolean ownPodRunning(String sandboxId) {
+        Pod pod = call("read the pod of " + sandboxId, () -> pod(sandboxId).get());
+        boolean running = pod != null && ours(pod) && PodStart.running(pod);
+        if (running) route(sandboxId, pod);
+        return running;
+    }
+
+    @Override
+    public void suspend(String sandboxId) {
+        call("suspend the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+            s.getSpec().replicas = 0;
+            return s;
+        }));
+        awaitPodGone(sandboxId);
+    }
+
+    /** Sets replicas back to 1, with the proxy variables pointing at this server (which may not be the one that made it). */
+    @Override
+    public void resume(String sandboxId) {
+        AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
+        if (current == null || ended(current)) {
+            throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + sandboxId + " cannot resume: its Sandbox object is gone or ended");
+        }
+        AgentSandbox resumed = call("resume the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+            objects.readdress(templatePod(s), sandboxId);
+            s.getSpec().replicas = 1;
+            return s;
+        }));
+        route(sandboxId, templatePod(resumed));
+        awaitPod(sandboxId);
+    }
+
+    @Override
+    public void release(String sandboxId) {
+        if (gateway != null) gateway.unroute(sandboxId);
+        AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
+        if (current != null && ours(current)) {
+            call("end the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+                if (s.getMetadata().getAnnotations() == null) s.getMetadata().setAnnotations(new HashMap<>());
+                s.getMetadata().getAnnotations().put(ANNOTATION_ENDED, "true");
+                s.getSpec().replicas = 0;
+                return s;
+            }));
+            awaitPodGone(sandboxId);
+        }
+        call("delete the network policy of " + sandboxId, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
+                .withName(ObjectNames.networkPolicy(sandboxId)).delete());
+    }
+
+    @Override
+    public void deleteClaim(String sandboxId) {
+        AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
+        if (current != null && !ours(current)) return;
+        call("delete the Sandbox of " + sandboxId, () -> resource(sandboxId).delete());
+        // the garbage collector would remove the claim too, later; deleting it here makes the purge whole at once
+        call("delete the claim of " + sandboxId, () -> claimResource(sandboxId).delete());
+    }
+
+    @Override
+    public boolean podExists(String sandboxId) {
+        return call("read the pod of " + sandboxId, () -> pod(sandboxId).get()) != null;
+    }
+
+    @Override
+    public List<String> live() {
+        Map<String, String> mine = Map.of(ObjectNames.LABEL_INSTALLATION, config.installation(), ObjectNames.LABEL_MANAGED_BY, ObjectNames.MANAGED_BY);
+        return call("list the Sandboxes", () -> sandboxes().withLabels(mine).list()).getItems().stream()
+                .filter(s -> !ended(s)).map(AgentSandboxes::sandboxOf).filter(Objects::nonNull).sorted().toList();
+    }
+
+    private void awaitPodGone(String sandboxId) {
+        waitUntil(() -> !podExists(sandboxId), "the pod of Sandbox " + ObjectNames.pod(sandboxId) + " was not gone after replicas 0",
+                ErrorCode.CLUSTER_API_ERROR, sandboxId);
+    }
+
+    /** Polls (the Role grants no watch) until {@code done}, or throws {@code code} after the start timeout. */
+    private void waitUntil(BooleanSupplier done, String failure, ErrorCode code, String sandboxId) {
+        long deadline = System.nanoTime() + config.startTimeout().toNanos();
+        long pause = 10;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new PaddockException(code, "sandbox " + sandboxId + ": " + failure + " within " + config.startTimeout().toSeconds() + " s");
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PaddockException(ErrorCode.INTERRUPTED, "interrupted while waiting for the pod of sandbox " + sandboxId);
+            }
+            pause = Math.min(pause * 2, 500);
+        }
+    }
+
+    private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<AgentSandbox, io.fabric8.kubernetes.api.model.KubernetesResourceList<AgentSandbox>,
+            Resource<AgentSandbox>> sandboxes() {
+        return client.resources(AgentSandbox.class).inNamespace(config.namespace());
+    }
+
+    private Resource<AgentSandbox> resource(String sandboxId) {
+        return sandboxes().withName(ObjectNames.pod(sandboxId));
+    }
+
+    private PodResource pod(String sandboxId) {
+        return client.pods().inNamespace(config.namespace()).withName(ObjectNames.pod(sandboxId));
+    }
+
+    private Resource<PersistentVolumeClaim> claimResource(String sandboxId) {
+        return client.persistentVolumeClaims().inNamespace(config.namespace()).withName(claim(sandboxId));
+    }
+
+    private boolean ours(HasMetadata o) {
+        Map<String, String> labels = o.getMetadata().getLabels();
+        return labels != null && config.installation().equals(labels.get(ObjectNames.LABEL_INSTALLATION));
+    }
+
+    private static boolean ended(AgentSandbox s) {
+        return "true".equals(annotations(s).get(ANNOTATION_ENDED));
+    }
+
+    private static String sandboxOf(HasMetadata o) {
+        Map<String, String> labels = o.getMetadata().getLabels();
+        String id = labels == null ? null : labels.get(ObjectNames.LABEL_SANDBOX);
+        return ObjectNames.isSandboxId(id) ? id : null;
+    }
+
+    private static Map<String, String> annotations(HasMetadata o) {
+        return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
+    }
+}
