@@ -104,6 +104,7 @@ class NodesEndToEndTest {
         JsonNode nodes = apiA.get("/v1/nodes").path("data");
         assertThat(nodes).hasSize(3);
         nodes.forEach(n -> assertThat(n.path("state").asString()).isEqualTo("active"));
+        nodes.forEach(n -> assertThat(n.path("checkpoint_dir").asString()).isEqualTo(sharedCheckpoints.toString()));
         String nodeC = Files.readString(c.dataDir.resolve("node.id")).strip();
         String nodeA = Files.readString(a.dataDir.resolve("node.id")).strip();
 
@@ -111,7 +112,7 @@ class NodesEndToEndTest {
         Cli cli = new Cli(Map.of("PADDOCK_DATA_DIR", a.dataDir.toString(), "PADDOCK_API_KEY", KEY), a.dataDir);
         Cli.Result listed = cli.run("nodes");
         assertThat(listed.code()).as(listed.toString()).isZero();
-        assertThat(listed.out()).contains(nodeA + " *").contains(nodeC).contains("zone=c");
+        assertThat(listed.out()).contains(nodeA + " *").contains(nodeC).contains("zone=c").contains(sharedCheckpoints.toString());
         Cli.Result drained = cli.run("nodes", "drain", nodeA, "--wait", "--timeout", "30s");
         assertThat(drained.code()).as(drained.toString()).isZero();
         assertThat(drained.err()).contains("holds no active sandbox");
