@@ -87,9 +87,9 @@ class NodeForwardingTest {
 
     private PaddockServer node(String id, String zone) throws Exception {
         Instant now = Instant.now();
-        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
-                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600)));
         Path data = Files.createDirectories(dir.resolve(id));
+        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
+                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600), data.resolve("checkpoints").toString()));
         RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess"), store,
                 List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
         host.start();
@@ -275,6 +275,7 @@ class NodeForwardingTest {
         assertThat(listed.status()).as(listed.body()).isEqualTo(200);
         assertThat(listed.json().path("data")).hasSize(2);
         assertThat(listed.json().path("data").get(0).path("self").asBoolean()).isTrue();
+        assertThat(listed.json().path("data").get(0).path("checkpoint_dir").asString()).isEqualTo(dir.resolve(nodeA).resolve("checkpoints").toString());
 
         Api.Resp drained = operator.post("/v1/nodes/" + nodeB + "/drain", null);
         assertThat(drained.json().path("state").asString()).isEqualTo("draining");
