@@ -64,8 +64,7 @@ record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoin
                 r.timeout(), r.idleSuspendAfter(), r.idleTerminateAfter(), now, now, now, reason));
         store.events().append(nextId, nextFence, HandedOver.EVENT, Map.of("checkpoint_id", checkpoint.id(), "from_sandbox", r.id(),
                 "from_node", lost.id(), "to_node", target.id(), "reason", reason));
-        String failed = why + "; the sandbox goes on as " + nextId + " on node " + target.id() + ", from its checkpoint "
-                + checkpoint.id() + " (its workspace as of that checkpoint; no process came along)";
+        String failed = HandedOver.goesOn(why, nextId, target.id(), checkpoint.id());
         store.sandboxes().transition(r.id(), fence, SandboxState.FAILED, failed);
         store.events().append(r.id(), fence, "sandbox.failed", Map.of("code", "node_lost", "node_id", lost.id(), "reason", failed,
                 "sandbox_id", nextId, "checkpoint_id", checkpoint.id()));
