@@ -146,6 +146,9 @@ public final class SessionEngine implements AutoCloseable {
      * call under way is killed with everything it started, and outstanding tool calls are answered as interrupted.
      */
     public void interrupt(String tenantId, String sessionId) {
+        SessionOwnership owners = ownership;
+        // on a cluster only the owner's loop can be interrupted (writes to a session are forwarded to its owner)
+        if (owners != null && owners.claim(sessionId).isEmpty()) return;
         Run run = run(tenantId, sessionId);
         run.interrupted.set(true);
         cancelStep(run);
