@@ -91,10 +91,19 @@ public final class EventLog {
 
     /** Appends an event under an id from {@link #newId()} that its previews announced; null {@code id}: a new one. */
     SessionEvent append(String id, String sessionId, String tenantId, SessionEventType type, Map<String, Object> body) {
+        return append(null, id, sessionId, tenantId, type, body);
+    }
+
+    /**
+     * Appends as the session's owner {@code ownerId} (null: not fenced, a server alone); throws
+     * {@link dev.paddock.core.agents.SessionMovedException} when another node owns the session now.
+     */
+    SessionEvent append(String ownerId, String id, String sessionId, String tenantId, SessionEventType type, Map<String, Object> body) {
         ReentrantLock lock = lock(sessionId);
         lock.lock();
         try {
-            SessionEvent e = id == null ? store.append(sessionId, tenantId, type.wire(), body) : store.append(id, sessionId, tenantId, type.wire(), body);
+            SessionEvent e = ownerId != null ? store.appendAsOwner(ownerId, id, sessionId, tenantId, type.wire(), body)
+                    : id == null ? store.append(sessionId, tenantId, type.wire(), body) : store.append(id, sessionId, tenantId, type.wire(), body);
             if (storeFollower != null) {
                 deliverFromStore(sessionId); // in seq order with what other servers appended
                 return e;

@@ -35,6 +35,9 @@ public final class ManagedAgents implements AutoCloseable {
     private final VaultService vaults;
     private final VaultCredentialService credentials;
     private final CredentialValidation validation;
+    private final AgentsStore store;
+    private final Clock clock;
+    private volatile SessionOwnership ownership;
 
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock) {
         this(host, store, config, clock, null);
@@ -52,6 +55,8 @@ public final class ManagedAgents implements AutoCloseable {
      */
     public ManagedAgents(RuntimeHost host, AgentsStore store, AgentsConfig config, Clock clock, ModelGateway model, McpSettings mcp,
                          ResourceSettings resources) {
+        this.store = store;
+        this.clock = clock;
         Set<String> drivers = host.drivers().stream().map(Conformance::driver).collect(Collectors.toSet());
         this.gateway = model == null && config.hasModel() ? new AnthropicModelGateway(config.modelBaseUrl(), config.modelApiKey()) : null;
         ModelGateway chosen = model != null ? model : gateway;
@@ -103,6 +108,29 @@ public final class ManagedAgents implements AutoCloseable {
         return sessionSandboxes.sandboxOf(tenantId, sessionId);
     }
 
+    /**
+     * Makes this server a node of a cluster for its sessions: each session's loop runs on one node at a time, its
+     * owner ({@link SessionOwnership}). Call once, before the server takes requests.
+     */
+    public void joinCluster(ClusterMembership cluster) {
+        SessionOwnership o = new SessionOwnership(store.owners(), store.resources(), events, sessionSandboxes, cluster, clock);
+        ownership = o;
+        engine.ownedThrough(o);
+        o.start(engine);
+    }
+
+    /** A node of the cluster was marked lost: the sessions whose turns it ran go on on a live node. */
+    public void nodeLost(String nodeId) {
+        SessionOwnership o = ownership;
+        if (o != null) o.nodeLost(nodeId, engine);
+    }
+
+    /** The node that runs a tenant's session when that is another live node (its writes go there). */
+    public Optional<String> sessionNode(String tenantId, String sessionId) {
+        SessionOwnership o = ownership;
+        return o == null ? Optional.empty() : o.ownerElsewhere(tenantId, sessionId);
+    }
+
     public WorkQueue work() { return work; }
 
     public VaultService vaults() { return vaults; }
@@ -115,6 +143,8 @@ public final class ManagedAgents implements AutoCloseable {
 
     @Override
     public void close() {
+        SessionOwnership o = ownership;
+        if (o != null) o.close();
         engine.close();
         events.close();
         if (gateway != null) gateway.close();

@@ -17,6 +17,7 @@ import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.agents.Session;
 import dev.paddock.core.agents.SessionEvent;
 import dev.paddock.core.agents.SessionEventType;
+import dev.paddock.core.agents.SessionMovedException;
 import dev.paddock.core.agents.ToolResultEvent;
 import dev.paddock.toolset.ToolResult;
 import java.time.Clock;
@@ -70,6 +71,8 @@ public final class SessionEngine implements AutoCloseable {
     private final Map<String, Run> runs = new ConcurrentHashMap<>();
     private final Set<Thread> loops = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Which node runs each session's loop, on a node of a cluster; null for a server alone. */
+    private volatile SessionOwnership ownership;
 
     SessionEngine(ResourceStore store, EventLog events, SessionSandboxes sandboxes, SessionEnding ending, Supplier<ModelGateway> model,
                   McpSessions mcp, AgentsConfig config, Clock clock) {
@@ -98,6 +101,8 @@ public final class SessionEngine implements AutoCloseable {
         volatile Future<?> step;
         /** The session's MCP servers, as this turn offers them; null before the first turn. */
         volatile SessionMcp mcp;
+        /** The owner id this node runs the session as, which fences its appends; null for a server alone. */
+        volatile String owner;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -106,10 +111,27 @@ public final class SessionEngine implements AutoCloseable {
         }
     }
 
+    /** Runs sessions only while this node owns them (a node of a cluster). */
+    void ownedThrough(SessionOwnership ownership) {
+        this.ownership = ownership;
+    }
+
+    /**
+     * Makes the session's loop go round. On a node of a cluster the loop runs only where the session's owner is: this
+     * node claims the session when no live node owns it, and otherwise asks the owner to go round.
+     */
     public void wake(String tenantId, String sessionId) {
         if (closed) return;
+        SessionOwnership owners = ownership;
+        String owner = null;
+        if (owners != null) {
+            Optional<String> mine = owners.claim(sessionId);
+            if (mine.isEmpty()) return;
+            owner = mine.get();
+        }
         Run run = run(tenantId, sessionId);
         synchronized (run) {
+            if (owner != null) run.owner = owner;
             run.pending.set(true);
             if (run.running) return;
             run.running = true;
@@ -124,6 +146,9 @@ public final class SessionEngine implements AutoCloseable {
      * call under way is killed with everything it started, and outstanding tool calls are answered as interrupted.
      */
     public void interrupt(String tenantId, String sessionId) {
+        SessionOwnership owners = ownership;
+        // on a cluster only the owner's loop can be interrupted (writes to a session are forwarded to its owner)
+        if (owners != null && owners.claim(sessionId).isEmpty()) return;
         Run run = run(tenantId, sessionId);
         run.interrupted.set(true);
         cancelStep(run);
@@ -169,6 +194,10 @@ public final class SessionEngine implements AutoCloseable {
                 }
                 try {
                     turn(run);
+                } catch (SessionMovedException e) {
+                    log.info("session {} moved to another node; its loop stops here", run.sessionId);
+                    runs.remove(run.sessionId, run);
+                    return;
                 } catch (RuntimeException e) {
                     log.warn("agent loop of session {} failed: {}", run.sessionId, e.toString());
                     if (closed) return; // shutting down: the store may already be gone
@@ -375,7 +404,7 @@ public final class SessionEngine implements AutoCloseable {
         int texts = 0;
         for (Block block : t.blocks()) {
             switch (block) {
-                case Block.Text text -> events.append(previews.messageId(texts++), run.sessionId, run.tenantId, SessionEventType.AGENT_MESSAGE,
+                case Block.Text text -> events.append(run.owner, previews.messageId(texts++), run.sessionId, run.tenantId, SessionEventType.AGENT_MESSAGE,
                         AgentEvents.message(text.text()));
                 case Block.ToolUse use when McpToolNames.isQualified(use.name()) -> append(run, SessionEventType.AGENT_MCP_TOOL_USE, mcpToolUse(run, agent, use));
                 case Block.ToolUse use when agent.runsBuiltIn(use.name()) -> append(run, SessionEventType.AGENT_TOOL_USE,
@@ -529,7 +558,7 @@ public final class SessionEngine implements AutoCloseable {
     }
 
     private SessionEvent append(Run run, SessionEventType type, Map<String, Object> body) {
-        return events.append(run.sessionId, run.tenantId, type, body);
+        return events.append(run.owner, null, run.sessionId, run.tenantId, type, body);
     }
 
     private void setStatus(Run run, String status) {

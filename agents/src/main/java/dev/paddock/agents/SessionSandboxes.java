@@ -5,12 +5,15 @@ import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.Session;
 import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.access.Principal;
+import dev.paddock.host.HandedOver;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.host.SandboxRequest;
 import dev.paddock.toolset.AgentToolset;
 import dev.paddock.toolset.ToolResult;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,6 +23,8 @@ import java.util.Optional;
  * network and remembered on the session; a sandbox that ended (lifetime, reaping) is replaced by a new one.
  */
 public final class SessionSandboxes {
+    /** How long a tool call waits for a sandbox being restored on this node from a lost node's checkpoint. */
+    private static final Duration RESTORE_WAIT = Duration.ofMinutes(2);
     private final RuntimeHost host;
     private final ResourceStore store;
     private final AgentsConfig config;
@@ -46,6 +51,7 @@ public final class SessionSandboxes {
 
     public ToolResult run(Session session, Environment env, String tool, Map<String, Object> input) {
         Principal owner = owner(session);
+        awaitRestore(owner, find(session.tenantId(), session.id()).orElse(session).sandboxId()); // not under the lock below
         // a first install can take minutes: it runs before, not under, the lock that makes session sandboxes
         if (!isLive(owner, session.sandboxId())) packages.prepare(owner, env.packages());
         Made made = ensureSandbox(session, env, owner);
@@ -80,6 +86,36 @@ public final class SessionSandboxes {
             host.delete(owner(session), session.sandboxId());
         } catch (RuntimeException ignored) {
             // already gone
+        }
+    }
+
+    /** A lost node's sandbox gone on elsewhere: the new sandbox and the owner id of the node that brings it back. */
+    record Successor(String sandboxId, String ownerId) {}
+
+    /** Where the session's sandbox went on when its node was lost and it had a checkpoint another node shares. */
+    Optional<Successor> successor(Session session) {
+        if (session.sandboxId() == null) return Optional.empty();
+        Principal owner = owner(session);
+        try {
+            return HandedOver.successorOf(host.get(owner, session.sandboxId()))
+                    .map(id -> host.get(owner, id)).filter(r -> !r.state().isTerminal())
+                    .map(r -> new Successor(r.id(), r.fence().ownerId()));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** A sandbox handed over from a lost node is restored by its new node shortly: a tool call waits for it. */
+    private void awaitRestore(Principal owner, String sandboxId) {
+        long deadline = System.nanoTime() + RESTORE_WAIT.toNanos();
+        try {
+            while (sandboxId != null && host.get(owner, sandboxId).state() == SandboxState.CREATING && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException ignored) {
+            // gone: a new sandbox is made
         }
     }
 

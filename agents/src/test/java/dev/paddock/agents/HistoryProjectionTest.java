@@ -42,6 +42,9 @@ class HistoryProjectionTest {
 
         @Override public SessionEvent append(String s, String t, String type, Map<String, Object> body) { return store.append(s, t, type, body); }
         @Override public SessionEvent append(String id, String s, String t, String type, Map<String, Object> body) { return store.append(id, s, t, type, body); }
+        @Override public SessionEvent appendAsOwner(String o, String id, String s, String t, String type, Map<String, Object> body) {
+            return store.appendAsOwner(o, id, s, t, type, body);
+        }
         @Override public String newId() { return store.newId(); }
         @Override public Page<SessionEvent> list(String s, PageRequest page, boolean newestFirst) { return store.list(s, page, newestFirst); }
         @Override public Optional<SessionEvent> find(String s, String id) { return store.find(s, id); }

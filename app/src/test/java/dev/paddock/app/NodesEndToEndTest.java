@@ -36,7 +36,8 @@ import tools.jackson.databind.node.ObjectNode;
  * Three {@code paddock serve} processes on one PostgreSQL act as one Paddock: any of them answers for a sandbox
  * another holds (forwarded, SSE included), creates are placed by labels, a node killed with SIGKILL under load loses
  * its lease: its sandbox with a checkpoint in the shared checkpoint directory goes on as a new sandbox on a survivor
- * (the old one's reason names it), the others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
+ * that carries the labels its create asked for (the old one's reason names it), one whose labels no survivor carries
+ * fails saying so, the others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
  * its orphaned backend sandboxes, and a node frozen past its lease is fenced, then rejoins by itself as a new epoch
  * and serves again without a restart. Real JVMs, bwrap and PostgreSQL on loopback.
  */
@@ -66,13 +67,14 @@ class NodesEndToEndTest {
         }
     }
 
-    ServerProcess node(StoreLocation.Postgres db, String zone) throws Exception {
+    /** {@code labels}: the node's labels ({@code zone=…}, and for B and C {@code disk=ssd}). */
+    ServerProcess node(StoreLocation.Postgres db, String labels) throws Exception {
         ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdn"), KEY, TestPostgres.storeUrl(db));
         if (sharedCheckpoints == null) sharedCheckpoints = Files.createTempDirectory(Path.of("/tmp"), "pdn-checkpoints");
         s.env.put("PADDOCK_CHECKPOINT_DIR", sharedCheckpoints.toString()); // one shared filesystem, as it were
         s.env.put("PADDOCK_NODE_LEASE", "5s");
         s.startTimeout = Duration.ofSeconds(120); // three JVMs start together on a shared machine
-        s.env.put("PADDOCK_NODE_LABELS", "zone=" + zone);
+        s.env.put("PADDOCK_NODE_LABELS", labels);
         servers.add(s);
         return s;
     }
@@ -98,20 +100,22 @@ class NodesEndToEndTest {
     @Test
     void threeServersActAsOnePaddockAndSurviveTheLossOfOne() throws Exception {
         StoreLocation.Postgres db = TestPostgres.freshDatabase();
-        ServerProcess a = node(db, "a"), b = node(db, "b"), c = node(db, "c");
+        ServerProcess a = node(db, "zone=a"), b = node(db, "zone=b,disk=ssd"), c = node(db, "zone=c,disk=ssd");
         PaddockClient apiA = a.start(), apiB = b.start(), apiC = c.start();
 
         JsonNode nodes = apiA.get("/v1/nodes").path("data");
         assertThat(nodes).hasSize(3);
         nodes.forEach(n -> assertThat(n.path("state").asString()).isEqualTo("active"));
+        nodes.forEach(n -> assertThat(n.path("checkpoint_dir").asString()).isEqualTo(sharedCheckpoints.toString()));
         String nodeC = Files.readString(c.dataDir.resolve("node.id")).strip();
+        String nodeB = Files.readString(b.dataDir.resolve("node.id")).strip();
         String nodeA = Files.readString(a.dataDir.resolve("node.id")).strip();
 
         // drained through the CLI: no new placement on A until it is made active again
         Cli cli = new Cli(Map.of("PADDOCK_DATA_DIR", a.dataDir.toString(), "PADDOCK_API_KEY", KEY), a.dataDir);
         Cli.Result listed = cli.run("nodes");
         assertThat(listed.code()).as(listed.toString()).isZero();
-        assertThat(listed.out()).contains(nodeA + " *").contains(nodeC).contains("zone=c");
+        assertThat(listed.out()).contains(nodeA + " *").contains(nodeC).contains("zone=c").contains(sharedCheckpoints.toString());
         Cli.Result drained = cli.run("nodes", "drain", nodeA, "--wait", "--timeout", "30s");
         assertThat(drained.code()).as(drained.toString()).isZero();
         assertThat(drained.err()).contains("holds no active sandbox");
@@ -120,11 +124,11 @@ class NodesEndToEndTest {
         assertThat(cli.run("nodes", "activate", nodeA).code()).isZero();
 
         // placed by label through A onto C; answered through B by forwarding, JSON and SSE alike
-        String onC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
-        assertThat(apiC.get("/v1/sandboxes/" + onC).path("id").asString()).isEqualTo(onC);
-        assertThat(apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), echo("via-b")).path("stdout").asString()).contains("via-b");
+        String zoneC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
+        assertThat(apiC.get("/v1/sandboxes/" + zoneC).path("id").asString()).isEqualTo(zoneC);
+        assertThat(apiB.json("POST", "/v1/sandboxes/" + zoneC + "/exec", Map.of(), echo("via-b")).path("stdout").asString()).contains("via-b");
         StringBuilder streamed = new StringBuilder();
-        apiB.stream("/v1/sandboxes/" + onC + "/exec", echo("streamed-through-b"), (SseEvent e) -> {
+        apiB.stream("/v1/sandboxes/" + zoneC + "/exec", echo("streamed-through-b"), (SseEvent e) -> {
             if (e.event().equals("stdout")) {
                 streamed.append(new String(Base64.getDecoder().decode(PaddockClient.parse(e.data().getBytes(StandardCharsets.UTF_8))
                         .path("data_base64").asString()), StandardCharsets.UTF_8));
@@ -136,11 +140,20 @@ class NodesEndToEndTest {
         assertThatThrownBy(() -> apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("nowhere")))
                 .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo("no_node_fits"));
 
-        // C's sandbox keeps a file in a checkpoint (in the shared directory); another of C's sandboxes has none
+        // C's sandbox asks for disk=ssd (B is drained meanwhile, so it is placed on C); it keeps a file in a checkpoint
+        // (in the shared directory); another of C's sandboxes has none
+        apiA.json("POST", "/v1/nodes/" + nodeB + "/drain", Map.of(), Json.object());
+        ObjectNode ssd = Json.object();
+        ssd.putObject("placement").putObject("node_labels").put("disk", "ssd");
+        String onSsd = apiA.json("POST", "/v1/sandboxes", Map.of(), ssd).path("id").asString();
+        apiA.json("POST", "/v1/nodes/" + nodeB + "/activate", Map.of(), Json.object());
+        String onC = onSsd;
+        assertThat(Files.isDirectory(c.dataDir.resolve("run").resolve(onC))).as("placed on C").isTrue();
         apiB.json("POST", "/v1/sandboxes/" + onC + "/exec", Map.of(), shell("echo kept-through-the-loss > /workspace/notes.txt"));
         String checkpoint = apiB.json("POST", "/v1/sandboxes/" + onC + "/checkpoints", Map.of(), Json.object())
                 .path("id").asString();
         assertThat(Files.exists(sharedCheckpoints.resolve(checkpoint + ".tar"))).as("archive in the shared directory").isTrue();
+        apiB.json("POST", "/v1/sandboxes/" + zoneC + "/checkpoints", Map.of(), Json.object());
         String bareOnC = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("c")).path("id").asString();
 
         // load on all three (creates spread by capacity, execs on C's sandbox); then C is killed
@@ -174,11 +187,17 @@ class NodesEndToEndTest {
                 .until(() -> apiA.get("/v1/sandboxes/" + bareOnC).path("state").asString().equals("failed"));
         assertThat(apiB.get("/v1/sandboxes/" + bareOnC).path("state_reason").asString())
                 .contains(nodeC).contains("stopped renewing its lease").contains("workspace").contains("no checkpoint");
+        // one whose create asked for a label no survivor carries cannot go on, though its checkpoint would be reachable
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> apiA.get("/v1/sandboxes/" + zoneC).path("state").asString().equals("failed"));
+        assertThat(apiB.get("/v1/sandboxes/" + zoneC).path("state_reason").asString()).contains(nodeC)
+                .contains("carries the labels its create asked for {zone=c}").doesNotContain("goes on as");
         // the checkpointed one goes on as a new sandbox on a survivor, with the checkpoint's files; its reason links them
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + onC).path("state").asString().equals("failed"));
         String oldReason = apiA.get("/v1/sandboxes/" + onC).path("state_reason").asString();
-        assertThat(oldReason).contains(nodeC).contains("goes on as sbx_").contains(checkpoint);
+        assertThat(oldReason).contains(nodeC).contains("goes on as sbx_").contains(checkpoint)
+                .as("on B, the survivor with the label its create asked for").contains("on node " + nodeB);
         String successor = oldReason.replaceAll(".*goes on as (sbx_[A-Za-z0-9]+).*", "$1");
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + successor).path("state").asString().equals("running"));
@@ -216,7 +235,6 @@ class NodesEndToEndTest {
 
         // a node frozen past its lease is fenced when it wakes: the survivors failed its sandboxes, and it rejoins by
         // itself as a new epoch, reaps what it lost and serves again, with no restart
-        String nodeB = Files.readString(b.dataDir.resolve("node.id")).strip();
         long epochB = apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong();
         String onB = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
         new ProcessBuilder("kill", "-STOP", Long.toString(b.pid())).start().waitFor();

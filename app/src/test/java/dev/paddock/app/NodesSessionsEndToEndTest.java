@@ -34,7 +34,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A Managed Agents session whose sandbox was on a node that is lost goes on on another node: the next user event,
- * sent to a survivor, runs its turn there, with a new sandbox for its tools, and the conversation so far. Two real
+ * sent to a survivor, runs its turn there, with a new sandbox for its tools, and the conversation so far; a turn the
+ * lost node was running when it died is run on by the survivor by itself, once. Two real
  * {@code paddock serve} processes on one PostgreSQL, bwrap, and a scripted Messages API on loopback.
  */
 @Tag("bwrap")
@@ -105,6 +106,46 @@ class NodesSessionsEndToEndTest {
         assertThat(types.getLast()).isEqualTo("session.status_idle");
     }
 
+    @Test
+    void aTurnCutOffWhenItsNodeDiesRunsOnOnASurvivorByItself() throws Exception {
+        model = new OneToolPerMessageModel("sleep 15; ");
+        StoreLocation.Postgres db = TestPostgres.freshDatabase();
+        ServerProcess a = node(db), b = node(db);
+        PaddockClient apiA = a.start(), apiB = b.start();
+
+        ObjectNode env = Json.object().put("name", "nodes-env");
+        env.putObject("config").put("type", "cloud");
+        String envId = apiA.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
+        String sessionId = AgentSessions.sendGo(apiA, AgentSessions.toolsetAgent(apiA), envId);
+        // the turn runs on A (where its first event arrived): its tool call is under way there when A dies
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> types(apiB, sessionId).contains("agent.tool_use") && !apiB.get("/v1/sessions/" + sessionId).path("paddock_sandbox_id").isNull());
+        String firstSandbox = apiB.get("/v1/sessions/" + sessionId).path("paddock_sandbox_id").asString();
+        assertThat(Files.isDirectory(a.dataDir.resolve("run").resolve(firstSandbox))).as("the turn's sandbox runs on A").isTrue();
+        assertThat(model.toolResults).isEmpty();
+        a.kill();
+
+        // nothing is sent: B marks A lost, takes the session over and runs the cut-off tool call on, in a new sandbox
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250)).until(() -> model.toolResults.size() == 1
+                && "idle".equals(apiB.get("/v1/sessions/" + sessionId).path("status").asString()));
+        assertThat(model.toolResults.getFirst()).contains("tool-call-1");
+        List<String> types = types(apiB, sessionId);
+        assertThat(types.stream().filter("session.status_rescheduled"::equals).count()).as(types.toString()).isEqualTo(1);
+        assertThat(types.stream().filter("agent.tool_use"::equals).count()).as(types.toString()).isEqualTo(1);
+        assertThat(types.stream().filter("agent.tool_result"::equals).count()).as(types.toString()).isEqualTo(1);
+        assertThat(types.stream().filter("session.status_idle"::equals).count()).as(types.toString()).isEqualTo(1);
+        assertThat(types.getLast()).isEqualTo("session.status_idle");
+        String secondSandbox = apiB.get("/v1/sessions/" + sessionId).path("paddock_sandbox_id").asString();
+        assertThat(secondSandbox).isNotEqualTo(firstSandbox);
+        assertThat(Files.isDirectory(b.dataDir.resolve("run").resolve(secondSandbox))).as("the turn went on on B").isTrue();
+    }
+
+    private static List<String> types(PaddockClient api, String sessionId) {
+        List<String> types = new ArrayList<>();
+        api.get("/v1/sessions/" + sessionId + "/events", Map.of("limit", 100)).path("data").forEach(e -> types.add(e.path("type").asString()));
+        return types;
+    }
+
     /**
      * A Messages API on loopback: to a conversation that ends with the user's text it answers one bash call (echoing
      * how many it has asked for), to one that ends with a tool result it ends the turn; it keeps the tool results.
@@ -116,6 +157,11 @@ class NodesSessionsEndToEndTest {
         private final AtomicInteger calls = new AtomicInteger();
 
         OneToolPerMessageModel() throws IOException {
+            this("");
+        }
+
+        /** {@code before}: what each bash call runs before its echo (a sleep, so a node can die during the call). */
+        OneToolPerMessageModel(String before) throws IOException {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext("/v1/messages", exchange -> {
                 JsonNode request = Json.read(exchange.getRequestBody().readAllBytes());
@@ -132,7 +178,7 @@ class NodesSessionsEndToEndTest {
                 Map<String, Object> answer;
                 if (lastResult == null) {
                     int n = calls.incrementAndGet();
-                    answer = Map.of("type", "tool_use", "id", "toolu_nodes" + n, "name", "bash", "input", Map.of("command", "echo tool-call-" + n));
+                    answer = Map.of("type", "tool_use", "id", "toolu_nodes" + n, "name", "bash", "input", Map.of("command", before + "echo tool-call-" + n));
                 } else {
                     toolResults.add(lastResult);
                     answer = Map.of("type", "text", "text", "done");

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +33,8 @@ public final class HandedOver {
     public static final String EVENT = "sandbox.relocating";
     private static final Logger log = LoggerFactory.getLogger(HandedOver.class);
     private static final String PREFIX = "restoring from checkpoint ";
+    private static final String GOES_ON = "; the sandbox goes on as ";
+    private static final Pattern SUCCESSOR = Pattern.compile(Pattern.quote(GOES_ON) + "(sbx_[A-Za-z0-9_-]{1,60}) on node ");
 
     private final OwnedSandboxes host;
     private final Checkpoints checkpoints;
@@ -49,6 +53,19 @@ public final class HandedOver {
     /** The reason a handed-over sandbox carries until its new node restored it. */
     public static String reason(String checkpointId, String fromSandbox, String targetNode, String why) {
         return PREFIX + checkpointId + " of " + fromSandbox + " on node " + targetNode + ": " + why;
+    }
+
+    /** The failure reason of a lost node's sandbox that goes on as {@code nextId} on {@code targetNode}. */
+    public static String goesOn(String why, String nextId, String targetNode, String checkpointId) {
+        return why + GOES_ON + nextId + " on node " + targetNode + ", from its checkpoint " + checkpointId
+                + " (its workspace as of that checkpoint; no process came along)";
+    }
+
+    /** The sandbox a failed sandbox of a lost node goes on as, when it went on from a checkpoint ({@link #goesOn}). */
+    public static Optional<String> successorOf(SandboxRecord failed) {
+        if (failed.state() != SandboxState.FAILED || failed.stateReason() == null) return Optional.empty();
+        Matcher m = SUCCESSOR.matcher(failed.stateReason());
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
     }
 
     static boolean pending(SandboxRecord r) {

@@ -448,6 +448,16 @@ public final class RuntimeHost implements AutoCloseable {
      * {@code sandbox.network_changed} event with the old and the new policy. Credentials stay as they were bound
      * at the start. Only a sandbox with an egress listener can change (see {@link EgressLeases#change}).
      */
+    /**
+     * Records the node labels a create asked for ({@code placement.node_labels}) with the sandbox, so that a node
+     * it is relocated to after a node loss carries them too.
+     */
+    public void recordPlacement(Principal caller, String id, Map<String, String> nodeLabels) {
+        if (nodeLabels == null || nodeLabels.isEmpty()) return;
+        SandboxRecord r = find(caller, id);
+        store.sandboxes().setNodeLabels(r.id(), r.fence(), nodeLabels);
+    }
+
     public SandboxRecord changeNetwork(Principal caller, String id, NetworkPolicy network) {
         Objects.requireNonNull(network, "network");
         SandboxRecord found = find(caller, id);

@@ -159,6 +159,10 @@ class NodeForwardingTest {
     void aSandboxHeldHereIsAnsweredWithoutAskingTheStoreWhereItIsWhileTheLeaseHolds() {
         String key = keys.create("tenant-held", "held", false).secret();
         String id = on(serverA, key).post("/v1/sandboxes", "{\"placement\":{\"node_labels\":{\"zone\":\"b\"}}}").json().path("id").asString();
+        assertThat(store.sandboxes().nodeLabels(id)).as("kept with the record, for a relocation").containsExactlyEntriesOf(Map.of("zone", "b"));
+        StringBuilder many = new StringBuilder("{\"placement\":{\"node_labels\":{\"zone\":\"b\"");
+        for (int i = 0; i < 40; i++) many.append(",\"l").append(i).append("\":\"v\"");
+        alone.as(alone.adminKey).post("/v1/sandboxes", many.append("}}}").toString()).error(400, "invalid_request_error", "invalid_field");
         String exec = "/v1/sandboxes/" + id + "/exec";
         String echo = "{\"argv\":[\"echo\",\"ran\"]}";
 
@@ -247,6 +251,7 @@ class NodeForwardingTest {
         assertThat(listed.status()).as(listed.body()).isEqualTo(200);
         assertThat(listed.json().path("data")).hasSize(2);
         assertThat(listed.json().path("data").get(0).path("self").asBoolean()).isTrue();
+        assertThat(listed.json().path("data").get(0).path("checkpoint_dir").asString()).isEqualTo(nodes.dir.resolve(nodeA).resolve("checkpoints").toString());
 
         Api.Resp drained = operator.post("/v1/nodes/" + nodeB + "/drain", null);
         assertThat(drained.json().path("state").asString()).isEqualTo("draining");

@@ -47,9 +47,9 @@ final class TwoNodes implements AutoCloseable {
     /** Joins node {@code id}, starts its host and its server; returns the started server. */
     PaddockServer node(String id, String zone, ServerOf serverOf) throws Exception {
         Instant now = Instant.now();
-        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
-                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600)));
         Path data = Files.createDirectories(dir.resolve(id));
+        NodeRecord joined = store.nodes().join(new NodeRecord(id, 0, "", List.of("subprocess"), Map.of("zone", zone),
+                new NodeCapacity(1L << 30, 10_000, 0), NodeState.ACTIVE, now, now, now.plusSeconds(3600), data.resolve("checkpoints").toString()));
         RuntimeHost host = new RuntimeHost(HostConfig.defaults(data).withDefaultDriver("subprocess"), store,
                 List.of(new SubprocessDriver(data)), null, Clock.systemUTC(), HostOwner.node(id, joined.epoch()));
         host.start();

@@ -21,8 +21,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -178,6 +180,26 @@ final class JdbcSandboxStore implements SandboxStore {
                     Json.write(changed, "sandbox_spec"), Columns.micros(now()), id);
             return null;
         });
+    }
+
+    @Override
+    public void setNodeLabels(String id, Fence fence, Map<String, String> labels) {
+        Require.present(fence, "fence");
+        String json = labels == null || labels.isEmpty() ? null : Json.write(new TreeMap<>(labels), "node_labels");
+        db.write("sandboxes.set_node_labels", c -> {
+            heldRow(c, id, fence);
+            Sql.update(c, "UPDATE sandboxes SET node_labels_json = ? WHERE id = ?", json, id);
+            return null;
+        });
+    }
+
+    @Override
+    public Map<String, String> nodeLabels(String id) {
+        Optional<String> json = db.read("sandboxes.node_labels", c -> Sql.queryOne(c,
+                "SELECT node_labels_json FROM sandboxes WHERE id = ?", rs -> Optional.ofNullable(rs.getString(1)), id)).flatMap(o -> o);
+        Map<String, String> out = new TreeMap<>();
+        json.ifPresent(j -> Json.readMap(j, "node_labels").forEach((k, v) -> out.put(k, String.valueOf(v))));
+        return out;
     }
 
     @Override

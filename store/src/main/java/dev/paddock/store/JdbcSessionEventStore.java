@@ -5,6 +5,7 @@ import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.agents.SessionEvent;
+import dev.paddock.core.agents.SessionMovedException;
 import dev.paddock.core.agents.SessionEventStore;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
@@ -43,12 +44,24 @@ final class JdbcSessionEventStore implements SessionEventStore {
 
     @Override
     public SessionEvent append(String givenId, String sessionId, String tenantId, String type, Map<String, Object> body) {
+        return append(null, givenId, sessionId, tenantId, type, body);
+    }
+
+    @Override
+    public SessionEvent appendAsOwner(String ownerId, String givenId, String sessionId, String tenantId, String type, Map<String, Object> body) {
+        Require.present(ownerId, "owner id");
+        return append(ownerId, givenId, sessionId, tenantId, type, body);
+    }
+
+    private SessionEvent append(String ownerId, String givenId, String sessionId, String tenantId, String type, Map<String, Object> body) {
         Require.present(sessionId, "session id");
         Require.text(type, "event type", 64);
         if (givenId != null && !Ids.isValid(PREFIX, givenId)) throw new IllegalArgumentException("not an event id: " + givenId);
         String json = Json.write(body == null ? Map.of() : body, "event_data", ErrorCode.INVALID_EVENT_DATA);
         return db.write("session_events.append", c -> {
             db.dialect().orderAppends(c, "session_events:" + sessionId);
+            // a claim takes the same lock (JdbcSessionOwners): the owner cannot change between this check and the insert
+            if (ownerId != null && !JdbcSessionOwners.owns(c, sessionId, ownerId)) throw new SessionMovedException(sessionId, ownerId);
             Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
             String id = givenId != null ? givenId : Ids.newId(PREFIX, at);
             Sql.update(c, "INSERT INTO ma_session_events (id, session_id, tenant_id, type, processed_at, body_json) VALUES (?, ?, ?, ?, ?, ?)",

@@ -59,6 +59,18 @@ class FencingTest {
     }
 
     @Test
+    void theNodeLabelsACreateAskedForAreKeptWithTheSandboxAndOnlyItsHolderSetsThem() {
+        assertThat(store.sandboxes().nodeLabels(sandbox.id())).isEmpty();
+        store.sandboxes().setNodeLabels(sandbox.id(), TestData.FENCE, Map.of("zone", "b", "gpu", "yes"));
+        assertThat(store.sandboxes().nodeLabels(sandbox.id())).containsExactlyInAnyOrderEntriesOf(Map.of("zone", "b", "gpu", "yes"));
+        assertThat(store.sandboxes().find(sandbox.id()).orElseThrow()).isEqualTo(sandbox); // the record itself is unchanged
+        assertThatThrownBy(() -> store.sandboxes().setNodeLabels(sandbox.id(), new Fence("host-b", 1), Map.of("zone", "c")))
+                .isInstanceOf(FenceLostException.class);
+        assertThat(store.sandboxes().nodeLabels(sandbox.id())).containsEntry("zone", "b");
+        assertThat(store.sandboxes().nodeLabels("sbx_missing")).isEmpty();
+    }
+
+    @Test
     void aGenerationNewerThanStoredIsRefusedToo() {
         Fence forged = new Fence("host-a", 99);
 

@@ -77,7 +77,12 @@ class MigrationTest {
         }
         // as if the database were written before version 4: the next open runs it (and the versions after it) again
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
-            s.executeUpdate("DELETE FROM flyway_schema_history WHERE version IN ('4', '5', '6', '7')");
+            s.executeUpdate("DELETE FROM flyway_schema_history WHERE version IN ('4', '5', '6', '7', '8')");
+            s.executeUpdate("DROP INDEX ma_resources_by_owner_node");
+            s.executeUpdate("ALTER TABLE ma_resources DROP COLUMN owner_id");
+            s.executeUpdate("ALTER TABLE ma_resources DROP COLUMN owner_node");
+            s.executeUpdate("ALTER TABLE ma_resources DROP COLUMN wake_requested");
+            s.executeUpdate("ALTER TABLE sandboxes DROP COLUMN node_labels_json");
             s.executeUpdate("DROP TABLE nodes");
             s.executeUpdate("DROP TABLE cluster_settings");
             s.executeUpdate("DROP INDEX sandboxes_by_node");

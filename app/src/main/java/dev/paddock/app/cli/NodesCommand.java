@@ -11,7 +11,7 @@ import picocli.CommandLine.Parameters;
 import tools.jackson.databind.JsonNode;
 
 /** {@code paddock nodes [drain|activate ID]}: the servers sharing one PostgreSQL store (the operator's key). */
-@Command(name = "nodes", description = "List the cluster's nodes: state, lease age, free capacity and sandboxes (the operator's key).",
+@Command(name = "nodes", description = "List the cluster's nodes: state, lease age, free capacity, sandboxes and checkpoint directory (the operator's key).",
         subcommands = {NodesCommand.Drain.class, NodesCommand.Activate.class})
 public final class NodesCommand extends ClientCommand {
     @Override public Integer call() {
@@ -20,12 +20,13 @@ public final class NodesCommand extends ClientCommand {
             printJson(raw);
             return 0;
         }
-        Table t = new Table("ID", "STATE", "EPOCH", "URL", "LEASE AGE", "MEMORY FREE", "PIDS FREE", "SANDBOXES", "LABELS");
+        Table t = new Table("ID", "STATE", "EPOCH", "URL", "LEASE AGE", "MEMORY FREE", "PIDS FREE", "SANDBOXES", "LABELS", "CHECKPOINT DIR");
         for (JsonNode n : PaddockClient.parse(raw).path("data")) {
             t.row(text(n, "id") + (n.path("self").asBoolean(false) ? " *" : ""), text(n, "state"), text(n, "epoch"), text(n, "url"),
                     Units.formatDuration(Duration.ofMillis(n.path("lease_age_ms").asLong())),
                     Units.formatSize(n.path("capacity").path("memory_free_bytes").asLong()), n.path("capacity").path("pids_free").asString(),
-                    n.path("active_sandboxes").asString(), labels(n.path("labels")));
+                    n.path("active_sandboxes").asString(), labels(n.path("labels")),
+                    n.path("checkpoint_dir").isString() ? n.path("checkpoint_dir").asString() : "-");
         }
         t.print(ctx.out());
         return 0;

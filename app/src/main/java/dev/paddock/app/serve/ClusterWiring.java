@@ -1,5 +1,6 @@
 package dev.paddock.app.serve;
 
+import dev.paddock.agents.ClusterMembership;
 import dev.paddock.agents.ManagedAgents;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.host.HostConfig;
@@ -45,7 +46,16 @@ final class ClusterWiring {
     static ClusterLink link(ServeSettings s, NodeMembership membership, JdbcStore store, ManagedAgents agents, RuntimeHost host) {
         String secret = s.clusterSecret() != null ? s.clusterSecret() : store.nodes().clusterSecret(newSecret());
         return new ClusterLink(membership.nodeId(), store.nodes(), store, secret, agents::sessionSandbox,
-                id -> membership.holdsLease() && host.attached(id));
+                id -> membership.holdsLease() && host.attached(id), agents::sessionNode);
+    }
+
+    /** Each session's loop runs on one node at a time; a lost node's sessions go on on a live one. */
+    static void sessions(NodeMembership membership, ManagedAgents agents) {
+        agents.joinCluster(new ClusterMembership() {
+            @Override public String selfOwner() { return membership.owner().ownerId(); }
+            @Override public boolean live(String ownerId) { return membership.live(ownerId); }
+        });
+        membership.onNodeLost(agents::nodeLost);
     }
 
     /** Records the address the other nodes reach this one at, when no node_url was set and the port was chosen at start. */

@@ -110,6 +110,7 @@ public final class PaddockApp implements AutoCloseable {
             ServerConfig serverConfig = ServerConfig.defaults().withHost(s.bind()).withPort(s.port())
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
             ManagedAgents agents = AgentsWiring.start(s, host, store, egress.vault(), started);
+            if (node != null) ClusterWiring.sessions(node, agents);
             List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, agents);
             PaddockServer server = new PaddockServer(host, keys, serverConfig, modules,
                     node == null ? null : ClusterWiring.link(s, node, store, agents, host));

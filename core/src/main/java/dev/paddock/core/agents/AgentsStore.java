@@ -7,4 +7,7 @@ public interface AgentsStore {
     SessionEventStore events();
 
     WorkStore work();
+
+    /** Which node runs each session's loop (meaningful when several servers share the store). */
+    SessionOwners owners();
 }

@@ -16,6 +16,13 @@ public interface SessionEventStore {
      */
     SessionEvent append(String id, String sessionId, String tenantId, String type, Map<String, Object> body);
 
+    /**
+     * Appends like {@link #append(String, String, String, String, Map)} (null {@code id}: a new one) if {@code ownerId}
+     * still owns the session ({@link SessionOwners}); throws {@link SessionMovedException} otherwise. The check and
+     * the append are one step: a claim of the session cannot fall between them.
+     */
+    SessionEvent appendAsOwner(String ownerId, String id, String sessionId, String tenantId, String type, Map<String, Object> body);
+
     /** A fresh event id, not yet used by any event. */
     String newId();
 

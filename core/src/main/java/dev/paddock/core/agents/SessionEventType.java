@@ -23,6 +23,7 @@ public enum SessionEventType {
     AGENT_MCP_TOOL_USE("agent.mcp_tool_use"),
     AGENT_MCP_TOOL_RESULT("agent.mcp_tool_result"),
     SESSION_STATUS_RUNNING("session.status_running"),
+    SESSION_STATUS_RESCHEDULED("session.status_rescheduled"),
     SESSION_STATUS_IDLE("session.status_idle"),
     SESSION_STATUS_TERMINATED("session.status_terminated"),
     SESSION_ERROR("session.error"),

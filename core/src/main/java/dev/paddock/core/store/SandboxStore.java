@@ -5,6 +5,7 @@ import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.SandboxState;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Sandboxes, with fenced (compare-and-set) updates. Every update names the fence it holds. */
@@ -45,6 +46,15 @@ public interface SandboxStore {
      * restarted host opens its egress listener with the new one. Fenced.
      */
     void setNetwork(String id, Fence fence, NetworkPolicy network);
+
+    /**
+     * Records the node labels the sandbox's create asked for ({@code placement.node_labels}), so that a relocation
+     * from a lost node asks them again. Fenced.
+     */
+    void setNodeLabels(String id, Fence fence, Map<String, String> labels);
+
+    /** The node labels the sandbox's create asked for; empty when none (or none were recorded). */
+    Map<String, String> nodeLabels(String id);
 
     /** Notes activity (exec, file access) for the idle policy. Fenced. */
     void touch(String id, Fence fence, Instant at);

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,13 +34,19 @@ final class LostNodes {
     private final String selfId;
     private final String ownerId;
     private final Clock clock;
+    private final List<Consumer<String>> listeners;
 
     LostNodes(NodeStore nodes, Store store, String selfId, String ownerId, Clock clock) {
+        this(nodes, store, selfId, ownerId, clock, List.of());
+    }
+
+    LostNodes(NodeStore nodes, Store store, String selfId, String ownerId, Clock clock, List<Consumer<String>> listeners) {
         this.nodes = nodes;
         this.store = store;
         this.selfId = selfId;
         this.ownerId = ownerId;
         this.clock = clock;
+        this.listeners = listeners;
     }
 
     /** The nodes this pass marked lost. */
@@ -52,12 +59,27 @@ final class LostNodes {
             log.warn("node {} ({}) stopped renewing its lease (expired {}); failing its sandboxes", n.id(), n.url(), n.leaseExpiresAt());
             lost.add(n.id());
             failSandboxesOf(n);
+            tell(n);
         }
         // a node lost earlier whose sandboxes were not all failed (this survivor died half-way) is finished here
         for (NodeRecord n : nodes.list()) {
-            if (n.state() == NodeState.LOST && !n.id().equals(selfId) && !lost.contains(n.id())) failSandboxesOf(n);
+            if (n.state() == NodeState.LOST && !n.id().equals(selfId) && !lost.contains(n.id())) {
+                failSandboxesOf(n);
+                tell(n);
+            }
         }
         return lost;
+    }
+
+    /** What else a lost node ran (the agent loops of its sessions) goes on elsewhere, once its sandboxes are handled. */
+    private void tell(NodeRecord n) {
+        for (Consumer<String> l : listeners) {
+            try {
+                l.accept(n.id());
+            } catch (RuntimeException e) {
+                log.warn("a listener of the loss of node {} failed: {}", n.id(), e.toString());
+            }
+        }
     }
 
     private void failSandboxesOf(NodeRecord n) {

@@ -10,6 +10,8 @@ import dev.paddock.host.RuntimeHost;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,8 @@ public final class NodeMembership implements AutoCloseable {
     private volatile boolean fenced;
     /** Until when the last renewal (or the join) holds this node's lease, by this node's clock. */
     private volatile Instant leaseUntil;
+    /** Told the id of every lost node on each round of node duties, after its sandboxes were handled. */
+    private final List<Consumer<String>> lossListeners = new CopyOnWriteArrayList<>();
 
     private NodeMembership(NodeStore nodes, NodeSettings settings, Clock clock, NodeRecord joined) {
         this.nodes = nodes;
@@ -93,7 +97,7 @@ public final class NodeMembership implements AutoCloseable {
         if (fenced) return;
         try {
             NodeRecord self = joined;
-            new LostNodes(nodes, store, self.id(), self.ownerId(), clock).sweep();
+            new LostNodes(nodes, store, self.id(), self.ownerId(), clock, lossListeners).sweep();
             host.restoreHandedOver();
         } catch (RuntimeException e) {
             log.warn("node duties failed: {}", e.getMessage());
@@ -141,6 +145,24 @@ public final class NodeMembership implements AutoCloseable {
             writes.pause("node " + old.id() + " lost its lease and could not rejoin the cluster yet: " + e.getMessage());
             throw e;
         }
+    }
+
+    /**
+     * Calls {@code listener} with a lost node's id on every round of node duties while the node stays lost (the
+     * survivor that marks it lost first), after its sandboxes were failed or handed on; what it does must be safe to
+     * repeat and to race with other survivors.
+     */
+    public void onNodeLost(Consumer<String> listener) {
+        lossListeners.add(listener);
+    }
+
+    /** Whether {@code ownerId} is the current epoch of a node with a live lease, as the store says now. */
+    public boolean live(String ownerId) {
+        int at = ownerId.lastIndexOf('@');
+        if (at < 0) return false;
+        Instant now = clock.instant();
+        return nodes.find(ownerId.substring(0, at))
+                .filter(n -> n.ownerId().equals(ownerId) && n.state() != NodeState.LOST && !n.leaseExpired(now)).isPresent();
     }
 
     public boolean fenced() {

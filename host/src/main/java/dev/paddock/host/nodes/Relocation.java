@@ -21,7 +21,8 @@ import java.util.Optional;
  * Where a lost node's sandbox goes on: a live node that runs its driver, has room and shares the checkpoint
  * directory of the sandbox's newest checkpoint there ({@code checkpoint_dir}). The survivor fails the sandbox with a
  * reason that names its successor, a new sandbox held by that node, which restores it from the checkpoint
- * ({@link HandedOver}). The labels a create asked for are not recorded, so they are not asked again.
+ * ({@link HandedOver}). The target also carries the node labels the sandbox's create asked for ({@code
+ * placement.node_labels}, recorded with the sandbox), and the successor keeps them.
  */
 record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoint) {
     /** How many of a sandbox's newest checkpoints are looked at for one in a shared directory. */
@@ -29,9 +30,10 @@ record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoin
 
     static Optional<Relocation> plan(Store store, List<NodeRecord> nodes, SandboxRecord r, NodeRecord lost, Instant now) {
         if (r.state() != SandboxState.RUNNING && r.state() != SandboxState.SUSPENDED) return Optional.empty();
+        Map<String, String> labels = store.sandboxes().nodeLabels(r.id());
         for (CheckpointRecord cp : store.checkpoints().list(r.id(), PageRequest.first(LOOK_AT)).data()) {
             if (cp.archiveDir() == null) continue;
-            Optional<NodeRecord> target = Placement.best(nodes, n -> !n.id().equals(lost.id()) && n.accepts(r.driver(), Map.of(), now)
+            Optional<NodeRecord> target = Placement.best(nodes, n -> !n.id().equals(lost.id()) && n.accepts(r.driver(), labels, now)
                     && Objects.equals(n.checkpointDir(), cp.archiveDir()));
             if (target.isPresent()) return Optional.of(new Relocation(lost, target.get(), cp));
         }
@@ -42,7 +44,9 @@ record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoin
     static String whyNot(Store store, SandboxRecord r) {
         if (r.state() != SandboxState.RUNNING && r.state() != SandboxState.SUSPENDED) return "it was " + r.state().wireName();
         if (store.checkpoints().list(r.id(), PageRequest.first(1)).data().isEmpty()) return "it has no checkpoint to restore";
-        return "no live node that runs driver '" + r.driver() + "' shares the checkpoint directory of its checkpoints";
+        Map<String, String> labels = store.sandboxes().nodeLabels(r.id());
+        return "no live node that runs driver '" + r.driver() + "'" + (labels.isEmpty() ? "" : " and carries the labels its create asked for "
+                + labels + " (placement.node_labels)") + " shares the checkpoint directory of its checkpoints";
     }
 
     /**
@@ -62,10 +66,10 @@ record Relocation(NodeRecord lost, NodeRecord target, CheckpointRecord checkpoin
         String reason = HandedOver.reason(checkpoint.id(), r.id(), target.id(), why);
         store.sandboxes().insert(new SandboxRecord(nextId, r.tenantId(), r.driver(), SandboxState.CREATING, spec, nextFence, null,
                 r.timeout(), r.idleSuspendAfter(), r.idleTerminateAfter(), now, now, now, reason));
+        store.sandboxes().setNodeLabels(nextId, nextFence, store.sandboxes().nodeLabels(r.id()));
         store.events().append(nextId, nextFence, HandedOver.EVENT, Map.of("checkpoint_id", checkpoint.id(), "from_sandbox", r.id(),
                 "from_node", lost.id(), "to_node", target.id(), "reason", reason));
-        String failed = why + "; the sandbox goes on as " + nextId + " on node " + target.id() + ", from its checkpoint "
-                + checkpoint.id() + " (its workspace as of that checkpoint; no process came along)";
+        String failed = HandedOver.goesOn(why, nextId, target.id(), checkpoint.id());
         store.sandboxes().transition(r.id(), fence, SandboxState.FAILED, failed);
         store.events().append(r.id(), fence, "sandbox.failed", Map.of("code", "node_lost", "node_id", lost.id(), "reason", failed,
                 "sandbox_id", nextId, "checkpoint_id", checkpoint.id()));

@@ -80,9 +80,41 @@ class NodesTest {
     }
 
     NodeRecord join(String id, Instant leaseUntil, Path checkpoints) {
+        return join(id, leaseUntil, checkpoints, Map.of());
+    }
+
+    NodeRecord join(String id, Instant leaseUntil, Path checkpoints, Map<String, String> labels) {
         Instant now = Instant.now();
-        return store.nodes().join(new NodeRecord(id, 0, "http://127.0.0.1:9", List.of("subprocess"), Map.of(),
+        return store.nodes().join(new NodeRecord(id, 0, "http://127.0.0.1:9", List.of("subprocess"), labels,
                 NodeCapacity.UNKNOWN, NodeState.ACTIVE, now, now, leaseUntil, checkpoints == null ? null : checkpoints.toString()));
+    }
+
+    @Test
+    void aRelocationGoesOnlyToANodeWithTheLabelsTheCreateAskedForAndSaysSoWhenNoneHasThem() throws Exception {
+        Path shared = dir.resolve("shared-checkpoints").toAbsolutePath();
+        join("node_lost", Instant.now().minusSeconds(1), shared, Map.of("zone", "b"));
+        RuntimeHost lost = host("node_lost", 1, shared);
+        SandboxRecord inB = lost.create(ALICE, SandboxRequest.defaults());
+        lost.recordPlacement(ALICE, inB.id(), Map.of("zone", "b"));
+        lost.checkpoint(ALICE, inB.id());
+        SandboxRecord onGpu = lost.create(ALICE, SandboxRequest.defaults());
+        lost.recordPlacement(ALICE, onGpu.id(), Map.of("gpu", "yes"));
+        lost.checkpoint(ALICE, onGpu.id());
+        // node_a shares the directory and has more room, but not the label; node_b has it
+        store.nodes().join(new NodeRecord("node_a", 0, "http://127.0.0.1:9", List.of("subprocess"), Map.of("zone", "a"),
+                new NodeCapacity(64L << 30, 1_000_000, 0), NodeState.ACTIVE, Instant.now(), Instant.now(), Instant.now().plusSeconds(60), shared.toString()));
+        join("node_b", Instant.now().plusSeconds(60), shared, Map.of("zone", "b"));
+
+        assertThat(new LostNodes(store.nodes(), store, "node_a", "node_a@1", Clock.systemUTC()).sweep()).containsExactly("node_lost");
+        SandboxRecord moved = store.sandboxes().find(inB.id()).orElseThrow();
+        assertThat(moved.stateReason()).contains("goes on as sbx_").contains("on node node_b");
+        String next = moved.stateReason().replaceAll(".*goes on as (sbx_[A-Za-z0-9]+).*", "$1");
+        assertThat(store.sandboxes().find(next).orElseThrow().fence().ownerId()).isEqualTo("node_b@1");
+        assertThat(store.sandboxes().nodeLabels(next)).as("the successor keeps them").containsExactlyEntriesOf(Map.of("zone", "b"));
+        SandboxRecord stuck = store.sandboxes().find(onGpu.id()).orElseThrow();
+        assertThat(stuck.state()).isEqualTo(SandboxState.FAILED);
+        assertThat(stuck.stateReason()).doesNotContain("goes on as").contains("carries the labels its create asked for {gpu=yes}")
+                .contains("placement.node_labels");
     }
 
     @Test

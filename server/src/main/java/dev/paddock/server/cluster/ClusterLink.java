@@ -11,12 +11,20 @@ import java.util.function.Predicate;
  * and capacity), the store (where each sandbox is held, whose sandbox a checkpoint is), the live sandbox of a session (by tenant and session id: its turns are
  * served where that sandbox runs), the secret nodes authenticate forwarded requests with, and whether a sandbox is
  * held here ({@code heldHere}: attached to this node's host while its lease holds), which spares the store a lookup
- * for every request this node answers itself.
+ * for every request this node answers itself, and the node that runs a session's agent loop when another live node
+ * does ({@code sessionNode}, by tenant and session id: its owner).
  */
 public record ClusterLink(String selfId, NodeStore nodes, Store store, String secret,
-                          BiFunction<String, String, Optional<String>> sessionSandbox, Predicate<String> heldHere) {
+                          BiFunction<String, String, Optional<String>> sessionSandbox, Predicate<String> heldHere,
+                          BiFunction<String, String, Optional<String>> sessionNode) {
     public ClusterLink {
         if (secret == null || secret.length() < 32) throw new IllegalArgumentException("the cluster secret must be 32+ characters");
+    }
+
+    /** A node whose sessions are not owned by nodes: a session's writes follow its live sandbox only. */
+    public ClusterLink(String selfId, NodeStore nodes, Store store, String secret,
+                       BiFunction<String, String, Optional<String>> sessionSandbox, Predicate<String> heldHere) {
+        this(selfId, nodes, store, secret, sessionSandbox, heldHere, (tenant, session) -> Optional.empty());
     }
 
     /** A node that asks the store where every sandbox is held. */

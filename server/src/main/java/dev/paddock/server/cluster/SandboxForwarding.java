@@ -69,11 +69,24 @@ public final class SandboxForwarding implements AutoCloseable {
             forwardToHolder(ctx, m.group(1), m.group(2) == null && ctx.method() == HandlerType.GET);
             return;
         }
-        // a session's turns run its tools where its sandbox is: its writes go to that node
+        // one node runs a session's loop (its owner), and its turns run their tools where its sandbox is: its writes go there
         Matcher s = SESSION_PATH.matcher(ctx.path());
         if (s.matches() && ctx.method() != HandlerType.GET) {
-            link.sessionSandbox().apply(Auth.principal(ctx).tenantId(), s.group(1)).ifPresent(id -> forwardToHolder(ctx, id, false));
+            String tenant = Auth.principal(ctx).tenantId();
+            Optional<NodeRecord> owner = link.sessionNode().apply(tenant, s.group(1)).flatMap(this::liveElsewhere);
+            if (owner.isPresent()) {
+                forwarder.forward(ctx, Auth.caller(ctx).orElse(null), owner.get().id(), owner.get().url(), null, null);
+                ctx.skipRemainingHandlers();
+                return;
+            }
+            link.sessionSandbox().apply(tenant, s.group(1)).ifPresent(id -> forwardToHolder(ctx, id, false));
         }
+    }
+
+    /** The node when it is another one with a live lease and an address; empty otherwise (the request is answered here). */
+    private Optional<NodeRecord> liveElsewhere(String nodeId) {
+        if (nodeId.equals(link.selfId())) return Optional.empty();
+        return link.nodes().find(nodeId).filter(n -> n.state() != NodeState.LOST && !n.url().isBlank() && !n.leaseExpired(clock.instant()));
     }
 
     /**

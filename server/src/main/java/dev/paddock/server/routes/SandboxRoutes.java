@@ -55,8 +55,10 @@ public final class SandboxRoutes {
             return;
         }
         var request = SandboxBodies.toRequest(body, host.defaultLimits(body.driver()));
+        var labels = SandboxBodies.nodeLabels(body);
         createCheck.accept(request);
         var created = host.create(Auth.principal(ctx), request);
+        host.recordPlacement(Auth.principal(ctx), created.id(), labels);
         ctx.status(201).json(SandboxView.of(created));
     }
 

@@ -22,6 +22,7 @@ public final class SandboxBodies {
     private static final int MAX_PIDS = 1 << 22;
     private static final double MAX_CPUS = 1024;
     private static final int MAX_ALLOWED_HOSTS = 256;
+    private static final int MAX_NODE_LABELS = 32;
 
     private SandboxBodies() {}
 
@@ -46,6 +47,22 @@ public final class SandboxBodies {
                 || b.network() != null || b.timeoutSeconds() != null || b.idle() != null || b.credentials() != null
                 || b.template() != null || b.browser() != null;
         if (others) throw Check.invalid(field, "takes the settings of the checkpoint's sandbox; leave out the other fields");
+    }
+
+    /**
+     * The node labels a create asks for ({@code placement.node_labels}), recorded with the sandbox so that a
+     * relocation asks them again; at most {@link #MAX_NODE_LABELS}, names and values up to 128 characters.
+     */
+    public static Map<String, String> nodeLabels(CreateSandboxBody b) {
+        Map<String, String> labels = b.placement() == null || b.placement().nodeLabels() == null ? Map.of() : b.placement().nodeLabels();
+        if (labels.size() > MAX_NODE_LABELS) throw Check.invalid("placement.node_labels", "may hold at most " + MAX_NODE_LABELS + " labels");
+        for (Map.Entry<String, String> e : labels.entrySet()) {
+            if (e.getKey().isEmpty() || e.getKey().length() > 128 || e.getValue() == null || e.getValue().length() > 128) {
+                throw Check.invalid("placement.node_labels", "takes names and string values of 1 to 128 characters, got '"
+                        + Text.clip(e.getKey(), 40) + "'");
+            }
+        }
+        return labels;
     }
 
     public static SandboxRequest toRequest(CreateSandboxBody b) {
