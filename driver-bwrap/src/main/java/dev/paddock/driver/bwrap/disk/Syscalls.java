@@ -18,7 +18,7 @@ final class Syscalls {
     private Syscalls() {}
 
     static final int O_RDONLY = 0, O_RDWR = 2, O_CLOEXEC = 02000000;
-    static final int EINTR = 4, ENXIO = 6, EBUSY = 16;
+    static final int EINTR = 4, ENXIO = 6, EAGAIN = 11, ENOMEM = 12, EBUSY = 16, ENOSPC = 28;
     static final int SEEK_DATA = 3, SEEK_HOLE = 4;
 
     private static final Linker LINKER = Linker.nativeLinker();
