@@ -947,11 +947,13 @@ static int seccomp_dump(void) {
  * under it). bwrap copies the namespace it starts in, and it reads the whole mount table again for every bind it
  * makes: in the host's, with one disk image mounted per sandbox, each start cost (binds x sandboxes) lines of
  * /proc/self/mountinfo. Here the other sandboxes' mounts go in one lazy unmount of ALL, and a copy of OWN is
- * attached again where it was. Everything is made private first, so nothing done here reaches the host's
- * namespace. When ALL is not a mount (no sandbox has a disk) nothing needs to go. 0, or -1 with errno set.
+ * attached again where it was. Everything is made a slave first: nothing done here reaches the host's namespace,
+ * and what the host unmounts later (this sandbox's disk when it ends, the mounts of other data directories) goes
+ * from here too instead of staying held by bwrap's outer process, which keeps this namespace while the sandbox
+ * runs. When ALL is not a mount (no sandbox has a disk) nothing needs to go. 0, or -1 with errno set.
  */
 static int own_mounts(const char *all, const char *own) {
-    if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) return -1;
+    if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) return -1;
     int tree = (int)syscall(SYS_open_tree, AT_FDCWD, own, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (tree < 0) return errno == ENOSYS ? 0 : -1; /* before Linux 5.2: start as before, in a copy of the host's */
     int r = 0;

@@ -9,6 +9,7 @@ import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +53,6 @@ class BwrapOwnMountsTest {
         // bwrap itself (its outer process) stays in the namespace it started in: B's disk is there, A's is not
         List<String> launched = mountsOf(bwrapPid(b));
         assertThat(launched).as("mounts where B's bwrap started").anyMatch(l -> l.contains(bDir)).noneMatch(l -> l.contains(aDir));
-        assertThat(launched.size()).as("mounts where B's bwrap started, against the host's").isLessThan(hostMounts().size());
         assertThat(mountsOf(bwrapPid(a))).noneMatch(l -> l.contains(bDir));
         // the sandbox sees neither the other sandbox nor the directory of all of them
         var inside = sh(b, "cat /proc/self/mountinfo; ls / /mnt");
@@ -83,9 +83,29 @@ class BwrapOwnMountsTest {
         restarted.close();
 
         assertThat(hostMounts()).as("mounts under the data directory").noneMatch(l -> l.contains(env.dataDir.toString()));
-        awaitNoLoopDevice();
+        awaitNoLoopDevice(env.dataDir);
         for (String id : List.of(gone.ref().sandboxId(), kept.ref().sandboxId())) {
             assertThat(env.dataDir.resolve("run").resolve(id)).doesNotExist();
+        }
+    }
+
+    @Test
+    void aDiskTheHostUnmountsIsNotKeptByASandboxStartedWhileItWasMounted() throws Exception {
+        try (TestSandboxes other = new TestSandboxes()) {
+            Sandbox foreign = other.create(new SandboxSpec(TestSandboxes.newId(), "tenant", null, false, Limits.DEFAULT.withDisk(DISK), Map.of(),
+                    NetworkPolicy.NONE));
+            sh(foreign, "echo one > /workspace/f");
+            Sandbox b = withDisk(); // another data directory's disk is in the host's namespace when B's launcher copies it
+            String foreignDir = other.dataDir.resolve("sandboxes").resolve(foreign.ref().sandboxId()).toString();
+            assertThat(mountsOf(bwrapPid(b))).as("mounts where B's bwrap started").anyMatch(l -> l.contains(foreignDir));
+
+            foreign.terminate(TerminationReason.USER_REQUEST);
+            assertThat(mountsOf(bwrapPid(b))).as("mounts where B's bwrap started").noneMatch(l -> l.contains(foreignDir));
+            awaitNoLoopDevice(other.dataDir);
+            // mounted again for a read, the image has what the ended sandbox wrote: it was never mounted twice
+            var ws = other.driver.workspace(foreign.ref()).orElseThrow();
+            assertThat(new String(ws.read("f").readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("one\n");
+            assertThat(sh(b, "cat /proc/self/mountinfo").out()).doesNotContain(foreign.ref().sandboxId());
         }
     }
 
@@ -111,8 +131,8 @@ class BwrapOwnMountsTest {
     }
 
     /** The kernel detaches a loop device (auto-clear) once the last mount of its filesystem is gone, in any namespace. */
-    private void awaitNoLoopDevice() throws Exception {
-        String images = env.dataDir.resolve("disks").toString();
+    private static void awaitNoLoopDevice(Path dataDir) throws Exception {
+        String images = dataDir.resolve("disks").toString();
         String devices = "";
         for (int i = 0; i < 200; i++) {
             Process p = new ProcessBuilder("losetup", "-a").redirectErrorStream(true).start();

@@ -8,22 +8,25 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 /**
- * Keeps the directory of all sandboxes a private mount of its own (a bind onto itself) while a disk image is mounted
- * under it, so that every disk image is a child of that one mount: a sandbox's launcher takes all the others out of
- * its mount namespace with one lazy unmount of it (see own_mounts in paddock-init.c) instead of bwrap copying them and
- * reading them for every bind. Private, so a disk mount is copied into no other namespace either. The mount goes
+ * Keeps the directory of all sandboxes a mount of its own (a bind onto itself) while a disk image is mounted under
+ * it, so that every disk image is a child of that one mount: a sandbox's launcher takes all the others out of its
+ * mount namespace with one lazy unmount of it (see own_mounts in paddock-init.c) instead of bwrap copying them and
+ * reading them for every bind. Shared, in a peer group of its own (not the one of the filesystem it is on): a
+ * launcher's namespace is a slave of the host's, so when the host unmounts a disk, the copies that namespaces still
+ * hold (a sandbox's own, or another data directory's disks) go too and the image is never held mounted twice, while
+ * a disk mounted later reaches no namespace, since each launcher detached its copy of this mount. The mount goes
  * again when the last disk under it does, so nothing is left mounted once no sandbox has a disk.
  */
 final class SandboxesMount {
     private SandboxesMount() {}
 
-    private static final long MS_BIND = 4096, MS_PRIVATE = 1 << 18;
+    private static final long MS_BIND = 4096, MS_PRIVATE = 1 << 18, MS_SHARED = 1 << 20;
     private static final int EINVAL = 22;
 
-    /** Makes {@code all} a private mount before a disk is mounted under it; leaves it a plain directory where that would hide mounts. */
+    /** Makes {@code all} a mount before a disk is mounted under it; leaves it a plain directory where that would hide mounts. */
     static void ensure(Path all) {
         try {
-            mount(null, all, MS_PRIVATE); // cheapest check that it is a mount already
+            mount(null, all, MS_SHARED); // cheapest check that it is a mount already (EINVAL if not); changes nothing if so
             return;
         } catch (Failure e) {
             if (e.errno != EINVAL) throw e;
@@ -31,7 +34,8 @@ final class SandboxesMount {
         // disk images mounted straight on the directory (by an older version): a bind over them would hide them
         if (hasMountBelow(all)) return;
         mount(all, all, MS_BIND);
-        mount(null, all, MS_PRIVATE);
+        mount(null, all, MS_PRIVATE); // out of the peer group of the filesystem it is on, which the bind joined
+        mount(null, all, MS_SHARED); // then a peer group of its own
     }
 
     /** Unmounts {@code all} when nothing is mounted under it any more (the kernel refuses while anything is). */
