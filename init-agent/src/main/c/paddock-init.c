@@ -1,11 +1,12 @@
 /*
  * paddock-init: the sandbox agent of Paddock's init-based drivers (bwrap, gVisor, Docker). One static binary, four modes.
  *
- *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] -- BWRAP ARGS...
+ *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts ALL OWN] -- BWRAP ARGS...
  *     Runs as root on the host. Binds and listens on SOCKET, joins the sandbox's cgroups (writes "0" to
  *     each FILE), waits for one byte 'g' on stdin (the host made the workspace meanwhile), double-forks
  *     and setsid()s (so the sandbox outlives the host process), writes the pid of the process that
- *     becomes bwrap to PIDFILE, drops to UID/GID (no groups, no_new_privs) and execs bwrap with the
+ *     becomes bwrap to PIDFILE, with --own-mounts moves to a mount namespace without the mounts of the
+ *     other sandboxes (see own_mounts), drops to UID/GID (no groups, no_new_privs) and execs bwrap with the
  *     listening socket as fd 3 and the write end of a readiness pipe as fd 4; with --seccomp also the
  *     sandbox's seccomp filter (paddock-seccomp.h) as fd 5, for bwrap's "--seccomp 5". Exit status 0 once
  *     init reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
@@ -44,6 +45,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -51,6 +53,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
@@ -924,15 +928,57 @@ static int seccomp_dump(void) {
     return fwrite(prog.insn, 1, n, stdout) == n && fflush(stdout) == 0 ? 0 : 1;
 }
 
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+
+/*
+ * Moves this process to a mount namespace of its own that holds no mount under ALL (the directory of every
+ * sandbox, a mount of its own while any sandbox has a disk image) except those of OWN (this sandbox's directory
+ * under it). bwrap copies the namespace it starts in, and it reads the whole mount table again for every bind it
+ * makes: in the host's, with one disk image mounted per sandbox, each start cost (binds x sandboxes) lines of
+ * /proc/self/mountinfo. Here the other sandboxes' mounts go in one lazy unmount of ALL, and a copy of OWN is
+ * attached again where it was. Everything is made a slave first: nothing done here reaches the host's namespace,
+ * and what the host unmounts later (this sandbox's disk when it ends, the mounts of other data directories) goes
+ * from here too instead of staying held by bwrap's outer process, which keeps this namespace while the sandbox
+ * runs. When ALL is not a mount (no sandbox has a disk) nothing needs to go. 0, or -1 with errno set.
+ */
+static int own_mounts(const char *all, const char *own) {
+    if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) return -1;
+    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, own, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (tree < 0) return errno == ENOSYS ? 0 : -1; /* before Linux 5.2: start as before, in a copy of the host's */
+    int r = 0;
+    if (umount2(all, MNT_DETACH)) {
+        if (errno != EINVAL) r = -1; /* EINVAL: ALL is no mount, so no other sandbox's mount is under it */
+    } else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, own, MOVE_MOUNT_F_EMPTY_PATH)) {
+        r = -1;
+    }
+    int e = errno;
+    close(tree);
+    errno = e;
+    return r;
+}
+
 static int launch(int argc, char **argv) {
-    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] -- BWRAP ARGS...");
+    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts ALL OWN] -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
     uid_t uid = (uid_t)parse_id(argv[3], "UID");
     gid_t gid = (gid_t)parse_id(argv[4], "GID");
     int i = 7;
     const char *joins[16]; int njoin = 0, seccomp = 0;
+    const char *all = NULL, *own = NULL;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "--seccomp")) { seccomp = 1; continue; }
+        if (!strcmp(argv[i], "--own-mounts") && i + 2 < argc) { all = argv[++i]; own = argv[++i]; continue; }
         if (strcmp(argv[i], "--join") || i + 1 >= argc || njoin == 16) die("launch: unexpected argument '%s'", argv[i]);
         joins[njoin++] = argv[++i];
     }
@@ -994,6 +1040,9 @@ static int launch(int argc, char **argv) {
                 dprintf(report[1], "cannot prepare the seccomp filter: %s", strerror(errno)); _exit(1);
             }
             if (sfd != SECCOMP_FD) close(sfd);
+        }
+        if (all && own_mounts(all, own)) {
+            dprintf(report[1], "cannot prepare the mount namespace (%s): %s", own, strerror(errno)); _exit(1);
         }
         if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
                 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {

@@ -62,6 +62,8 @@ class CrashRecoveryTest {
     @AfterEach
     void tearDown() throws Exception {
         try {
+            // a test that stopped the server itself has no URL left, and nothing to delete through it
+            if (!Files.exists(dataDir.resolve("paddock.url"))) return;
             PaddockClient api = new PaddockClient(Files.readString(dataDir.resolve("paddock.url")).trim(), KEY);
             for (JsonNode s : api.get("/v1/sandboxes", Map.of("limit", 1000)).path("data")) {
                 api.call("DELETE", "/v1/sandboxes/" + s.path("id").asString(), Map.of(), null);
@@ -184,6 +186,32 @@ class CrashRecoveryTest {
         int files = ackedFiles.values().stream().mapToInt(Map::size).sum();
         int appends = ackedLines.values().stream().mapToInt(Set::size).sum();
         assertThat(files + appends).isGreaterThanOrEqualTo(ACKS_BEFORE_KILL);
+
+        // deleting every sandbox after the restart, and stopping, leaves no disk image or cgroup of them behind
+        for (JsonNode s : again.get("/v1/sandboxes", Map.of("limit", 1000)).path("data")) {
+            again.call("DELETE", "/v1/sandboxes/" + s.path("id").asString(), Map.of(), null);
+        }
+        server.stop();
+        assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo"))).as("mounts under the data directory")
+                .noneMatch(l -> l.contains(dataDir.toString()));
+        assertThat(loopDevicesOf(dataDir)).as("loop devices of the data directory's images").isEmpty();
+        try (var groups = Files.find(Path.of("/sys/fs/cgroup"), 6, (p, a) -> a.isDirectory() && byId.containsKey(p.getFileName().toString()))) {
+            assertThat(groups.toList()).as("cgroups of the sandboxes").isEmpty();
+        }
+    }
+
+    /** The loop devices backed by a file under {@code dir}, once the kernel's auto-clear had time to detach them. */
+    private static String loopDevicesOf(Path dir) throws Exception {
+        String mine = "";
+        for (int i = 0; i < 100; i++) {
+            Process p = new ProcessBuilder("losetup", "-a").redirectErrorStream(true).start();
+            mine = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(l -> l.contains(dir.toString())).reduce("", (a, b) -> a + b + "\n");
+            p.waitFor();
+            if (mine.isEmpty()) return mine;
+            Thread.sleep(100);
+        }
+        return mine;
     }
 
     @Test

@@ -8,17 +8,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Many idle sandboxes on one host: creates N bwrap sandboxes (64 MiB memory limit each) one after the other through
  * the REST API of a real {@code paddock serve}, and reports the create rate of every thousand (a quarter of a run below 4,000; first against last
  * shows whether a create gets slower as the host fills), host memory per sandbox, the exec round trip with all of
- * them up, and the delete rate; then deletes them all. Arguments: the repository, N (default
- * {@code PADDOCK_BENCH_MANY}, else 10,000), and
- * {@code --no-report} to print without rewriting docs/BENCHMARKS.md.
+ * them up, and the delete rate; then deletes them all. Besides the wall-clock rate, which moves with whatever else
+ * the machine runs, each row has two CPU figures that do not: the server's own time per create, and the CPU time
+ * each new sandbox had used once it answered (its cgroup's {@code cpu_nanos}: the launcher, bwrap setting up the
+ * mount namespace, and init), plus the number of mounts in the host's mount table at the row's end. Arguments: the
+ * repository, N (default {@code PADDOCK_BENCH_MANY}, else 10,000; a host needs {@code kernel.pid_max} above about
+ * 3 per sandbox, see docs/CONFIGURATION.md), and {@code --no-report} to print without rewriting docs/BENCHMARKS.md.
  */
 public final class ManySandboxesBench {
     private static final String CREATE = "{\"limits\":{\"memory\":\"64m\"}}";
+    private static final Pattern CPU_NANOS = Pattern.compile("\"cpu_nanos\"\\s*:\\s*(-?\\d+)");
 
     private final BenchServer server;
     private final int wanted;
@@ -29,6 +35,10 @@ public final class ManySandboxesBench {
     private final List<Double> createMs = new ArrayList<>();
     /** CPU milliseconds the server (with the launchers it reaped) spent on each row's creates. */
     private final List<Double> serverCpuMs = new ArrayList<>();
+    /** CPU milliseconds each new sandbox had used when its create returned (-1 where the driver cannot tell). */
+    private final List<Double> startCpuMs = new ArrayList<>();
+    /** Lines of the host's /proc/self/mountinfo at the end of each row. */
+    private final List<Long> mounts = new ArrayList<>();
     private String stoppedBy;
 
     private ManySandboxesBench(BenchServer server, int wanted) {
@@ -71,12 +81,16 @@ public final class ManySandboxesBench {
                 break;
             }
             createMs.add((System.nanoTime() - c0) / 1e6);
+            startCpuMs.add(startCpuMs(ids.getLast()));
             if ((i + 1) % step == 0) {
                 double cpu = serverCpuMs();
                 serverCpuMs.add(cpu - cpu0);
                 cpu0 = cpu;
-                System.err.printf(Locale.ROOT, "%d sandboxes, last %d at %.0f/s, %.0f s in%n", i + 1, step,
-                        step / (sum(createMs.subList(i + 1 - step, i + 1)) / 1000), (System.nanoTime() - t0) / 1e9);
+                mounts.add(mountCount());
+                System.err.printf(Locale.ROOT, "%d sandboxes, last %d at %.1f/s, sandbox start CPU median %.1f ms, server CPU %.1f ms per create,"
+                                + " %d mounts, %.0f s in%n", i + 1, step, step / (sum(createMs.subList(i + 1 - step, i + 1)) / 1000),
+                        BenchReport.median(array(startCpuMs.subList(i + 1 - step, i + 1))), serverCpuMs.getLast() / step, mounts.getLast(),
+                        (System.nanoTime() - t0) / 1e9);
             }
         }
         double totalSeconds = (System.nanoTime() - t0) / 1e9;
@@ -122,11 +136,14 @@ public final class ManySandboxesBench {
         StringBuilder rows = new StringBuilder();
         for (int from = 0; from < createMs.size(); from += step) {
             List<Double> part = createMs.subList(from, Math.min(from + step, createMs.size()));
-            double[] ms = part.stream().mapToDouble(Double::doubleValue).toArray();
+            double[] ms = array(part);
+            double[] start = array(startCpuMs.subList(from, from + part.size()));
             int row = from / step;
             String cpu = row < serverCpuMs.size() ? String.format(Locale.ROOT, "%.1f", serverCpuMs.get(row) / part.size()) : "—";
-            rows.append(String.format(Locale.ROOT, "| %d–%d | %.1f | %.1f | %.1f | %s |%n", from + 1, from + part.size(),
-                    part.size() / (sum(part) / 1000), BenchReport.median(ms), BenchReport.percentile(ms, 0.99), cpu));
+            String startCpu = BenchReport.median(start) < 0 ? "—" : String.format(Locale.ROOT, "%.1f", BenchReport.median(start));
+            String mountLines = row < mounts.size() ? Long.toString(mounts.get(row)) : "—";
+            rows.append(String.format(Locale.ROOT, "| %d–%d | %.1f | %.1f | %.1f | %s | %s | %s |%n", from + 1, from + part.size(),
+                    part.size() / (sum(part) / 1000), BenchReport.median(ms), BenchReport.percentile(ms, 0.99), cpu, startCpu, mountLines));
         }
         String stop = stoppedBy == null ? "" : "\nThe run stopped early: create " + (ids.size() + 1) + " answered " + stoppedBy + "\n";
         return """
@@ -137,8 +154,8 @@ public final class ManySandboxesBench {
                 %d idle sandboxes (`limits.memory` 64 MiB, default disk limit) created one after the other through
                 `POST /v1/sandboxes` of a real `paddock serve`, in %.0f s (%.0f/s overall). Per %d:
 
-                | sandboxes | creates/s | create median (ms) | create p99 (ms) | server CPU per create (ms) |
-                |---|---|---|---|---|
+                | sandboxes | creates/s | create median (ms) | create p99 (ms) | server CPU per create (ms) | sandbox start CPU, median (ms) | host mounts at end |
+                |---|---|---|---|---|---|---|
                 %s
                 Host memory per idle sandbox: %s. With all of them up, exec `true`
                 in a sandbox picked at random: median **%.2f ms**, p90 %.2f ms.
@@ -156,6 +173,23 @@ public final class ManySandboxesBench {
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
         return ticks * 1000.0 / CLOCK_TICKS;
+    }
+
+    /** The CPU time the sandbox's cgroup used until now (GET /v1/sandboxes/{id}), in ms; -1 where the driver cannot tell. */
+    private double startCpuMs(String id) throws Exception {
+        Matcher m = CPU_NANOS.matcher(server.get("/v1/sandboxes/" + id));
+        return m.find() && Long.parseLong(m.group(1)) >= 0 ? Long.parseLong(m.group(1)) / 1e6 : -1;
+    }
+
+    /** Mounts in the host's mount table (this process runs in the server's mount namespace). */
+    private static long mountCount() throws IOException {
+        try (var lines = Files.lines(Path.of("/proc/self/mountinfo"))) {
+            return lines.count();
+        }
+    }
+
+    private static double[] array(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     /** USER_HZ, which is 100 on Linux on every architecture Paddock runs on. */

@@ -92,6 +92,9 @@ public final class BwrapDriver implements SandboxDriver {
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
         if (!kernelLimitsChecked.getAndSet(true)) {
             KernelLimits.read().shortOf(config.uidCount(), KernelLimits.processesPerSandbox(disk != null)).ifPresent(log::warn);
+            if (disk != null) {
+                KernelLimits.mountNamespacesShortOf(KernelLimits.sysctl("user/max_mnt_namespaces"), config.uidCount()).ifPresent(log::warn);
+            }
         }
     }
 
@@ -177,7 +180,7 @@ public final class BwrapDriver implements SandboxDriver {
             BwrapArgs.Egress way = egress ? egressWay(spec, paths, uid, root) : null;
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
             try {
-                launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), args);
+                launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), disk != null, args);
             } finally {
                 joinPrepared(prepared);
             }

@@ -45,6 +45,15 @@ class KernelLimitsTest {
     }
 
     @Test
+    void rootsMountNamespacesMustHoldOnePerSandboxWithADisk() {
+        assertThat(KernelLimits.mountNamespacesShortOf(96_362, 50_000)).isEmpty();
+        assertThat(KernelLimits.mountNamespacesShortOf(-1, 50_000)).as("unknown").isEmpty();
+        assertThat(KernelLimits.mountNamespacesShortOf(10_000, 10_000)).hasValueSatisfying(w -> assertThat(w)
+                .contains("user.max_mnt_namespaces is 10000").contains("503 host_at_capacity")
+                .contains("sysctl -w user.max_mnt_namespaces=11000"));
+    }
+
+    @Test
     void theSmallerOfPidMaxAndThreadsMaxBoundsTheRoom() {
         assertThat(new KernelLimits(4_194_304, 20_000, 0).roomForSandboxes(2)).isEqualTo(10_000);
         assertThat(new KernelLimits(-1, -1, 10).roomForSandboxes(2)).as("unknown limits claim nothing").isEqualTo(-1);

@@ -66,7 +66,10 @@ final class TestSandboxes implements AutoCloseable {
         return run(s, ExecRequest.shell(line));
     }
 
-    /** Sandbox filesystems a test left mounted (an ended sandbox's files read after its end mount it again). */
+    /**
+     * Sandbox filesystems a test left mounted (an ended sandbox's files read after its end mount it again), and the
+     * mount of the directory of all sandboxes that holds them.
+     */
     static void unmountDisks(Path dataDir) throws IOException {
         Path sandboxes = dataDir.resolve("sandboxes");
         if (!Files.isDirectory(sandboxes)) return;
@@ -81,6 +84,13 @@ final class TestSandboxes implements AutoCloseable {
                 }
             }
         }
+        if (Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.split(" ")[4].equals(sandboxes.toString()))) {
+            try {
+                new ProcessBuilder("umount", "-l", sandboxes.toString()).inheritIO().start().waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     @Override
@@ -89,6 +99,7 @@ final class TestSandboxes implements AutoCloseable {
         for (Sandbox s : created) {
             try { s.terminate(TerminationReason.USER_REQUEST); } catch (RuntimeException ignored) { }
         }
+        driver.close();
         unmountDisks(dataDir);
         try (Stream<Path> tree = Files.walk(dataDir)) {
             for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);

@@ -3,6 +3,7 @@ package dev.paddock.driver.bwrap.disk;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.core.spi.CapacityExhaustedException;
 import dev.paddock.workspace.Errno;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,9 +31,12 @@ import java.util.concurrent.TimeUnit;
  * workspace is not a database; it is checkpointed by tar), no blocks reserved for root ({@code -m 0}) and no
  * reserve for online growth ({@code ^resize_inode}: a 10 GiB image then takes about 230 KiB), and is
  * mounted {@code nosuid,nodev}; its root is the sandbox's directory (0711 root) and {@code lost+found} is removed.
+ * While any image is mounted, the directory of all sandboxes is a mount of its own ({@link SandboxesMount}).
  */
 public final class LoopImageQuota implements DiskQuota {
     private static final long TIMEOUT_SECONDS = 60;
+    /** Disk mounts and the mount of their parent directory (see SandboxesMount), one at a time in this process. */
+    private static final Object MOUNTS = new Object();
     private final Path images;
     private final Map<Long, Object> templateLocks = new ConcurrentHashMap<>();
     private final Map<Long, SparseTemplate> templates = new ConcurrentHashMap<>();
@@ -102,13 +106,16 @@ public final class LoopImageQuota implements DiskQuota {
     public void unmount(String sandboxId, Path dir) {
         synchronized (this) {
             if (!isMountPoint(dir)) return;
-            try {
-                if (!LoopMount.unmount(dir)) {
-                    // still in use (a host-side read in flight): detach now, the kernel frees it when the last user closes
-                    LoopMount.detach(dir);
+            synchronized (MOUNTS) {
+                try {
+                    if (!LoopMount.unmount(dir)) {
+                        // still in use (a host-side read in flight): detach now, the kernel frees it when the last user closes
+                        LoopMount.detach(dir);
+                    }
+                } catch (Errno e) {
+                    throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot unmount the disk at " + dir + ": " + e.getMessage());
                 }
-            } catch (Errno e) {
-                throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot unmount the disk at " + dir + ": " + e.getMessage());
+                SandboxesMount.release(dir.getParent());
             }
         }
     }
@@ -150,11 +157,23 @@ public final class LoopImageQuota implements DiskQuota {
     }
 
     private static void mount(Path image, Path dir) {
-        // noinit_itable: no background zeroing of inode tables, which would make the sparse image dense
-        try {
-            LoopMount.mountExt4(image, dir, "noinit_itable");
-        } catch (Errno e) {
-            throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot mount the disk image " + image.getFileName() + ": " + e.getMessage());
+        synchronized (MOUNTS) {
+            try {
+                SandboxesMount.ensure(dir.getParent());
+            } catch (Errno e) {
+                // the disk works without it; only the launchers' mount namespaces keep the other sandboxes' disks
+            }
+            // noinit_itable: no background zeroing of inode tables, which would make the sparse image dense
+            try {
+                LoopMount.mountExt4(image, dir, "noinit_itable");
+            } catch (Errno e) {
+                SandboxesMount.release(dir.getParent());
+                if (e.errno() == Errno.ENOSPC || e.errno() == Errno.ENOMEM || e.errno() == Errno.EAGAIN) {
+                    throw new CapacityExhaustedException(ErrorCode.HOST_AT_CAPACITY, "cannot mount the disk image " + image.getFileName() + ": "
+                            + e.getMessage() + " (the host is out of loop devices, mounts (fs.mount-max) or memory)");
+                }
+                throw new PaddockException(ErrorCode.DISK_QUOTA_FAILED, "cannot mount the disk image " + image.getFileName() + ": " + e.getMessage());
+            }
         }
     }
 
