@@ -678,11 +678,7 @@ static int egress_listen(void) {
     return fd;
 }
 
-/*
- * The forwarder process: one short-lived child per connection, reaped by the kernel (SA_NOCLDWAIT). The child is
- * forked ahead, a spare blocked in accept(): a new connection is relayed at once instead of after a fork (several
- * milliseconds on a virtual machine); the spare reports the accept on a pipe and the next spare is forked meanwhile.
- */
+/* The forwarder process: one short-lived child per connection, reaped by the kernel (SA_NOCLDWAIT). */
 static void egress_forwarder(int lfd, const char *socket_path) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -695,25 +691,18 @@ static void egress_forwarder(int lfd, const char *socket_path) {
     prctl(PR_SET_NAME, "paddock-egress", 0, 0, 0);
     setpgid(0, 0); /* with its relays in one group, which a quiesce kills at once */
     for (;;) {
-        int accepted[2];
-        if (pipe2(accepted, O_CLOEXEC)) { usleep(100000); continue; }
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno != EINTR && errno != ECONNABORTED) usleep(100000); /* out of fds or pids: back off, keep serving */
+            continue;
+        }
         pid_t pid = fork();
         if (pid == 0) {
-            close(accepted[0]);
-            int c;
-            while ((c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 && (errno == EINTR || errno == ECONNABORTED)) {}
-            char said = c < 0 ? 'e' : 'a';
-            if (write(accepted[1], &said, 1) != 1 || c < 0) _exit(1);
-            close(accepted[1]);
             close(lfd);
             fwd_one(c, socket_path);
             _exit(0);
         }
-        close(accepted[1]);
-        char said = 0;
-        /* out of fds or pids, or the spare died (killed from inside): back off, keep serving */
-        if (pid < 0 || read(accepted[0], &said, 1) != 1 || said != 'a') usleep(100000);
-        close(accepted[0]);
+        close(c);
     }
 }
 
