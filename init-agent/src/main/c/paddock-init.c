@@ -201,27 +201,72 @@ bad:
 /* ---------- processes ---------- */
 
 /*
- * fork + exec one command in its own session (so a kill of its process group reaches everything it
- * started). fds[0..2] become its stdin/stdout/stderr.
+ * Starts one command in its own session (so a kill of its process group reaches everything it started).
+ * fds in/out/err become its stdin/stdout/stderr; its environment is init's with the request's entries on top.
+ *
+ * The child is a clone sharing init's memory (CLONE_VM) on a stack of its own, and init waits until it has
+ * exec'd or exited (CLONE_VFORK), as posix_spawn does: no page tables are copied and no page is faulted in
+ * copy-on-write, which on a virtual machine is most of what a fork costs (several milliseconds per command).
+ * So the child writes nothing init relies on: the environment is built here and the one global it touches,
+ * environ (for execvp's search of PATH), is put back below once the child is gone from init's memory.
  */
-static pid_t spawn(struct cmd *c, int in, int out, int err, int ctty) {
-    pid_t pid = fork();
-    if (pid != 0) return pid;
+struct spawn_req { struct cmd *c; int in, out, err, ctty; char **envp; };
+
+static int spawn_child(void *arg) {
+    struct spawn_req *s = arg;
     sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     setsid();
-    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(127);
+    if (dup2(s->in, 0) < 0 || dup2(s->out, 1) < 0 || dup2(s->err, 2) < 0) _exit(127);
     /* a terminal session: the pty becomes the controlling terminal of the new session (job control, ^C) */
-    if (ctty && ioctl(0, TIOCSCTTY, 0) < 0) { dprintf(2, "paddock: cannot take the terminal: %s\n", strerror(errno)); _exit(127); }
+    if (s->ctty && ioctl(0, TIOCSCTTY, 0) < 0) { dprintf(2, "paddock: cannot take the terminal: %s\n", strerror(errno)); _exit(127); }
     close_range(3, ~0u, 0);
-    for (uint32_t i = 0; i < c->envc; i++) putenv(c->env[i]);
-    if (chdir(c->cwd) != 0) {
-        dprintf(2, "paddock: cannot change directory to %s: %s\n", c->cwd, strerror(errno));
+    if (chdir(s->c->cwd) != 0) {
+        dprintf(2, "paddock: cannot change directory to %s: %s\n", s->c->cwd, strerror(errno));
         _exit(127);
     }
-    execvp(c->argv[0], c->argv);
-    dprintf(2, "paddock: cannot run %s: %s\n", c->argv[0], strerror(errno));
+    environ = s->envp;
+    execvp(s->c->argv[0], s->c->argv);
+    dprintf(2, "paddock: cannot run %s: %s\n", s->c->argv[0], strerror(errno));
     _exit(errno == ENOENT ? 127 : 126);
+}
+
+/* init's environment with the request's "K=V" entries set over it, in putenv's order (a later entry wins). */
+static char **merged_env(struct cmd *c) {
+    size_t n = 0;
+    while (environ && environ[n]) n++;
+    char **e = malloc((n + c->envc + 1) * sizeof *e);
+    if (!e) return NULL;
+    for (size_t i = 0; i < n; i++) e[i] = environ[i];
+    for (uint32_t k = 0; k < c->envc; k++) {
+        size_t key = (size_t)(strchr(c->env[k], '=') - c->env[k]) + 1; /* cmd_parse checked the '=' */
+        size_t i = 0;
+        while (i < n && strncmp(e[i], c->env[k], key)) i++;
+        e[i] = c->env[k];
+        if (i == n) n++;
+    }
+    e[n] = NULL;
+    return e;
+}
+
+#define SPAWN_STACK (512u * 1024) /* execvp's search and its script fallback keep argv-sized arrays on the stack */
+
+static pid_t spawn(struct cmd *c, int in, int out, int err, int ctty) {
+    static unsigned char *stack;
+    if (!stack) {
+        /* one stack for every child (init waits for each), with a guard page below it */
+        void *m = mmap(NULL, SPAWN_STACK + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        if (m == MAP_FAILED) return -1;
+        if (mprotect(m, 4096, PROT_NONE)) { munmap(m, SPAWN_STACK + 4096); return -1; }
+        stack = m;
+    }
+    struct spawn_req req = { c, in, out, err, ctty, merged_env(c) };
+    if (!req.envp) return -1;
+    char **own = environ;
+    pid_t pid = clone(spawn_child, stack + 4096 + SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &req);
+    environ = own;
+    free(req.envp);
+    return pid;
 }
 
 static void encode_exit(unsigned char *p, int status, int timed_out) {
@@ -968,6 +1013,71 @@ static int own_mounts(const char *all, const char *own) {
     return r;
 }
 
+/*
+ * The two processes between the launcher and bwrap: a detaching one (setsid, so the sandbox is in a session of its
+ * own and no child of the host) and the one that becomes bwrap. Both are clones that share the launcher's memory
+ * and make their parent wait until they exec or exit (as posix_spawn does) instead of forks: no page tables copied,
+ * no copy-on-write faults, which on a virtual machine are most of what a fork costs. Each runs on a stack of its own;
+ * what they write to memory (a FILE for the pid file, the seccomp program) is theirs alone until they exec.
+ */
+struct launch_req { int report, report_read, lfd, logfd, devnull; const char *pidfile; int seccomp; uid_t uid; gid_t gid; char **cmd; const char *all, *own; };
+
+#define CLONE_STACK (256u * 1024)
+
+/* A child sharing this memory on its own stack (with a guard page); returns once it exec'd or exited. */
+static pid_t clone_vfork(int (*fn)(void *), void *arg) {
+    unsigned char *m = mmap(NULL, CLONE_STACK + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED) return -1;
+    if (mprotect(m, 4096, PROT_NONE)) { munmap(m, CLONE_STACK + 4096); return -1; }
+    pid_t pid = clone(fn, m + 4096 + CLONE_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+    int e = errno;
+    munmap(m, CLONE_STACK + 4096);
+    errno = e;
+    return pid;
+}
+
+static int launch_sandbox(void *arg) {
+    struct launch_req *r = arg;
+    close(r->report_read);
+    FILE *pf = fopen(r->pidfile, "we");
+    if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
+        dprintf(r->report, "cannot write %s: %s", r->pidfile, strerror(errno)); _exit(1);
+    }
+    /* Park the two fds we keep above the range we are about to fill, then place them at 3 and 4. */
+    int rep = fcntl(r->report, F_DUPFD_CLOEXEC, 10), lis = fcntl(r->lfd, F_DUPFD_CLOEXEC, 10);
+    if (rep < 0 || lis < 0) _exit(1);
+    if (dup2(r->devnull, 0) < 0 || dup2(r->devnull, 1) < 0 || dup2(r->logfd, 2) < 0) _exit(1);
+    /* dup2 clears close-on-exec: both go through bwrap to init */
+    if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, READY_FD) < 0) _exit(1);
+    int report = READY_FD;
+    close_range(READY_FD + 1, ~0u, 0);
+    if (r->seccomp) {
+        /* bwrap reads the filter from fd 5, closes it and applies it right before it execs init */
+        int sfd = seccomp_fd();
+        if (sfd < 0 || dup2(sfd, SECCOMP_FD) < 0) {
+            dprintf(report, "cannot prepare the seccomp filter: %s", strerror(errno)); _exit(1);
+        }
+        if (sfd != SECCOMP_FD) close(sfd);
+    }
+    if (r->all && own_mounts(r->all, r->own)) {
+        dprintf(report, "cannot prepare the mount namespace (%s): %s", r->own, strerror(errno)); _exit(1);
+    }
+    if (setgroups(0, NULL) || setresgid(r->gid, r->gid, r->gid) || setresuid(r->uid, r->uid, r->uid)
+            || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
+        dprintf(report, "cannot drop privileges to %d:%d: %s", (int)r->uid, (int)r->gid, strerror(errno)); _exit(1);
+    }
+    sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
+    execv(r->cmd[0], r->cmd);
+    dprintf(report, "cannot run %s: %s", r->cmd[0], strerror(errno));
+    _exit(1);
+}
+
+static int launch_detach(void *arg) {
+    setsid();
+    pid_t second = clone_vfork(launch_sandbox, arg);
+    _exit(second < 0 ? 1 : 0);
+}
+
 static int launch(int argc, char **argv) {
     if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts ALL OWN] -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
@@ -1014,45 +1124,9 @@ static int launch(int argc, char **argv) {
     int report[2];
     if (pipe2(report, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
 
-    pid_t first = fork();
+    struct launch_req req = { report[1], report[0], lfd, logfd, devnull, pidfile, seccomp, uid, gid, cmd, all, own };
+    pid_t first = clone_vfork(launch_detach, &req);
     if (first < 0) die("launch: fork: %s", strerror(errno));
-    if (first == 0) {
-        setsid();
-        pid_t second = fork();
-        if (second != 0) _exit(second < 0 ? 1 : 0);
-        close(report[0]);
-        FILE *pf = fopen(pidfile, "we");
-        if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
-            dprintf(report[1], "cannot write %s: %s", pidfile, strerror(errno)); _exit(1);
-        }
-        /* Park the two fds we keep above the range we are about to fill, then place them at 3 and 4. */
-        int rep = fcntl(report[1], F_DUPFD_CLOEXEC, 10), lis = fcntl(lfd, F_DUPFD_CLOEXEC, 10);
-        if (rep < 0 || lis < 0) _exit(1);
-        if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(logfd, 2) < 0) _exit(1);
-        /* dup2 clears close-on-exec: both go through bwrap to init */
-        if (dup2(lis, LISTEN_FD) < 0 || dup2(rep, READY_FD) < 0) _exit(1);
-        report[1] = READY_FD;
-        close_range(READY_FD + 1, ~0u, 0);
-        if (seccomp) {
-            /* bwrap reads the filter from fd 5, closes it and applies it right before it execs init */
-            int sfd = seccomp_fd();
-            if (sfd < 0 || dup2(sfd, SECCOMP_FD) < 0) {
-                dprintf(report[1], "cannot prepare the seccomp filter: %s", strerror(errno)); _exit(1);
-            }
-            if (sfd != SECCOMP_FD) close(sfd);
-        }
-        if (all && own_mounts(all, own)) {
-            dprintf(report[1], "cannot prepare the mount namespace (%s): %s", own, strerror(errno)); _exit(1);
-        }
-        if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)
-                || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
-            dprintf(report[1], "cannot drop privileges to %d:%d: %s", (int)uid, (int)gid, strerror(errno)); _exit(1);
-        }
-        sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
-        execv(cmd[0], cmd);
-        dprintf(report[1], "cannot run %s: %s", cmd[0], strerror(errno));
-        _exit(1);
-    }
     close(report[1]); close(lfd);
     int st;
     waitpid(first, &st, 0);

@@ -73,6 +73,10 @@ public final class SandboxBench {
             if (r.exitCode() != 0) throw new IllegalStateException("exec through the init socket answered " + r);
         });
         row("exec `true` through the sandbox's init socket only (the driver's part of the round trip)", direct, null);
+        // the floor under both: the same command started and reaped on the host, no sandbox (a process start's own cost)
+        List<String> hostTrue = List.of("/usr/bin/true");
+        sample(20, () -> exec(hostTrue));
+        row("for reference: `/usr/bin/true` on the host, no sandbox, started by the JVM (ProcessBuilder: jspawnhelper, then the command)", sample(200, () -> exec(hostTrue)), null);
 
         sample(20, () -> {
             server.post("/v1/sandboxes/" + sbx + "/suspend", "{}");

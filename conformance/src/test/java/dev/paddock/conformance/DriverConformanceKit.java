@@ -396,7 +396,13 @@ public abstract class DriverConformanceKit {
         await().atMost(PATIENCE).until(() -> {
             out.reset();
             ExecHandle h = sandbox.connectPort(8080, collect(out));
-            h.stdin().write("reached".getBytes(StandardCharsets.UTF_8));
+            try {
+                h.stdin().write("reached".getBytes(StandardCharsets.UTF_8));
+            } catch (IOException notYet) {
+                // nothing listened yet: the relay ended at once and took its stdin with it; try again
+                h.close();
+                return false;
+            }
             ExecResult r = h.await(PATIENCE);
             return r != null && r.exitCode() == 0 && text(out).equals("port-reached");
         });

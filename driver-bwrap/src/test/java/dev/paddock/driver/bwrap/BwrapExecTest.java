@@ -43,6 +43,21 @@ class BwrapExecTest extends OneSandboxTest {
     }
 
     @Test
+    void requestEnvReplacesTheSandboxesOwnAndItsPathFindsTheCommand() {
+        sh(sandbox, "mkdir -p /workspace/tools && printf '#!/bin/sh\\necho found\\n' > /workspace/tools/only-here && chmod +x /workspace/tools/only-here");
+        // init spawns without copying its own environment: an override must replace the entry, not add a second one
+        var r = run(sandbox, new ExecRequest(List.of("/bin/sh", "-c", "env | grep -c '^HOME='; echo $HOME; only-here"),
+                Map.of("HOME", "/tmp", "PATH", "/workspace/tools:" + SandboxLayout.PATH), null, null, null));
+        assertThat(r.out()).as(r.err()).isEqualTo("1\n/tmp\nfound\n");
+        // and the request's PATH is the one searched for argv[0] itself
+        var direct = run(sandbox, new ExecRequest(List.of("only-here"), Map.of("PATH", "/workspace/tools"), null, null, null));
+        assertThat(direct.out()).as(direct.err()).isEqualTo("found\n");
+        assertThat(run(sandbox, ExecRequest.of("only-here")).exit()).isEqualTo(127);
+        // nothing of a request stays in init's environment for the next command
+        assertThat(sh(sandbox, "echo $HOME:$PATH").out()).isEqualTo("/workspace:" + SandboxLayout.PATH + "\n");
+    }
+
+    @Test
     void runsInTheWorkspaceOrTheGivenCwd() {
         assertThat(sh(sandbox, "pwd").out()).isEqualTo("/workspace\n");
         assertThat(run(sandbox, new ExecRequest(List.of("pwd"), null, "/tmp", null, null)).out()).isEqualTo("/tmp\n");

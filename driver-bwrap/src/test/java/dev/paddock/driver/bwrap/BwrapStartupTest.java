@@ -10,8 +10,10 @@ import dev.paddock.core.spi.CapacityExhaustedException;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.init.InitBinary;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -130,8 +132,13 @@ class BwrapStartupTest {
     }
 
     private static Path cgroupDir(String controller, String id) throws Exception {
-        try (Stream<Path> found = Files.find(Path.of("/sys/fs/cgroup/" + controller), 8, (p, a) -> a.isDirectory() && p.getFileName().toString().equals(id))) {
-            return found.findFirst().orElse(Path.of("/sys/fs/cgroup/" + controller + "/paddock/" + id));
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> found = Files.find(Path.of("/sys/fs/cgroup/" + controller), 8, (p, a) -> a.isDirectory() && p.getFileName().toString().equals(id))) {
+                return found.findFirst().orElse(Path.of("/sys/fs/cgroup/" + controller + "/paddock/" + id));
+            } catch (UncheckedIOException e) {
+                // another sandbox's cgroup went away in the middle of the walk (other sandboxes on this host): walk again
+                if (!(e.getCause() instanceof NoSuchFileException) || attempt == 5) throw e;
+            }
         }
     }
 
