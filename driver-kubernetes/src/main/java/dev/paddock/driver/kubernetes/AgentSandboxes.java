@@ -220,6 +220,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         holders.mark(template);
         String holder = annotations(template).get(EgressHolders.ANNOTATION);
         if (holder != null) sandbox.getSpec().podTemplate.metadata.annotations.put(EgressHolders.ANNOTATION, holder);
+        else sandbox.getSpec().podTemplate.metadata.annotations.remove(EgressHolders.ANNOTATION);
     }
 
     @Override

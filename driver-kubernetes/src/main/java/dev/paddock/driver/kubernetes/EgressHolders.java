@@ -42,11 +42,14 @@ final class EgressHolders {
         if (advertised != null) gateway.holders(this::find);
     }
 
-    /** Names this server the holder in a pod (or pod template) about to be made, where the pod has egress. */
+    /**
+     * Names this server the holder in a pod (or pod template) about to be made, where the pod has egress; where this
+     * server has no gateway, names none (a template resumed here must not keep naming the server that made it).
+     */
     void mark(Pod pod) {
-        if (advertised == null || SandboxObjects.proxyToken(pod) == null) return;
         if (pod.getMetadata().getAnnotations() == null) pod.getMetadata().setAnnotations(new HashMap<>());
-        pod.getMetadata().getAnnotations().put(ANNOTATION, advertised);
+        if (advertised == null || SandboxObjects.proxyToken(pod) == null) pod.getMetadata().getAnnotations().remove(ANNOTATION);
+        else pod.getMetadata().getAnnotations().put(ANNOTATION, advertised);
     }
 
     /** Whether a running pod with egress names another server (or none) as its holder: a takeover must re-point it. */
