@@ -32,6 +32,7 @@ import dev.paddock.core.spi.TerminalRequest;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.UnsupportedCapabilityException;
 import dev.paddock.core.spi.Workspace;
+import dev.paddock.driver.kubernetes.MockClusterDrivers;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -443,6 +444,20 @@ public abstract class DriverConformanceKit {
         holder.signalProcess(sleeper.pid(), 9);
         Sandbox signalled = holder;
         await().atMost(PATIENCE).until(() -> ended(signalled, sleeper.pid()));
+    }
+
+    /** The kubernetes driver's port fact: with kubernetes_agent_sandbox, sandboxes are agent-sandbox {@code Sandbox} objects. */
+    static final String AGENT_SANDBOX_CRDS = "agent_sandbox_crds";
+
+    /**
+     * A driver claiming {@value #AGENT_SANDBOX_CRDS} makes its sandboxes agent-sandbox {@code Sandbox} objects in that
+     * mode, whatever mode the fixture runs it in: proven on a mock cluster of its own that serves them.
+     */
+    @Test
+    void agentSandboxObjectsAreMadeAsClaimed() throws Exception {
+        if (!claims.portFacts().available().contains(AGENT_SANDBOX_CRDS)) return;
+        assertThat(driver.id()).as("only the kubernetes driver has a proof of " + AGENT_SANDBOX_CRDS).isEqualTo("kubernetes");
+        MockClusterDrivers.proveAgentSandboxObjects(under.dataDir());
     }
 
     private static boolean ended(Sandbox sandbox, long pid) {

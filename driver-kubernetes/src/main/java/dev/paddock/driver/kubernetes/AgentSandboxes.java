@@ -47,12 +47,14 @@ final class AgentSandboxes implements ClusterSandboxes {
     private final SandboxObjects objects;
     /** Null where sandbox pods have no way to the egress proxy. */
     private final EgressGateway gateway;
+    private final EgressHolders holders;
 
     AgentSandboxes(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
         this.client = client;
         this.config = config;
         this.gateway = gateway;
         this.objects = new SandboxObjects(config, gateway == null ? -1 : gateway.port());
+        this.holders = new EgressHolders(client, config, gateway);
     }
 
     /** The claim agent-sandbox's controller makes from the template: {@code <template name>-<sandbox name>}. */
@@ -108,6 +110,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         String id = spec.sandboxId();
         boolean egress = spec.egress() != null;
         AgentSandbox sandbox = sandbox(spec, fence, limits, egress ? EgressGateway.newToken() : null);
+        markHolder(sandbox);
         if (call("read the Sandbox of " + id, () -> resource(id).get()) != null) {
             throw exists(id);
         }
@@ -191,8 +194,33 @@ final class AgentSandboxes implements ClusterSandboxes {
     public boolean ownPodRunning(String sandboxId) {
         Pod pod = call("read the pod of " + sandboxId, () -> pod(sandboxId).get());
         boolean running = pod != null && ours(pod) && PodStart.running(pod);
-        if (running) route(sandboxId, pod);
+        if (running) {
+            route(sandboxId, pod);
+            claimEgress(sandboxId, pod);
+        }
         return running;
+    }
+
+    /**
+     * A takeover of a running pod: marks this server the holder on the pod, which the relays read, and on the
+     * Sandbox's pod template, so a pod the controller makes again (after the pod's loss) names this server too.
+     */
+    private void claimEgress(String sandboxId, Pod pod) {
+        if (!holders.needsClaim(pod)) return;
+        holders.claim(sandboxId, pod);
+        call("mark this server as the egress holder in the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+            markHolder(s);
+            return s;
+        }));
+    }
+
+    /** Names this server the egress holder in the Sandbox's pod template (the controller copies its annotations to the pod). */
+    private void markHolder(AgentSandbox sandbox) {
+        Pod template = templatePod(sandbox);
+        holders.mark(template);
+        String holder = annotations(template).get(EgressHolders.ANNOTATION);
+        if (holder != null) sandbox.getSpec().podTemplate.metadata.annotations.put(EgressHolders.ANNOTATION, holder);
+        else sandbox.getSpec().podTemplate.metadata.annotations.remove(EgressHolders.ANNOTATION);
     }
 
     @Override
@@ -213,6 +241,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         }
         AgentSandbox resumed = call("resume the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
             objects.readdress(templatePod(s), sandboxId);
+            markHolder(s);
             s.getSpec().replicas = 1;
             return s;
         }));
@@ -223,6 +252,7 @@ final class AgentSandboxes implements ClusterSandboxes {
     @Override
     public void release(String sandboxId) {
         if (gateway != null) gateway.unroute(sandboxId);
+        holders.forget(sandboxId);
         AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
         if (current != null && ours(current)) {
             call("end the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {

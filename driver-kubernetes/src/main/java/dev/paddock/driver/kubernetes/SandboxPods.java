@@ -13,14 +13,12 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.HttpURLConnection;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,10 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SandboxPods implements ClusterSandboxes {
     static final String ANNOTATION_POD = "paddock.dev/pod";
-    /** On a pod with egress: host:port of the gateway of the server holding its proxy listener (other servers relay there). */
-    static final String ANNOTATION_EGRESS_HOLDER = "paddock.dev/egress-holder";
-    private static final long HOLDER_CACHE_NANOS = 5_000_000_000L;
-    private static final int HOLDER_CACHE_MAX = 4096;
     private static final Logger LOG = LoggerFactory.getLogger(SandboxPods.class);
 
     private final KubernetesClient client;
@@ -43,19 +37,14 @@ final class SandboxPods implements ClusterSandboxes {
     private final SandboxObjects objects;
     /** Null where sandbox pods have no way to the egress proxy. */
     private final EgressGateway gateway;
-    /** This server's gateway as other servers reach it; null without a gateway. */
-    private final String advertised;
-    private record Known(EgressGateway.Holder holder, long until) {}
-    private final Map<String, Known> holders = new ConcurrentHashMap<>();
+    private final EgressHolders holders;
 
     SandboxPods(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
         this.client = client;
         this.config = config;
         this.gateway = gateway;
         this.objects = new SandboxObjects(config, gateway == null ? -1 : gateway.port());
-        PodEgress e = config.egress();
-        this.advertised = gateway == null || e == null ? null : e.advertiseHost() + ":" + (e.advertisePort() == 0 ? gateway.port() : e.advertisePort());
-        if (advertised != null) gateway.holders(this::holder);
+        this.holders = new EgressHolders(client, config, gateway);
     }
 
     @Override
@@ -110,7 +99,7 @@ final class SandboxPods implements ClusterSandboxes {
 
     private void startPod(String id, Pod pod) {
         route(id, pod);
-        if (advertised != null && SandboxObjects.proxyToken(pod) != null) pod.getMetadata().getAnnotations().put(ANNOTATION_EGRESS_HOLDER, advertised);
+        holders.mark(pod);
         call("create the pod of " + id, () -> client.pods().inNamespace(config.namespace()).resource(pod).create());
         PodStart.await(pod(id), id, config.startTimeout());
     }
@@ -150,49 +139,9 @@ final class SandboxPods implements ClusterSandboxes {
         boolean running = pod != null && ours(pod) && PodStart.running(pod);
         if (running) {
             route(sandboxId, pod);
-            claimEgress(sandboxId, pod);
+            holders.claim(sandboxId, pod);
         }
         return running;
-    }
-
-    /**
-     * Marks this server as the holder of a re-attached pod's proxy listener, so other servers relay its connections
-     * here: a pod keeps dialing the same address (the Service) whichever server holds it.
-     */
-    private void claimEgress(String sandboxId, Pod pod) {
-        if (advertised == null || SandboxObjects.proxyToken(pod) == null || advertised.equals(annotations(pod).get(ANNOTATION_EGRESS_HOLDER))) return;
-        call("mark this server as the egress holder of " + sandboxId, () -> pod(sandboxId).edit(p -> {
-            p.getMetadata().getAnnotations().put(ANNOTATION_EGRESS_HOLDER, advertised);
-            return p;
-        }));
-        holders.remove(sandboxId);
-    }
-
-    /**
-     * The other server holding a sandbox's proxy listener, from its pod (this installation's, with egress), for the
-     * gateway's relay; null when there is none or it is this server. Kept a few seconds: a sandbox's connections come
-     * in bursts, and each would be an API call.
-     */
-    private EgressGateway.Holder holder(String sandboxId, boolean fresh) {
-        if (!ObjectNames.isSandboxId(sandboxId)) return null;
-        long now = System.nanoTime();
-        Known known = holders.get(sandboxId);
-        if (!fresh && known != null && known.until() - now > 0) return known.holder();
-        Pod pod = call("read the pod of " + sandboxId, () -> pod(sandboxId).get());
-        String token = pod == null || !ours(pod) ? null : SandboxObjects.proxyToken(pod);
-        String at = token == null ? null : annotations(pod).get(ANNOTATION_EGRESS_HOLDER);
-        EgressGateway.Holder holder = null;
-        if (at != null && !at.equals(advertised)) {
-            try {
-                PodEgress.HostPort hp = PodEgress.hostPort(ANNOTATION_EGRESS_HOLDER, at);
-                holder = new EgressGateway.Holder(token.getBytes(StandardCharsets.US_ASCII), hp.host(), hp.port());
-            } catch (IllegalArgumentException malformed) {
-                LOG.warn("the pod of sandbox {} names no usable egress holder ({})", sandboxId, malformed.getMessage());
-            }
-        }
-        if (holders.size() >= HOLDER_CACHE_MAX) holders.clear();
-        holders.put(sandboxId, new Known(holder, now + HOLDER_CACHE_NANOS));
-        return holder;
     }
 
     @Override
@@ -218,7 +167,7 @@ final class SandboxPods implements ClusterSandboxes {
     @Override
     public void release(String sandboxId) {
         if (gateway != null) gateway.unroute(sandboxId);
-        holders.remove(sandboxId);
+        holders.forget(sandboxId);
         deletePod(sandboxId);
         call("delete the network policy of " + sandboxId, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
                 .withName(ObjectNames.networkPolicy(sandboxId)).delete());

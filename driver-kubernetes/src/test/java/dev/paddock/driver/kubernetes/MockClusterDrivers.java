@@ -1,5 +1,7 @@
 package dev.paddock.driver.kubernetes;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
@@ -8,7 +10,13 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
+import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -50,6 +58,54 @@ public final class MockClusterDrivers {
         } catch (RuntimeException e) {
             release(dataDir);
             throw e;
+        }
+    }
+
+    /**
+     * Proves the port fact {@code agent_sandbox_crds} whichever fixture runs the kit (on a cluster of its own in
+     * {@code dir}, serving agent-sandbox through {@link FakeAgentSandboxController}): a driver with
+     * {@code kubernetes_agent_sandbox=true} makes the sandbox a {@code Sandbox} object whose controller makes the pod
+     * that runs it and the workspace claim, both owned by the Sandbox and no claim of the driver's own; suspend is
+     * {@code replicas: 0} (the pod goes, the claim stays), resume makes a new pod on the same claim with the files
+     * still there, and a purge removes the Sandbox and its claim.
+     */
+    public static void proveAgentSandboxObjects(Path dir) throws Exception {
+        try (MockCluster cluster = new MockCluster(dir.resolve("agent-sandbox-proof"), true);
+             KubernetesDriver driver = cluster.driver("agent-sandbox-proof", AgentSandboxMode.ON);
+             KubernetesClient api = cluster.client()) {
+            assertThat(driver.agentSandboxServed()).as("the driver makes Sandbox objects on a cluster serving them").isTrue();
+            String id = "sbx_agent_sandbox_proof";
+            String name = ObjectNames.pod(id);
+            Sandbox sandbox = driver.create(SandboxSpec.defaults(id, "tenant_conformance"), new Fence("host-conformance", 1));
+            AgentSandbox object = api.resources(AgentSandbox.class).inNamespace(MockCluster.NAMESPACE).withName(name).get();
+            assertThat(object).as("the sandbox's Sandbox object").isNotNull();
+            assertThat(object.getSpec().replicas).isEqualTo(1);
+            Pod pod = api.pods().inNamespace(MockCluster.NAMESPACE).withName(name).get();
+            assertThat(pod.getMetadata().getOwnerReferences()).as("the pod is the Sandbox's").anySatisfy(r -> {
+                assertThat(r.getKind()).isEqualTo("Sandbox");
+                assertThat(r.getUid()).isEqualTo(object.getMetadata().getUid());
+            });
+            assertThat(api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).withName(AgentSandboxes.claim(id)).get())
+                    .as("the controller's workspace claim").isNotNull();
+            assertThat(api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.claim(id)).get())
+                    .as("a claim of the driver's own, as for plain Pods").isNull();
+            sandbox.workspace().write("kept", new ByteArrayInputStream("kept".getBytes(StandardCharsets.UTF_8)));
+
+            sandbox.suspend();
+            assertThat(api.resources(AgentSandbox.class).inNamespace(MockCluster.NAMESPACE).withName(name).get().getSpec().replicas).isZero();
+            assertThat(api.pods().inNamespace(MockCluster.NAMESPACE).withName(name).get()).as("the pod of a suspended Sandbox").isNull();
+            sandbox.resume();
+            Pod again = api.pods().inNamespace(MockCluster.NAMESPACE).withName(name).get();
+            assertThat(again.getMetadata().getUid()).as("a new pod").isNotEqualTo(pod.getMetadata().getUid());
+            try (InputStream in = sandbox.workspace().read("kept")) {
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("kept");
+            }
+
+            sandbox.terminate(TerminationReason.USER_REQUEST);
+            driver.purge(sandbox.ref());
+            assertThat(api.resources(AgentSandbox.class).inNamespace(MockCluster.NAMESPACE).withName(name).get()).as("the purged Sandbox").isNull();
+            assertThat(api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).withName(AgentSandboxes.claim(id)).get())
+                    .as("the purged Sandbox's claim").isNull();
         }
     }
 

@@ -261,18 +261,38 @@ class PodEgressAgainstMockApiServerTest {
      * Pods dial a Service in front of every server: here the fake kubelet routes them to server B (127.0.0.1), while
      * server A (127.0.0.2, the same port) made the sandbox and holds its proxy listener. B relays the connection to A;
      * when A is lost and server C (127.0.0.3) takes the sandbox over, the same running pod (same address, same
-     * credential) reaches the proxy through B and C.
+     * credential) reaches the proxy through B and C; when C is lost too and server D (127.0.0.4) resumes the sandbox
+     * after a suspend, its new pod reaches the proxy through B and D.
      */
     @Test
     void aPodDialingAnyServerReachesTheOneHoldingItsProxyEvenAfterATakeoverAgainstMockApiServerAndFakeKubelet() throws Exception {
-        int gatewayPort = driver.egressPort();
-        KubernetesDriver holder = replica("127.0.0.2", gatewayPort);
+        relayedThroughTakeoverAndResume(cluster, driver, api, AgentSandboxMode.OFF);
+    }
+
+    /** The same with the sandbox an agent-sandbox Sandbox, whose pod the (fake) controller makes from its template. */
+    @Test
+    void anAgentSandboxPodReachesTheServerHoldingItsProxyEvenAfterATakeoverAgainstMockApiServerAndFakeController() throws Exception {
+        try (MockCluster agentCluster = new MockCluster(dir.resolve("agent-cluster"), true);
+             KubernetesDriver relaying = agentCluster.driverWithEgress("install-a", AgentSandboxMode.ON);
+             KubernetesClient agentApi = agentCluster.client()) {
+            relayedThroughTakeoverAndResume(agentCluster, relaying, agentApi, AgentSandboxMode.ON);
+        }
+    }
+
+    private void relayedThroughTakeoverAndResume(MockCluster cluster, KubernetesDriver relaying, KubernetesClient api, AgentSandboxMode mode)
+            throws Exception {
+        int gatewayPort = relaying.egressPort();
+        String pod = ObjectNames.pod("sbx_relay");
+        SandboxRef ref = new SandboxRef("sbx_relay", KubernetesDriver.ID, pod);
+        KubernetesDriver holder = replica(cluster, "127.0.0.2", gatewayPort, mode);
         KubernetesDriver takeover = null;
+        KubernetesDriver resumer = null;
         try {
+            assertThat(holder.agentSandboxServed()).isEqualTo(mode == AgentSandboxMode.ON);
             holder.create(spec("sbx_relay", List.of()), KubernetesDriverAgainstMockApiServerTest.FENCE);
-            Pod made = api.pods().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_relay")).get();
-            assertThat(made.getMetadata().getAnnotations()).containsEntry(SandboxPods.ANNOTATION_EGRESS_HOLDER, "127.0.0.2:" + gatewayPort);
-            Sandbox sandbox = holder.attach(new SandboxRef("sbx_relay", KubernetesDriver.ID, ObjectNames.pod("sbx_relay"))).orElseThrow();
+            Pod made = api.pods().inNamespace(MockCluster.NAMESPACE).withName(pod).get();
+            assertThat(made.getMetadata().getAnnotations()).containsEntry(EgressHolders.ANNOTATION, "127.0.0.2:" + gatewayPort);
+            Sandbox sandbox = holder.attach(ref).orElseThrow();
 
             Run relayed = run(sandbox, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/relayed");
             assertThat(relayed.exit()).as(relayed.stderr()).isZero();
@@ -282,27 +302,46 @@ class PodEgressAgainstMockApiServerTest {
             assertThat(forged.stdout()).as("a wrong token is refused by the relaying server").isEqualTo("407");
 
             holder.close(); // its server is lost; the pod keeps running
-            takeover = replica("127.0.0.3", gatewayPort);
-            Sandbox taken = takeover.attach(new SandboxRef("sbx_relay", KubernetesDriver.ID, ObjectNames.pod("sbx_relay"))).orElseThrow();
-            Pod now = api.pods().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_relay")).get();
+            takeover = replica(cluster, "127.0.0.3", gatewayPort, mode);
+            Sandbox taken = takeover.attach(ref).orElseThrow();
+            Pod now = api.pods().inNamespace(MockCluster.NAMESPACE).withName(pod).get();
             assertThat(now.getMetadata().getUid()).as("the same pod, not a new one").isEqualTo(made.getMetadata().getUid());
-            assertThat(now.getMetadata().getAnnotations()).containsEntry(SandboxPods.ANNOTATION_EGRESS_HOLDER, "127.0.0.3:" + gatewayPort);
+            assertThat(now.getMetadata().getAnnotations()).containsEntry(EgressHolders.ANNOTATION, "127.0.0.3:" + gatewayPort);
+            if (mode == AgentSandboxMode.ON) {
+                // a pod the controller makes again from the template names the server that took over, not the lost one
+                AgentSandbox object = api.resources(AgentSandbox.class).inNamespace(MockCluster.NAMESPACE).withName(pod).get();
+                assertThat(object.getSpec().podTemplate.metadata.annotations).containsEntry(EgressHolders.ANNOTATION, "127.0.0.3:" + gatewayPort);
+            }
 
             Run after = run(taken, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/after-takeover");
             assertThat(after.exit()).as(after.stderr()).isZero();
             assertThat(after.stdout()).isEqualTo("upstream saw /after-takeover\n");
-            assertThat(upstreamSaw).extracting(m -> m.get("path")).containsExactly("/relayed", "/after-takeover");
+
+            taken.suspend();
+            takeover.close(); // lost as well, while the sandbox is suspended
+            resumer = replica(cluster, "127.0.0.4", gatewayPort, mode);
+            Sandbox resumed = resumer.attach(ref).orElseThrow();
+            resumed.resume();
+            Pod remade = api.pods().inNamespace(MockCluster.NAMESPACE).withName(pod).get();
+            assertThat(remade.getMetadata().getUid()).as("a new pod").isNotEqualTo(made.getMetadata().getUid());
+            assertThat(remade.getMetadata().getAnnotations()).containsEntry(EgressHolders.ANNOTATION, "127.0.0.4:" + gatewayPort);
+
+            Run afterResume = run(resumed, "curl -sS --max-time 20 http://allowed.test:" + httpPort() + "/after-resume");
+            assertThat(afterResume.exit()).as(afterResume.stderr()).isZero();
+            assertThat(afterResume.stdout()).isEqualTo("upstream saw /after-resume\n");
+            assertThat(upstreamSaw).extracting(m -> m.get("path")).containsExactly("/relayed", "/after-takeover", "/after-resume");
         } finally {
             holder.close();
             if (takeover != null) takeover.close();
+            if (resumer != null) resumer.close();
         }
     }
 
     /** Another server of the installation: its gateway on {@code host} and the port every server listens on. */
-    private KubernetesDriver replica(String host, int gatewayPort) {
+    private static KubernetesDriver replica(MockCluster cluster, String host, int gatewayPort, AgentSandboxMode mode) {
         PodEgress egress = new PodEgress(host, gatewayPort, "127.0.0.1", MockCluster.POD_PROXY_PORT, MockCluster.SERVER_NAMESPACE,
                 MockCluster.SERVER_LABELS, host, 0);
-        return new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(egress));
+        return new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(egress), mode);
     }
 
     @Test

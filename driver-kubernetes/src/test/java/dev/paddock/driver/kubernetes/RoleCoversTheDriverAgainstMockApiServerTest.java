@@ -47,6 +47,10 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
         assertThat(granted).containsAll(pods);
         assertThat(granted).containsAll(agentSandbox);
         assertThat(agentSandbox).contains("agents.x-k8s.io/sandboxes create", "agents.x-k8s.io/sandboxes patch");
+        // each mode ran as itself: Pods never touch Sandbox objects, and in both a takeover marks the pod's egress holder
+        assertThat(pods).noneMatch(g -> g.startsWith("agents.x-k8s.io/"));
+        assertThat(pods).contains("/pods create", "/pods patch");
+        assertThat(agentSandbox).contains("/pods patch").doesNotContain("/pods create");
         // nothing granted that neither mode calls
         assertThat(Stream.concat(pods.stream(), agentSandbox.stream()).toList()).containsAll(granted);
     }
@@ -54,7 +58,7 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
     /** What a sandbox's whole life needs granted, with sandboxes as Pods or (on a cluster serving it) agent-sandbox Sandboxes. */
     private List<String> used(Path dir, boolean agentSandbox) throws Exception {
         try (MockCluster cluster = new MockCluster(dir, agentSandbox);
-             KubernetesDriver driver = cluster.driver("install-a", agentSandbox ? AgentSandboxMode.ON : AgentSandboxMode.OFF)) {
+             KubernetesDriver driver = cluster.driver("install-a", mode(agentSandbox))) {
             Sandbox s = driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_rbac"), KubernetesDriverAgainstMockApiServerTest.FENCE);
             s.exec(ExecRequest.of("true").withStdin(new byte[] {1}), ExecOutput.DISCARD).await();
             s.workspace().write("f", new ByteArrayInputStream(new byte[] {1}));
@@ -66,24 +70,32 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
             s.terminate(TerminationReason.USER_REQUEST);
             driver.destroy(new SandboxRef("sbx_rbac", KubernetesDriver.ID, null));
             driver.purge(s.ref());
-            takeOverASandboxWithEgress(cluster);
+            takeOverASandboxWithEgress(cluster, mode(agentSandbox));
 
             return cluster.kubelet.driverRequests.stream().map(RoleCoversTheDriverAgainstMockApiServerTest::grantNeeded)
                     .filter(g -> g != null).distinct().sorted().toList();
         }
     }
 
-    /** A server makes a sandbox with egress; another takes it over and marks itself the holder of its egress. */
-    private void takeOverASandboxWithEgress(MockCluster cluster) {
+    private static AgentSandboxMode mode(boolean agentSandbox) {
+        return agentSandbox ? AgentSandboxMode.ON : AgentSandboxMode.OFF;
+    }
+
+    /**
+     * A server makes a sandbox with egress; another takes it over and marks itself the holder of its egress (on the
+     * pod, and in agent-sandbox mode on the Sandbox's pod template too).
+     */
+    private void takeOverASandboxWithEgress(MockCluster cluster, AgentSandboxMode mode) {
         NetworkPolicy limited = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("example.com"), false);
         SandboxSpec spec = new SandboxSpec("sbx_rbac_net", "ten_1", null, false, Limits.DEFAULT, Map.of(), limited, List.of(),
                 new EgressAttachment(dir.toString(), "egress.sock", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", Map.of()));
-        try (KubernetesDriver maker = cluster.driverWithEgress("install-a")) {
+        try (KubernetesDriver maker = cluster.driverWithEgress("install-a", mode)) {
             maker.create(spec, KubernetesDriverAgainstMockApiServerTest.FENCE);
         }
         PodEgress elsewhere = new PodEgress("127.0.0.1", 0, "127.0.0.1", MockCluster.POD_PROXY_PORT, MockCluster.SERVER_NAMESPACE,
                 MockCluster.SERVER_LABELS, "127.0.0.9", 0);
-        try (KubernetesDriver takeover = new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(elsewhere))) {
+        try (KubernetesDriver takeover = new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "install-a").withEgress(elsewhere), mode)) {
+            assertThat(takeover.agentSandboxServed()).isEqualTo(mode == AgentSandboxMode.ON);
             takeover.attach(new SandboxRef("sbx_rbac_net", KubernetesDriver.ID, null)).orElseThrow().terminate(TerminationReason.USER_REQUEST);
         }
     }
