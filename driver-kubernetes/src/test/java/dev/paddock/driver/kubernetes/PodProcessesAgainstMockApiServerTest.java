@@ -64,14 +64,14 @@ class PodProcessesAgainstMockApiServerTest extends SandboxOnMockCluster {
 
     @Test
     void aSignalEndsTheProcessAndWhatItStartedAgainstMockApiServer() throws Exception {
-        ProcessInfo p = sandbox.startProcess(ExecRequest.shell("sleep 6081 & sleep 6082"));
-        await().atMost(PATIENCE).until(() -> hostProcesses("sleep 608[12]") == 2);
+        ProcessInfo p = sandbox.startProcess(ExecRequest.shell("sleep " + (RUN + 81) + " & sleep " + (RUN + 82)));
+        await().atMost(PATIENCE).until(() -> hostProcesses("sleep (" + (RUN + 81) + "|" + (RUN + 82) + ")") == 2);
 
         sandbox.signalProcess(p.pid(), 15);
 
         await().atMost(PATIENCE).until(() -> !sandbox.processes().getFirst().running());
         assertThat(sandbox.processes().getFirst().exitCode()).isEqualTo(128 + 15);
-        await().atMost(PATIENCE).until(() -> hostProcesses("sleep 608[12]") == 0);
+        await().atMost(PATIENCE).until(() -> hostProcesses("sleep (" + (RUN + 81) + "|" + (RUN + 82) + ")") == 0);
     }
 
     @Test
@@ -105,18 +105,18 @@ class PodProcessesAgainstMockApiServerTest extends SandboxOnMockCluster {
 
     @Test
     void terminateAndSuspendEndBackgroundProcessesAgainstMockApiServer() throws Exception {
-        sandbox.startProcess(ExecRequest.shell("sleep 6101"));
-        await().atMost(PATIENCE).until(() -> hostProcesses("sleep 6101") == 1);
+        sandbox.startProcess(ExecRequest.shell("sleep " + (RUN + 101)));
+        await().atMost(PATIENCE).until(() -> hostProcesses("sleep " + (RUN + 101)) == 1);
 
         sandbox.suspend();
-        await().atMost(PATIENCE).until(() -> hostProcesses("sleep 6101") == 0);
+        await().atMost(PATIENCE).until(() -> hostProcesses("sleep " + (RUN + 101)) == 0);
         sandbox.resume();
         assertThat(sandbox.processes()).as("the pod's process table went with the pod").isEmpty();
 
-        sandbox.startProcess(ExecRequest.shell("sleep 6102"));
-        await().atMost(PATIENCE).until(() -> hostProcesses("sleep 6102") == 1);
+        sandbox.startProcess(ExecRequest.shell("sleep " + (RUN + 102)));
+        await().atMost(PATIENCE).until(() -> hostProcesses("sleep " + (RUN + 102)) == 1);
         sandbox.terminate(TerminationReason.USER_REQUEST);
-        await().atMost(PATIENCE).until(() -> hostProcesses("sleep 6102") == 0);
+        await().atMost(PATIENCE).until(() -> hostProcesses("sleep " + (RUN + 102)) == 0);
     }
 
     private String logs(long pid, long offset) {
@@ -124,6 +124,9 @@ class PodProcessesAgainstMockApiServerTest extends SandboxOnMockCluster {
     }
 
     /** How many processes on the host have a command line matching {@code regex} (the pods share its pid namespace). */
+    /** Sleep lengths of this run only: processes are counted host-wide, and another copy of the suite may run beside. */
+    private static final long RUN = 100_000 + java.util.concurrent.ThreadLocalRandom.current().nextLong(800_000) * 1000;
+
     private static long hostProcesses(String regex) {
         return ProcessHandle.allProcesses().filter(h -> {
             try {
