@@ -31,20 +31,34 @@ final class SessionEnding {
 
     /** The session's row once it is terminated (as it was, when it already was). */
     Resource end(Session r) {
-        work.stopForSession(r.id());
-        sandboxes.release(current(r).orElse(r));
+        return end(r, null);
+    }
+
+    /**
+     * As {@link #end(Session)}, by the session's loop running as {@code ownerId} (null: a server alone): only while
+     * it owns the session ({@link dev.paddock.core.agents.SessionMovedException} otherwise, and nothing is ended).
+     */
+    Resource end(Session r, String ownerId) {
+        if (ownerId == null) release(r);
         if (r.terminated()) return r.row();
         for (int attempt = 0; ; attempt++) {
             Session cur = current(r).orElseThrow(() -> PaddockException.notFound("session", r.id()));
             if (cur.terminated()) return cur.row();
             try {
-                Resource out = store.update(cur.withStatus(Session.TERMINATED, clock.instant()).row());
-                events.append(r.id(), r.tenantId(), SessionEventType.SESSION_STATUS_TERMINATED, Map.of());
+                Resource row = cur.withStatus(Session.TERMINATED, clock.instant()).row();
+                Resource out = ownerId == null ? store.update(row) : store.updateAsOwner(ownerId, row);
+                events.append(ownerId, null, r.id(), r.tenantId(), SessionEventType.SESSION_STATUS_TERMINATED, Map.of());
+                if (ownerId != null) release(r); // its owner's loop: the session is its own until the update above
                 return out;
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code()) || attempt > 10) throw e;
             }
         }
+    }
+
+    private void release(Session r) {
+        work.stopForSession(r.id());
+        sandboxes.release(current(r).orElse(r));
     }
 
     private Optional<Session> current(Session s) {

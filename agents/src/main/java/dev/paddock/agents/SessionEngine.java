@@ -101,8 +101,10 @@ public final class SessionEngine implements AutoCloseable {
         volatile Future<?> step;
         /** The session's MCP servers, as this turn offers them; null before the first turn. */
         volatile SessionMcp mcp;
-        /** The owner id this node runs the session as, which fences its appends; null for a server alone. */
+        /** The owner id this node runs the session as, which fences its writes; null for a server alone. */
         volatile String owner;
+        /** Set when another node took the session over, or it ended there: the loop writes nothing more. */
+        volatile boolean gone;
 
         Run(String tenantId, String sessionId) {
             this.tenantId = tenantId;
@@ -147,8 +149,13 @@ public final class SessionEngine implements AutoCloseable {
      */
     public void interrupt(String tenantId, String sessionId) {
         SessionOwnership owners = ownership;
-        // on a cluster only the owner's loop can be interrupted (writes to a session are forwarded to its owner)
-        if (owners != null && owners.claim(sessionId).isEmpty()) return;
+        // on a cluster only the owner's loop can be interrupted: another node asks the owner to, through the store
+        if (owners != null && owners.claim(sessionId, true).isEmpty()) return;
+        interruptHere(tenantId, sessionId);
+    }
+
+    /** Interrupts the session's loop on this node, which owns it (directly, or asked to by another node). */
+    void interruptHere(String tenantId, String sessionId) {
         Run run = run(tenantId, sessionId);
         run.interrupted.set(true);
         cancelStep(run);
@@ -167,6 +174,31 @@ public final class SessionEngine implements AutoCloseable {
             run.interrupted.set(true);
             cancelStep(run);
         }
+    }
+
+    /** The sessions whose loops run on this node now, each with the owner id it runs as. */
+    Map<String, String> runningOwners() {
+        Map<String, String> out = new LinkedHashMap<>();
+        runs.forEach((id, run) -> {
+            String owner = run.owner;
+            synchronized (run) {
+                if (run.running && owner != null) out.put(id, owner);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Stops the session's loop here at once, if it still runs as {@code owner}: another node took the session over, or
+     * it was archived or deleted there. Its model request or tool call under way is cancelled and it writes nothing
+     * more; a session that ended gets its sandbox released here, where it runs.
+     */
+    void stopHere(String sessionId, String owner, Session ended) {
+        Run run = runs.get(sessionId);
+        if (run == null || !owner.equals(run.owner)) return;
+        run.gone = true;
+        forget(sessionId);
+        if (ended != null) sandboxes.release(ended);
     }
 
     /** How many sessions have loop state here (for tests: it must not outlive the sessions). */
@@ -228,8 +260,11 @@ public final class SessionEngine implements AutoCloseable {
         if (history.read(h -> h.endsWith(SessionEventType.SESSION_STATUS_IDLE))) {
             return; // the session stopped after its last input (e.g. at the turn limit): only new input moves it
         }
+        boolean resumed = history.read(History::rescheduled);
+        if (resumed) settleCutOff(run, agent, env);
         if (history.read(h -> h.pending().isEmpty() && !h.modelToMove())) {
             run.interrupted.set(false);
+            if (resumed) idle(run, StopReason.END_TURN); // the lost node had recorded the turn's end, not yet its idle
             return;
         }
         setStatus(run, Session.RUNNING);
@@ -290,7 +325,7 @@ public final class SessionEngine implements AutoCloseable {
                 } else {
                     ToolResult r;
                     try {
-                        r = interruptibly(run, "tool", () -> sandboxes.run(session, env, use.name(), use.input()));
+                        r = interruptibly(run, "tool", () -> sandboxes.run(session, env, use.name(), use.input(), run.owner));
                     } catch (ResourcePlacement.Failure f) {
                         resourceFailed(run, use.eventId(), f);
                         return;
@@ -317,6 +352,32 @@ public final class SessionEngine implements AutoCloseable {
             if (!callModel(run, session, agent, history.read(History::messages))) return;
         }
     }
+
+    /**
+     * A turn cut off by its node's loss goes on here: the model request that node had under way ends as an error (its
+     * answer never came), and the first tool call that node would have run itself and left without a result is
+     * answered as lost rather than run again, since it may have run in part or in full: the model decides what to do
+     * about it. Tool calls after it had not started (calls run one at a time, in order) and run as usual; a
+     * self-hosted worker's calls are not the node's and stay open for the worker's result.
+     */
+    private void settleCutOff(Run run, SessionAgent agent, Environment env) {
+        String open = run.history.read(History::openModelRequest);
+        if (open != null) append(run, SessionEventType.SPAN_MODEL_REQUEST_END, AgentEvents.modelRequestEnd(open, true, ModelUsage.NONE));
+        for (History.PendingUse use : run.history.read(History::pending)) {
+            boolean mcpCall = McpToolNames.isQualified(use.name());
+            if (use.custom() || (env.selfHosted() && !mcpCall)) continue;
+            History.Confirmation verdict = run.history.read(h -> h.confirmation(use.eventId()));
+            if (verdict == null ? agent.asksFirst(use.name()) : verdict.denied()) continue; // the node never ran it
+            if (mcpCall) mcpResult(run, use.eventId(), McpCallResult.error(LOST_CALL));
+            else toolResult(run, use.eventId(), LOST_CALL, true);
+            return;
+        }
+    }
+
+    /** What a tool call cut off by its node's loss answers. */
+    static final String LOST_CALL = "this tool call was under way on a Paddock node that was lost before it finished: it may have run "
+            + "in part or in full, and it was not run again. Its sandbox may be a new one (a fresh workspace, or the last checkpoint's): "
+            + "check what it changed before relying on it";
 
     /** Stops the session before a model request its budget or limits do not allow; true when it did. */
     private boolean budgetReached(Run run) {
@@ -404,6 +465,7 @@ public final class SessionEngine implements AutoCloseable {
         int texts = 0;
         for (Block block : t.blocks()) {
             switch (block) {
+                case Block.Text text when run.gone -> throw new SessionMovedException(run.sessionId, run.owner);
                 case Block.Text text -> events.append(run.owner, previews.messageId(texts++), run.sessionId, run.tenantId, SessionEventType.AGENT_MESSAGE,
                         AgentEvents.message(text.text()));
                 case Block.ToolUse use when McpToolNames.isQualified(use.name()) -> append(run, SessionEventType.AGENT_MCP_TOOL_USE, mcpToolUse(run, agent, use));
@@ -554,10 +616,11 @@ public final class SessionEngine implements AutoCloseable {
         append(run, SessionEventType.SESSION_ERROR, AgentEvents.error(type, message, AgentEvents.TERMINAL));
         save(run, null, UnaryOperator.identity());
         forget(run.sessionId);
-        ending.end(session);
+        ending.end(session, run.owner);
     }
 
     private SessionEvent append(Run run, SessionEventType type, Map<String, Object> body) {
+        if (run.gone) throw new SessionMovedException(run.sessionId, run.owner);
         return events.append(run.owner, null, run.sessionId, run.tenantId, type, body);
     }
 
@@ -576,6 +639,7 @@ public final class SessionEngine implements AutoCloseable {
         boolean runs = status == null ? run.activeSince != 0 : Session.RUNNING.equals(status);
         run.activeSince = runs ? now : 0;
         for (int attempt = 0; attempt < 10; attempt++) {
+            if (run.gone) throw new SessionMovedException(run.sessionId, run.owner);
             Session s = session(run);
             if (s == null || s.terminated()) return null;
             Session next = status == null ? s : s.withStatus(status, clock.instant());
@@ -584,7 +648,9 @@ public final class SessionEngine implements AutoCloseable {
             body.put("usage", usage.toStored());
             body.put("stats", usage.statsToWire(null, null));
             try {
-                return new Session(store.update(next.row().withBody(body, clock.instant())));
+                Resource row = next.row().withBody(body, clock.instant());
+                // the owner check is in the same statement: a node that lost the session overwrites nothing of its new owner's
+                return new Session(run.owner == null ? store.update(row) : store.updateAsOwner(run.owner, row));
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }

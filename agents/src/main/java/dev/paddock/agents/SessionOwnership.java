@@ -61,6 +61,11 @@ final class SessionOwnership implements AutoCloseable {
      * node owns it (it was asked to go round) or the session is gone.
      */
     Optional<String> claim(String sessionId) {
+        return claim(sessionId, false);
+    }
+
+    /** As {@link #claim(String)}; with {@code interrupt} a live owner elsewhere is asked to stop its turn under way too. */
+    Optional<String> claim(String sessionId, boolean interrupt) {
         for (int attempt = 0; attempt < 5; attempt++) {
             String me = cluster.selfOwner();
             Optional<Owned> found = owners.find(sessionId);
@@ -68,7 +73,7 @@ final class SessionOwnership implements AutoCloseable {
             String owner = found.get().ownerId();
             if (me.equals(owner)) return Optional.of(me);
             if (owner != null && cluster.live(owner)) {
-                if (owners.requestWake(sessionId, owner)) return Optional.empty();
+                if (owners.requestWake(sessionId, owner, interrupt)) return Optional.empty();
                 continue; // the owner changed meanwhile
             }
             if (owners.claim(sessionId, owner, me, false)) return Optional.of(me);
@@ -144,8 +149,12 @@ final class SessionOwnership implements AutoCloseable {
         try {
             String me = cluster.selfOwner();
             for (Owned o : owners.wakesFor(me)) {
-                if (owners.takeWake(o.sessionId(), me)) engine.wake(o.tenantId(), o.sessionId());
+                if (!owners.takeWake(o.sessionId(), me, o.interruptRequested())) continue;
+                // an interrupt sent to another node takes effect as one sent here: the step under way is cancelled
+                if (o.interruptRequested()) engine.interruptHere(o.tenantId(), o.sessionId());
+                else engine.wake(o.tenantId(), o.sessionId());
             }
+            stopLost(engine);
             // an earlier process of this node (restarted within its lease, or rejoined) owned these: its turns go on here
             for (Owned o : owners.ownedOnNode(nodeOf(me))) {
                 if (o.ownerId() == null || o.ownerId().equals(me) || cluster.live(o.ownerId())) continue;
@@ -156,6 +165,22 @@ final class SessionOwnership implements AutoCloseable {
         } catch (RuntimeException e) {
             log.debug("looking for session wakes failed: {}", e.toString());
         }
+    }
+
+    /**
+     * Stops the loops running here whose session this node no longer owns (a survivor took it over while this node
+     * was cut off or paused) or that ended on another node (archived, deleted), so their model request or tool call
+     * under way stops within a poll rather than running on unseen.
+     */
+    private void stopLost(SessionEngine engine) {
+        engine.runningOwners().forEach((sessionId, owner) -> {
+            Optional<Owned> now = owners.find(sessionId);
+            boolean ended = now.isPresent() && Session.TERMINATED.equals(now.get().status());
+            if (now.isPresent() && owner.equals(now.get().ownerId()) && !ended) return;
+            log.info("session {} is {} here: its loop stops", sessionId, ended ? "ended" : "no longer run");
+            Session session = ended ? resources.find(Resource.SESSION, now.get().tenantId(), sessionId).map(Session::new).orElse(null) : null;
+            engine.stopHere(sessionId, owner, session);
+        });
     }
 
     private static boolean inFlight(String status) {

@@ -4,6 +4,7 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.Session;
 import dev.paddock.core.agents.ResourceStore;
+import dev.paddock.core.agents.SessionMovedException;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.store.SandboxRecord;
@@ -50,11 +51,20 @@ public final class SessionSandboxes {
     }
 
     public ToolResult run(Session session, Environment env, String tool, Map<String, Object> input) {
+        return run(session, env, tool, input, null);
+    }
+
+    /**
+     * Runs a tool call for the session's loop running as {@code ownerId} (null: a server alone): a sandbox it makes is
+     * recorded on the session only while it still owns the session ({@link SessionMovedException} otherwise, the
+     * sandbox deleted again).
+     */
+    ToolResult run(Session session, Environment env, String tool, Map<String, Object> input, String ownerId) {
         Principal owner = owner(session);
         awaitRestore(owner, find(session.tenantId(), session.id()).orElse(session).sandboxId()); // not under the lock below
         // a first install can take minutes: it runs before, not under, the lock that makes session sandboxes
         if (!isLive(owner, session.sandboxId())) packages.prepare(owner, env.packages());
-        Made made = ensureSandbox(session, env, owner);
+        Made made = ensureSandbox(session, env, owner, ownerId);
         // a clone can take minutes too: the resources are laid after, not under, that lock, before the first tool call
         if (made.fresh()) placeResources(session, env, owner, made.sandboxId());
         return new AgentToolset(host, owner, made.sandboxId()).execute(tool, input);
@@ -119,7 +129,7 @@ public final class SessionSandboxes {
         }
     }
 
-    private synchronized Made ensureSandbox(Session session, Environment env, Principal owner) {
+    private synchronized Made ensureSandbox(Session session, Environment env, Principal owner, String ownerId) {
         Session current = find(session.tenantId(), session.id()).orElse(session);
         if (current.sandboxId() != null && isLive(owner, current.sandboxId())) return new Made(current.sandboxId(), false);
         String driver = env.sandboxFree() ? config.sandboxFreeDriver() : env.driver();
@@ -137,8 +147,13 @@ public final class SessionSandboxes {
         for (int attempt = 0; attempt < 5; attempt++) {
             Session latest = find(session.tenantId(), session.id()).orElseThrow();
             try {
-                store.update(latest.withSandbox(created.id()).row());
+                Resource row = latest.withSandbox(created.id()).row();
+                if (ownerId == null) store.update(row);
+                else store.updateAsOwner(ownerId, row);
                 break;
+            } catch (SessionMovedException e) {
+                host.delete(owner, created.id()); // the session's new owner makes its own
+                throw e;
             } catch (PaddockException e) {
                 if (!"concurrent_update".equals(e.code())) throw e;
             }

@@ -10,6 +10,7 @@ import dev.paddock.driver.subprocess.SubprocessDriver;
 import dev.paddock.host.HostConfig;
 import dev.paddock.host.RuntimeHost;
 import dev.paddock.store.JdbcStore;
+import dev.paddock.store.testing.TestPostgres;
 import dev.paddock.toolset.AgentToolset;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -37,8 +39,17 @@ final class AgentsFixture implements AutoCloseable {
 
     /** As above, with settings changed by {@code tune} (a small retry budget, say). */
     AgentsFixture(ScriptedModel model, UnaryOperator<AgentsConfig> tune) throws IOException {
+        this(model, tune, dir -> JdbcStore.openSqlite(dir.resolve("paddock.db")));
+    }
+
+    /** As above, on a fresh PostgreSQL database ({@link TestPostgres}; skipped where none is configured). */
+    static AgentsFixture onPostgres(ScriptedModel model) throws IOException {
+        return new AgentsFixture(model, UnaryOperator.identity(), dir -> JdbcStore.open(TestPostgres.freshDatabase(), Clock.systemUTC()));
+    }
+
+    private AgentsFixture(ScriptedModel model, UnaryOperator<AgentsConfig> tune, Function<Path, JdbcStore> open) throws IOException {
         dataDir = Files.createTempDirectory("paddock-agents-test");
-        store = JdbcStore.openSqlite(dataDir.resolve("paddock.db"));
+        store = open.apply(dataDir);
         host = new RuntimeHost(HostConfig.defaults(dataDir).withDefaultDriver("subprocess"), store,
                 List.of(new SubprocessDriver(dataDir)), Clock.systemUTC());
         host.start();

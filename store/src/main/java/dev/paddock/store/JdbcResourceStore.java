@@ -5,12 +5,14 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceFilter;
 import dev.paddock.core.agents.ResourceStore;
+import dev.paddock.core.agents.SessionMovedException;
 import dev.paddock.core.store.Page;
 import dev.paddock.core.store.PageRequest;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
@@ -55,16 +57,29 @@ final class JdbcResourceStore implements ResourceStore {
 
     @Override
     public Resource update(Resource r) {
+        return update(r, null);
+    }
+
+    @Override
+    public Resource updateAsOwner(String ownerId, Resource r) {
+        Require.present(ownerId, "owner id");
+        return update(r, ownerId);
+    }
+
+    private Resource update(Resource r, String ownerId) {
         String json = Json.write(r.body(), "resource_body", ErrorCode.INVALID_RESOURCE_BODY);
         return db.write("resources.update", c -> {
             requireUniqueKeyFree(c, r);
+            List<Object> params = new ArrayList<>(Arrays.asList(r.uniqueKey(), r.state(), r.parentId(), r.refId(), r.aux(), r.version(),
+                    r.revision() + 1, Columns.micros(r.updatedAt()), Columns.microsOrNull(r.archivedAt()), json, r.kind(), r.tenantId(), r.id(),
+                    r.revision()));
+            if (ownerId != null) params.add(ownerId);
             int n = Sql.update(c, "UPDATE ma_resources SET unique_key = ?, state = ?, parent_id = ?, ref_id = ?, aux = ?, "
                             + "version = ?, revision = ?, updated_at = ?, archived_at = ?, body_json = ? "
-                            + "WHERE kind = ? AND tenant_id = ? AND id = ? AND revision = ?",
-                    r.uniqueKey(), r.state(), r.parentId(), r.refId(), r.aux(), r.version(), r.revision() + 1,
-                    Columns.micros(r.updatedAt()), Columns.microsOrNull(r.archivedAt()), json,
-                    r.kind(), r.tenantId(), r.id(), r.revision());
+                            + "WHERE kind = ? AND tenant_id = ? AND id = ? AND revision = ?" + (ownerId == null ? "" : " AND owner_id = ?"),
+                    params.toArray());
             if (n == 0) {
+                if (ownerId != null && !JdbcSessionOwners.owns(c, r.id(), ownerId)) throw new SessionMovedException(r.id(), ownerId);
                 if (!Sql.queryOne(c, "SELECT 1 FROM ma_resources WHERE kind = ? AND tenant_id = ? AND id = ?", rs -> true,
                         r.kind(), r.tenantId(), r.id()).isPresent()) {
                     throw PaddockException.notFound(r.kind(), r.id());

@@ -11,11 +11,15 @@ import java.util.Optional;
 /**
  * Session owners in the {@code owner_id}, {@code owner_node} and {@code wake_requested} columns of a session's
  * {@code ma_resources} row (schema version 8). They are written apart from the session's document and its revision,
- * so a claim never collides with a status or usage update. A claim takes the session's append lock, as an owner's
+ * so a claim never collides with a status or usage update (the owner's own updates check the owner in the same
+ * statement: {@link JdbcResourceStore#updateAsOwner}). {@code wake_requested} is 0 (none), {@value #WAKE} (go round)
+ * or {@value #WAKE_INTERRUPT} (an interrupt: stop the turn under way, then go round). A claim takes the session's append lock, as an owner's
  * append does ({@link JdbcSessionEventStore#appendAsOwner}).
  */
 final class JdbcSessionOwners implements SessionOwners {
     private static final String COLUMNS = "id, tenant_id, owner_id, state, wake_requested";
+    static final int WAKE = 1;
+    static final int WAKE_INTERRUPT = 2;
     private final Database db;
 
     JdbcSessionOwners(Database db) {
@@ -42,22 +46,24 @@ final class JdbcSessionOwners implements SessionOwners {
     }
 
     @Override
-    public boolean requestWake(String sessionId, String ownerId) {
+    public boolean requestWake(String sessionId, String ownerId, boolean interrupt) {
+        int level = interrupt ? WAKE_INTERRUPT : WAKE;
         return db.write("session_owners.request_wake", c -> Sql.update(c,
-                "UPDATE ma_resources SET wake_requested = 1 WHERE kind = ? AND id = ? AND owner_id = ?", Resource.SESSION, sessionId, ownerId) == 1);
+                "UPDATE ma_resources SET wake_requested = CASE WHEN wake_requested > ? THEN wake_requested ELSE ? END "
+                        + "WHERE kind = ? AND id = ? AND owner_id = ?", level, level, Resource.SESSION, sessionId, ownerId) == 1);
     }
 
     @Override
-    public boolean takeWake(String sessionId, String ownerId) {
+    public boolean takeWake(String sessionId, String ownerId, boolean interrupt) {
         return db.write("session_owners.take_wake", c -> Sql.update(c,
-                "UPDATE ma_resources SET wake_requested = 0 WHERE kind = ? AND id = ? AND owner_id = ? AND wake_requested = 1",
-                Resource.SESSION, sessionId, ownerId) == 1);
+                "UPDATE ma_resources SET wake_requested = 0 WHERE kind = ? AND id = ? AND owner_id = ? AND wake_requested = ?",
+                Resource.SESSION, sessionId, ownerId, interrupt ? WAKE_INTERRUPT : WAKE) == 1);
     }
 
     @Override
     public List<Owned> wakesFor(String ownerId) {
         return db.read("session_owners.wakes", c -> Sql.query(c,
-                "SELECT " + COLUMNS + " FROM ma_resources WHERE owner_node = ? AND owner_id = ? AND wake_requested = 1 AND kind = ?",
+                "SELECT " + COLUMNS + " FROM ma_resources WHERE owner_node = ? AND owner_id = ? AND wake_requested <> 0 AND kind = ?",
                 JdbcSessionOwners::map, nodeOf(ownerId), ownerId, Resource.SESSION));
     }
 
@@ -81,7 +87,8 @@ final class JdbcSessionOwners implements SessionOwners {
     }
 
     private static Owned map(ResultSet rs) throws SQLException {
-        return new Owned(rs.getString("id"), rs.getString("tenant_id"), rs.getString("owner_id"), rs.getString("state"),
-                rs.getLong("wake_requested") != 0);
+        long wake = rs.getLong("wake_requested");
+        return new Owned(rs.getString("id"), rs.getString("tenant_id"), rs.getString("owner_id"), rs.getString("state"), wake != 0,
+                wake >= WAKE_INTERRUPT);
     }
 }

@@ -36,6 +36,10 @@ public final class History {
     private final Map<String, Confirmation> confirmations = new HashMap<>();
     private long seq;
     private String lastType;
+    /** The last {@code session.status_*} event's type; null before the first. */
+    private SessionEventType lastStatus;
+    /** The id of the {@code span.model_request_start} that has no end yet; null when none is open. */
+    private String openModelRequest;
 
     public History() {}
 
@@ -72,6 +76,9 @@ public final class History {
             case AGENT_MCP_TOOL_RESULT -> result(String.valueOf(b.get("mcp_tool_use_id")), b);
             case AGENT_TOOL_RESULT, USER_TOOL_RESULT -> result(String.valueOf(b.get("tool_use_id")), b);
             case USER_CUSTOM_TOOL_RESULT -> result(String.valueOf(b.get("custom_tool_use_id")), b);
+            case SESSION_STATUS_RUNNING, SESSION_STATUS_RESCHEDULED, SESSION_STATUS_IDLE, SESSION_STATUS_TERMINATED -> lastStatus = type;
+            case SPAN_MODEL_REQUEST_START -> openModelRequest = e.id();
+            case SPAN_MODEL_REQUEST_END -> openModelRequest = null;
             case USER_TOOL_CONFIRMATION -> confirmations.put(String.valueOf(b.get("tool_use_id")),
                     new Confirmation(String.valueOf(b.get("result")), b.get("deny_message") instanceof String why ? why : null));
             default -> { }
@@ -86,6 +93,19 @@ public final class History {
     /** True when the last event taken in is of type {@code t}. */
     public boolean endsWith(SessionEventType t) {
         return t.wire().equals(lastType);
+    }
+
+    /**
+     * True when the last status the session took is {@code rescheduling}: its turn was cut off by its node's loss and
+     * a new owner has not run it on yet.
+     */
+    public boolean rescheduled() {
+        return lastStatus == SessionEventType.SESSION_STATUS_RESCHEDULED;
+    }
+
+    /** The id of the model request started and never ended (its node was lost during it), or null. */
+    public String openModelRequest() {
+        return openModelRequest;
     }
 
     private void result(String useId, Map<String, Object> b) {

@@ -24,6 +24,13 @@ public interface ResourceStore {
      */
     Resource update(Resource updated);
 
+    /**
+     * Stores a session row like {@link #update} if {@code ownerId} still owns the session ({@link SessionOwners}):
+     * the owner check is part of the same statement, so a claim of the session cannot fall between them. Throws
+     * {@link SessionMovedException} when another node owns it now or it is gone.
+     */
+    Resource updateAsOwner(String ownerId, Resource updated);
+
     Page<Resource> list(String kind, String tenantId, ResourceFilter filter, PageRequest page);
 
     /** Deletes the resource and, for a session, its events. Returns false when there was none. */

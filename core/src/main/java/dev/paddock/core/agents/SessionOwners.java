@@ -10,8 +10,11 @@ import java.util.Optional;
  * not own a session asks its owner to go round again ({@link #requestWake}) instead of running the loop itself.
  */
 public interface SessionOwners {
-    /** A session as its ownership sees it: its owner (null: none), its status, and whether a wake was asked for. */
-    record Owned(String sessionId, String tenantId, String ownerId, String status, boolean wakeRequested) {}
+    /**
+     * A session as its ownership sees it: its owner (null: none), its status, whether a wake was asked for, and
+     * whether that wake carries an interrupt (a {@code user.interrupt} reached another node).
+     */
+    record Owned(String sessionId, String tenantId, String ownerId, String status, boolean wakeRequested, boolean interruptRequested) {}
 
     Optional<Owned> find(String sessionId);
 
@@ -22,10 +25,26 @@ public interface SessionOwners {
     boolean claim(String sessionId, String expectedOwner, String newOwner, boolean wake);
 
     /** Asks the session's owner to go round again, if {@code ownerId} still owns it; false otherwise. */
-    boolean requestWake(String sessionId, String ownerId);
+    default boolean requestWake(String sessionId, String ownerId) {
+        return requestWake(sessionId, ownerId, false);
+    }
 
-    /** Takes back a wake asked of {@code ownerId}, if it still owns the session and one was asked; false otherwise. */
-    boolean takeWake(String sessionId, String ownerId);
+    /**
+     * As {@link #requestWake(String, String)}; with {@code interrupt} the owner is also to stop the turn under way, as
+     * for an interrupt sent to it. A wake asked without it never takes back an interrupt already asked.
+     */
+    boolean requestWake(String sessionId, String ownerId, boolean interrupt);
+
+    /** Takes back a wake asked of {@code ownerId} (with or without an interrupt), if it still owns the session; false otherwise. */
+    default boolean takeWake(String sessionId, String ownerId) {
+        return takeWake(sessionId, ownerId, false) || takeWake(sessionId, ownerId, true);
+    }
+
+    /**
+     * Takes back a wake asked of {@code ownerId} exactly as it was seen ({@code interrupt} or not), if it still owns the
+     * session; false otherwise, also when the wake changed meanwhile (an interrupt was added: take it on the next look).
+     */
+    boolean takeWake(String sessionId, String ownerId, boolean interrupt);
 
     /** The sessions {@code ownerId} owns that it was asked to go round. */
     List<Owned> wakesFor(String ownerId);
