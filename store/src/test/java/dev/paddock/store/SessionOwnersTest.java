@@ -98,4 +98,33 @@ class SessionOwnersTest {
         store.agents().events().appendAsOwner("node_b@1", null, session, "tenant-1", "agent.message", Map.of("n", 3));
         assertThat(store.agents().events().after(session, 0, 10)).extracting(e -> e.body().get("n")).containsExactly(1, 3);
     }
+
+    @Test
+    void anInterruptAskedOfTheOwnerIsKeptUntilTakenAndAPlainWakeDoesNotLowerIt() {
+        owners.claim(session, null, "node_a@1", false);
+        assertThat(owners.requestWake(session, "node_a@1", false)).isTrue();
+        SessionOwners.Owned seen = owners.wakesFor("node_a@1").getFirst();
+        assertThat(seen.interruptRequested()).isFalse();
+        // an interrupt arrives between the owner's look and its take: the take of the plain wake fails, the next look sees it
+        assertThat(owners.requestWake(session, "node_a@1", true)).isTrue();
+        assertThat(owners.requestWake(session, "node_a@1", false)).isTrue();
+        assertThat(owners.takeWake(session, "node_a@1", seen.interruptRequested())).isFalse();
+        assertThat(owners.wakesFor("node_a@1")).singleElement().satisfies(o -> assertThat(o.interruptRequested()).isTrue());
+        assertThat(owners.takeWake(session, "node_a@1", true)).isTrue();
+        assertThat(owners.wakesFor("node_a@1")).isEmpty();
+    }
+
+    @Test
+    void anOwnersUpdateOfTheSessionRowIsRefusedOnceAnotherOwnsIt() {
+        owners.claim(session, null, "node_a@1", false);
+        Session before = new Session(store.agents().resources().find("session", "tenant-1", session).orElseThrow());
+        Session running = new Session(store.agents().resources().updateAsOwner("node_a@1",
+                before.withStatus(Session.RUNNING, TestData.now()).row()));
+        owners.claim(session, "node_a@1", "node_b@1", false);
+        assertThatThrownBy(() -> store.agents().resources().updateAsOwner("node_a@1", running.withStatus(Session.IDLE, TestData.now()).row()))
+                .isInstanceOf(SessionMovedException.class);
+        assertThat(store.agents().resources().find("session", "tenant-1", session).orElseThrow().state()).isEqualTo(Session.RUNNING);
+        store.agents().resources().updateAsOwner("node_b@1", running.withStatus(Session.RESCHEDULING, TestData.now()).row());
+        assertThat(store.agents().resources().find("session", "tenant-1", session).orElseThrow().state()).isEqualTo(Session.RESCHEDULING);
+    }
 }
