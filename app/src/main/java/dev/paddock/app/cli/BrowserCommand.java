@@ -38,7 +38,9 @@ public final class BrowserCommand {
             }
             ObjectNode body = Json.object().put("script", script);
             if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
-            JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "script"), Map.of(), body);
+            // the answer comes once the script ends: wait for its timeout (the server's default is 2 minutes) too
+            JsonNode r = client().waitingLonger(timeout != null ? timeout : Duration.ofMinutes(2))
+                    .json("POST", path("sandboxes", sbx, "browser", "script"), Map.of(), body);
             if (json()) {
                 printJson(r);
             } else {
@@ -69,7 +71,10 @@ public final class BrowserCommand {
             } catch (RuntimeException e) {
                 throw CliException.usage("ACTION_JSON is not JSON, e.g. '{\"action\":\"snapshot\"}'");
             }
-            JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "actions"), Map.of(), body);
+            // an action may wait up to its timeout_ms (default 30 s) before it answers
+            long waitMs = body.path("timeout_ms").canConvertToLong() ? Math.max(0, body.path("timeout_ms").asLong()) : 30_000;
+            JsonNode r = client().waitingLonger(Duration.ofMillis(Math.min(waitMs, 3_600_000)))
+                    .json("POST", path("sandboxes", sbx, "browser", "actions"), Map.of(), body);
             printJson(r);
             return r.path("ok").asBoolean(false) ? 0 : 1;
         }

@@ -54,7 +54,8 @@ public final class SandboxExecCommand extends ClientCommand {
         ObjectNode body = request();
         String path = path("sandboxes", sbx, "exec");
         if (json()) {
-            byte[] raw = client().call("POST", path, Map.of(), body);
+            // a JSON answer comes only once the command ends: wait for its timeout (else the API's longest, an hour) too
+            byte[] raw = client().waitingLonger(timeout != null ? timeout : Duration.ofHours(1)).call("POST", path, Map.of(), body);
             printJson(raw);
             return exitCode(PaddockClient.parse(raw), false);
         }

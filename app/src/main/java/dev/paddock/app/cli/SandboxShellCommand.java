@@ -7,6 +7,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import dev.paddock.app.client.ApiException;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +53,18 @@ final class SandboxShellCommand extends ClientCommand {
             JsonNode pty = client().json("POST", path("sandboxes", sbx, "pty"), Map.of(), body);
             URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + pty.path("attach_url").asString());
             Session session = new Session(ctx.stdout());
-            WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, session).join();
+            // the opening handshake is bounded like any answer; the open terminal then may be quiet for as long as its user
+            WebSocket ws;
+            try {
+                ws = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().newWebSocketBuilder()
+                        .connectTimeout(client().answerTimeout()).buildAsync(uri, session).join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof HttpTimeoutException) {
+                    throw new ApiException(0, "timeout_error", "response_timeout", client().baseUrl()
+                            + " stalled: the terminal's connection did not open within " + client().answerTimeout().toSeconds() + " s");
+                }
+                throw e;
+            }
             socket = ws;
             if (raw.isPresent()) {
                 Signal.handle(new Signal("WINCH"), s -> {
