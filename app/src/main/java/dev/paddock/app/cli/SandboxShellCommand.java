@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
@@ -51,7 +52,9 @@ final class SandboxShellCommand extends ClientCommand {
         WebSocket socket = null;
         try {
             JsonNode pty = client().json("POST", path("sandboxes", sbx, "pty"), Map.of(), body);
-            URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + pty.path("attach_url").asString());
+            String attach = Fields.requiredString(pty, "attach_url");
+            if (!attach.startsWith("/v1/")) throw new ApiException(200, "invalid_response", "invalid_response", "the answer's field 'attach_url' is not a path of this server");
+            URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + attach);
             Session session = new Session(ctx.stdout());
             // the opening handshake is bounded like any answer; the open terminal then may be quiet for as long as its user
             WebSocket ws;

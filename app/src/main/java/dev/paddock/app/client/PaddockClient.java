@@ -207,7 +207,7 @@ public final class PaddockClient {
             JsonNode err = Json.read(body).path("error");
             if (err.isObject()) {
                 return new ApiException(status, text(err, "type"), text(err, "code"),
-                        err.path("message").isString() ? err.path("message").stringValue() : "HTTP " + status);
+                        err.path("message").isString() ? clipMessage(err.path("message").stringValue()) : "HTTP " + status);
             }
         } catch (JacksonException ignored) {
             // not our error shape; fall through to a generic message
@@ -217,7 +217,12 @@ public final class PaddockClient {
 
     private static String text(JsonNode n, String field) {
         JsonNode v = n.path(field);
-        return v.isString() ? v.stringValue() : null;
+        return v.isString() ? clipMessage(v.stringValue()) : null;
+    }
+
+    /** An error's text from the server, for one line of a terminal (Main escapes what it prints). */
+    private static String clipMessage(String s) {
+        return s.length() > 2000 ? s.substring(0, 2000) + "…" : s;
     }
 
     private static byte[] readAll(InputStream in) {
