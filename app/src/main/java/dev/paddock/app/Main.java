@@ -8,10 +8,13 @@ import dev.paddock.app.cli.FastPath;
 import dev.paddock.app.cli.PaddockCommand;
 import dev.paddock.app.cli.ServeCommand;
 import dev.paddock.app.client.ApiException;
+import dev.paddock.app.client.Terminal;
 import dev.paddock.app.client.UnreachableException;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import picocli.CommandLine;
 import tools.jackson.core.JacksonException;
 
@@ -72,6 +75,23 @@ public final class Main {
 
     private static int report(CliContext ctx, Exception ex, Object command) {
         ctx.out().flush();
+        // messages may quote the server (its error's message, code and type): one line, nothing a terminal acts on
+        PrintWriter err = new PrintWriter(new Writer() {
+            @Override public void write(char[] buf, int off, int len) {
+                String s = new String(buf, off, len);
+                ctx.err().write(s.endsWith(System.lineSeparator()) && s.indexOf('\n') == s.length() - 1
+                        ? Terminal.escape(s.substring(0, s.length() - System.lineSeparator().length())) + System.lineSeparator()
+                        : Terminal.escape(s));
+            }
+            @Override public void flush() { ctx.err().flush(); }
+            @Override public void close() { }
+        });
+        int code = report(err, ctx, ex, command);
+        err.flush();
+        return code;
+    }
+
+    private static int report(PrintWriter err, CliContext ctx, Exception ex, Object command) {
         int code;
         switch (ex) {
             case ApiException api -> {
@@ -80,43 +100,42 @@ public final class Main {
                     // with no key at all, where to find one says more than the server's generic answer
                     msg = c.options().hasKey() ? msg + "; " + hint(c, ctx) : hint(c, ctx);
                 }
-                ctx.err().println("error: " + msg + " (" + api.code() + ")");
+                err.println("error: " + msg + " (" + api.code() + ")");
                 code = 1;
             }
             case CliException cli -> {
-                ctx.err().println("error: " + cli.getMessage());
+                err.println("error: " + cli.getMessage());
                 code = cli.exitCode();
             }
             case UnreachableException u -> {
-                ctx.err().println("error: " + u.getMessage());
+                err.println("error: " + u.getMessage());
                 code = 1;
             }
             case PaddockException p -> {
-                ctx.err().println("error: " + p.getMessage() + " (" + p.code() + ")");
+                err.println("error: " + p.getMessage() + " (" + p.code() + ")");
                 code = 1;
             }
             case JacksonException json -> {
                 // an answer whose JSON has other types or shapes than this client reads: the server's fault, not a bug here
                 String first = String.valueOf(json.getOriginalMessage()).lines().findFirst().orElse("");
-                ctx.err().println("error: the server's answer is not what this client reads: " + first + " (invalid_response)");
+                err.println("error: the server's answer is not what this client reads: " + first + " (invalid_response)");
                 code = 1;
             }
             case UncheckedIOException io -> {
-                ctx.err().println("error: " + io.getMessage());
+                err.println("error: " + io.getMessage());
                 code = 1;
             }
             case IOException io -> {
-                ctx.err().println("error: " + io.getMessage());
+                err.println("error: " + io.getMessage());
                 code = 1;
             }
             default -> {
                 // a bug: say so plainly; the trace helps a bug report
-                ctx.err().println("error: unexpected failure: " + ex);
+                err.println("error: unexpected failure: " + ex);
                 if (ctx.env("PADDOCK_DEBUG") != null) ex.printStackTrace(ctx.err());
                 code = 1;
             }
         }
-        ctx.err().flush();
         return code;
     }
 

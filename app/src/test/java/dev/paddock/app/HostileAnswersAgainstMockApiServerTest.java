@@ -24,7 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The CLI against a server that answers wrongly (a raw socket on loopback stands in for a broken or hostile Paddock
  * server; a real one never answers like this): truncated or malformed framing, bodies that are no JSON or JSON of
  * other shapes, endless answers and bad event-stream frames each end the command with one line {@code error: …} and
- * exit code 1, never a stack trace, a silent success or a hang.
+ * exit code 1, never a stack trace, a silent success or a hang. A field of the wrong type (or absurd length) in the
+ * answer of any command family is refused as {@code invalid_response} naming the field, and control characters in
+ * what the server sends (terminal escape sequences, C1 controls, bidirectional overrides) reach the terminal only
+ * escaped, in tables, single values, {@code --json}, event streams and error messages alike.
  */
 class HostileAnswersAgainstMockApiServerTest {
     static final String ID = "sbx_0123456789abcdefghjkmnpqrs";
@@ -105,8 +108,82 @@ class HostileAnswersAgainstMockApiServerTest {
         };
     }
 
+    @Test
+    void wronglyTypedFieldsAreRefusedNamingTheField() throws Exception {
+        String cp = "cp_0123456789abcdefghjkmnpqrs";
+        assertInvalid("id", json("200 OK", "{\"data\":[{\"id\":12345,\"state\":\"running\"}]}"), "sandbox", "list");
+        assertInvalid("data", json("200 OK", "{\"data\":{\"id\":\"" + ID + "\"}}"), "sandbox", "list");
+        assertInvalid("limits", json("200 OK", "{\"data\":[{\"id\":\"" + ID + "\",\"limits\":\"big\"}]}"), "sandbox", "list");
+        assertInvalid("id", json("200 OK", "{\"id\":{\"a\":1},\"state\":\"running\"}"), "sandbox", "get", ID);
+        assertInvalid("id", json("200 OK", "{\"id\":[\"" + ID + "\"]}"), "sandbox", "create");
+        assertInvalid("state", json("200 OK", "{\"id\":\"" + ID + "\",\"state\":7}"), "sandbox", "rm", ID);
+        assertInvalid("exit_code", raw("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: exit\ndata: {\"exit_code\":\"zero\"}\n\n"),
+                "sandbox", "exec", ID, "--", "true");
+        assertInvalid("exit_code", json("200 OK", "{\"exit_code\":\"0\"}"), "sandbox", "exec", "--json", ID, "--", "true");
+        assertInvalid("name", json("200 OK", "{\"data\":[{\"name\":5,\"type\":\"file\"}]}"), "sandbox", "ls", ID + ":/workspace");
+        assertInvalid("type", json("200 OK", "{\"type\":3}"), "sandbox", "cp", ID + ":/workspace/f", home.toString());
+        assertInvalid("epoch", json("200 OK", "{\"data\":[{\"id\":\"node_a\",\"epoch\":\"one\"}]}"), "nodes");
+        assertInvalid("admin", json("200 OK", "{\"data\":[{\"id\":\"key_a\",\"admin\":\"yes\"}]}"), "keys", "list");
+        assertInvalid("size_bytes", json("200 OK", "{\"data\":[{\"id\":\"" + cp + "\",\"size_bytes\":\"big\"}]}"), "sandbox", "checkpoints", ID);
+        assertInvalid("at", json("200 OK", "{\"data\":[{\"at\":1,\"type\":\"x\"}]}"), "sandbox", "events", ID);
+        assertInvalid("port", json("200 OK", "{\"data\":[{\"time\":\"t\",\"port\":\"80\"}]}"), "sandbox", "egress", ID);
+        assertInvalid("pid", json("200 OK", "{\"data\":[{\"pid\":\"1\"}]}"), "sandbox", "ps", ID);
+        assertInvalid("driver", json("200 OK", "{\"data\":[{\"driver\":1}]}"), "drivers");
+        assertInvalid("version", json("200 OK", "{\"data\":[{\"id\":\"sec_a\",\"version\":\"1\"}]}"), "secret", "list");
+        assertInvalid("path", raw("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: created\ndata: {\"path\":[1]}\n\n"),
+                "sandbox", "watch", ID);
+        assertInvalid("id", json("200 OK", "{\"data\":[{\"id\":\"" + "x".repeat(100_000) + "\"}]}"), "sandbox", "list");
+    }
+
+    @Test
+    void controlCharactersFromTheServerNeverReachTheTerminal() throws Exception {
+        String esc = "\\u001b]0;owned\\u0007\\u001b[2J"; // JSON escapes: a title change and a screen clear
+        String c1 = "\u009b31m\u202e"; // raw in the JSON text: CSI as one C1 character, a right-to-left override
+        assertSafe(json("200 OK", "{\"data\":[{\"id\":\"" + ID + esc + "\",\"state\":\"run" + c1 + "\"}]}"), 0, "sandbox", "list");
+        assertSafe(json("200 OK", "{\"data\":[{\"id\":\"" + ID + esc + "\",\"state\":\"run" + c1 + "\"}]}"), 0, "sandbox", "list", "--json");
+        assertSafe(json("200 OK", "{\"id\":\"" + ID + "\",\"state\":\"running\",\"metadata\":{\"k\":\"" + esc + c1 + "\"}}"), 0, "sandbox", "get", ID);
+        assertSafe(json("200 OK", "{\"id\":\"" + ID + esc + "\",\"state\":\"running\"}"), 0, "sandbox", "create");
+        assertSafe(json("200 OK", "{\"data\":[{\"name\":\"f" + esc + c1 + "\",\"type\":\"file\"}]}"), 0, "sandbox", "ls", ID);
+        assertSafe(json("200 OK", "{\"data\":[{\"id\":\"node_a\",\"url\":\"" + esc + "\",\"labels\":{\"k" + esc + "\":\"v" + c1 + "\"}}]}"), 0, "nodes");
+        assertSafe(json("200 OK", "{\"data\":[{\"at\":\"t\",\"type\":\"x\",\"data\":{\"m\":\"" + esc + c1 + "\"}}]}"), 0, "sandbox", "events", ID);
+        assertSafe(raw("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: created\ndata: {\"path\":\"/w/" + esc + c1 + "\"}\n\n"),
+                0, "sandbox", "watch", ID);
+        assertSafe(raw("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: created\ndata: {\"path\":\"/w/" + esc + c1 + "\"}\n\n"),
+                0, "sandbox", "watch", "--json", ID);
+        assertSafe(json("404 Not Found", "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"code\":\"x" + esc + "\",\"message\":\"gone" + esc + c1 + "\\nsecond line\"}}"),
+                1, "sandbox", "get", ID);
+        assertSafe(raw("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: error\ndata: {\"error\":{\"type\":\"api_error\",\"code\":\"c\",\"message\":\"" + esc + c1 + "\"}}\n\n"),
+                1, "sandbox", "exec", ID, "--", "true");
+    }
+
+    /** One line of error naming the field as the answer's, exit 1. */
+    private void assertInvalid(String field, Answer answer, String... args) throws Exception {
+        Cli.Result r = assertOneLineError(answer, args);
+        assertThat(r.err()).as(String.join(" ", args) + " → " + r).contains("(invalid_response)").contains("'" + field + "'");
+    }
+
+    /** The command ends as expected, and nothing it printed carries a control character a terminal would act on. */
+    private void assertSafe(Answer answer, int code, String... args) throws Exception {
+        Cli.Result r = run(answer, args);
+        String what = String.join(" ", args) + " → " + r;
+        assertThat(r.code()).as(what).isEqualTo(code);
+        for (String printed : List.of(r.out(), r.err())) {
+            assertThat(printed.chars().filter(c -> c != '\n' && (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x202e)).count())
+                    .as("control characters in " + what).isZero();
+        }
+        assertThat(r.out() + r.err()).as(what).containsAnyOf("\\x1b", "\\u001b", "\\x9b", "\\u009b");
+    }
+
     /** Runs the command against a server that gives {@code answer} to every request; one line of error, exit 1. */
-    private void assertOneLineError(Answer answer, String... args) throws Exception {
+    private Cli.Result assertOneLineError(Answer answer, String... args) throws Exception {
+        Cli.Result r = run(answer, args);
+        String what = String.join(" ", args) + " → " + r;
+        assertThat(r.code()).as(what).isEqualTo(1);
+        assertThat(r.err().strip()).as(what).startsWith("error: ").doesNotContain("\n").doesNotContain("Exception").doesNotContain("unexpected failure");
+        return r;
+    }
+
+    private Cli.Result run(Answer answer, String... args) throws Exception {
         ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
         servers.add(server);
         Thread.ofVirtual().start(() -> {
@@ -121,10 +198,7 @@ class HostileAnswersAgainstMockApiServerTest {
         });
         Files.createDirectories(home);
         Cli cli = new Cli(Map.of("PADDOCK_URL", "http://127.0.0.1:" + server.getLocalPort(), "PADDOCK_API_KEY", "pdk_hostile_test"), home);
-        Cli.Result r = CompletableFuture.supplyAsync(() -> cli.run(args)).get(120, TimeUnit.SECONDS);
-        String what = String.join(" ", args) + " → " + r;
-        assertThat(r.code()).as(what).isEqualTo(1);
-        assertThat(r.err().strip()).as(what).startsWith("error: ").doesNotContain("\n").doesNotContain("Exception").doesNotContain("unexpected failure");
+        return CompletableFuture.supplyAsync(() -> cli.run(args)).get(120, TimeUnit.SECONDS);
     }
 
     private static void serve(Socket s, Answer answer) {

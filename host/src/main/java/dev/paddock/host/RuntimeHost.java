@@ -226,6 +226,9 @@ public final class RuntimeHost implements AutoCloseable {
 
     public HostConfig config() { return config; }
 
+    /** Whether the store can serve now (see {@link Store#checkReady}); for the readiness check. */
+    public void checkStore() { store.checkReady(); }
+
     public List<Conformance> drivers() {
         return drivers.values().stream().map(SandboxDriver::conformance).toList();
     }

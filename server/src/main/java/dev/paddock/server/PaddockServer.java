@@ -207,7 +207,8 @@ public final class PaddockServer implements AutoCloseable {
     }
 
     private boolean needsKey(Context ctx) {
-        if (!isApi(ctx) || ctx.path().equals("/v1/health") || ctx.path().equals(SystemRoutes.OPENAPI_PATH)) return false;
+        if (!isApi(ctx) || ctx.path().equals(SystemRoutes.HEALTH_PATH) || ctx.path().equals(SystemRoutes.READY_PATH)
+                || ctx.path().equals(SystemRoutes.OPENAPI_PATH)) return false;
         String method = ctx.method().name();
         return modules.stream().noneMatch(m -> m.isPublic(method, ctx.path()));
     }

@@ -30,6 +30,9 @@ interface Database extends AutoCloseable {
      */
     void guardWrites(Supplier<String> problem);
 
+    /** Throws {@code store_writes_stopped} while writes are stopped or paused, as the next write would. */
+    void checkWritable();
+
     /** Runs work that only reads, on a consistent snapshot. */
     <T> T read(String operation, SqlWork<T> work);
 

@@ -10,6 +10,11 @@ import dev.paddock.core.store.EventStore;
 import dev.paddock.core.store.SandboxStore;
 import dev.paddock.core.store.Store;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -100,6 +105,38 @@ public final class JdbcStore implements Store {
     /** True when several servers may share this store as nodes (PostgreSQL). */
     public boolean sharable() {
         return db instanceof PostgresDatabase;
+    }
+
+    /** How long the readiness query may run on the database before it counts as not answering. */
+    private static final int READY_QUERY_SECONDS = 2;
+
+    @Override
+    public void checkReady() {
+        db.checkWritable();
+        db.read("readiness check", c -> {
+            boolean bounded = bound(c, READY_QUERY_SECONDS * 1000 + 1000);
+            try (Statement s = c.createStatement()) {
+                s.setQueryTimeout(READY_QUERY_SECONDS);
+                try (ResultSet r = s.executeQuery("SELECT 1")) {
+                    r.next();
+                }
+            }
+            if (bounded) c.setNetworkTimeout(Runnable::run, 0);
+            return null;
+        });
+    }
+
+    /**
+     * Bounds every read of this connection (a database cut off without a reset would otherwise hold the check for as
+     * long as TCP keeps the connection); a connection that times out is closed by the driver and leaves the pool.
+     */
+    private static boolean bound(Connection c, int millis) throws SQLException {
+        try {
+            c.setNetworkTimeout(Runnable::run, millis);
+            return true;
+        } catch (SQLFeatureNotSupportedException e) {
+            return false; // SQLite: a local file, no network to wait on
+        }
     }
 
     /** Refuses every later write (503 {@code store_writes_stopped}); reads keep working. */

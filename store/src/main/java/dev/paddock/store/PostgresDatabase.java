@@ -153,6 +153,11 @@ final class PostgresDatabase implements Database {
     }
 
     @Override
+    public void checkWritable() {
+        writeStop.check();
+    }
+
+    @Override
     public void guardWrites(Supplier<String> problem) {
         writeStop.guard(problem);
     }

@@ -138,6 +138,11 @@ final class SqliteDatabase implements Database {
     }
 
     @Override
+    public void checkWritable() {
+        writeStop.check();
+    }
+
+    @Override
     public void guardWrites(Supplier<String> problem) {
         writeStop.guard(problem);
     }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
@@ -38,19 +39,30 @@ public final class BrowserCommand {
             }
             ObjectNode body = Json.object().put("script", script);
             if (timeout != null) body.put("timeout_seconds", timeout.toSeconds());
-            JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "script"), Map.of(), body);
+            // the answer comes once the script ends: wait for its timeout (the server's default is 2 minutes) too
+            JsonNode r = client().waitingLonger(timeout != null ? timeout : Duration.ofMinutes(2))
+                    .json("POST", path("sandboxes", sbx, "browser", "script"), Map.of(), body);
             if (json()) {
                 printJson(r);
             } else {
-                ctx.out().print(r.path("stdout").asString());
+                // stdout and stderr are the script's own output and pass as they are, as exec's do
+                ctx.out().print(raw(r, "stdout"));
                 ctx.out().flush();
-                ctx.err().print(r.path("stderr").asString());
-                for (JsonNode f : r.path("files")) ctx.err().println("file: " + f.asString());
+                ctx.err().print(raw(r, "stderr"));
+                for (String f : Fields.strings(r, "files")) ctx.err().println("file: " + f);
                 String shot = text(r, "failure_screenshot");
                 if (shot != null) ctx.err().println("failure screenshot: " + shot + " (paddock sandbox cp " + sbx + ":" + shot + " .)");
                 ctx.err().flush();
             }
-            return r.path("exit_code").asInt(1);
+            long code = Fields.integer(r, "exit_code", 1);
+            return code >= 0 && code <= 255 ? (int) code : 1;
+        }
+
+        private static String raw(JsonNode r, String field) {
+            JsonNode v = r.path(field);
+            if (v.isMissingNode() || v.isNull()) return "";
+            Fields.string(r, field); // a string, or the answer is refused
+            return v.stringValue();
         }
     }
 
@@ -69,9 +81,12 @@ public final class BrowserCommand {
             } catch (RuntimeException e) {
                 throw CliException.usage("ACTION_JSON is not JSON, e.g. '{\"action\":\"snapshot\"}'");
             }
-            JsonNode r = client().json("POST", path("sandboxes", sbx, "browser", "actions"), Map.of(), body);
-            printJson(r);
-            return r.path("ok").asBoolean(false) ? 0 : 1;
+            // an action may wait up to its timeout_ms (default 30 s) before it answers
+            long waitMs = body.path("timeout_ms").canConvertToLong() ? Math.max(0, body.path("timeout_ms").asLong()) : 30_000;
+            JsonNode r = client().waitingLonger(Duration.ofMillis(Math.min(waitMs, 3_600_000)))
+                    .json("POST", path("sandboxes", sbx, "browser", "actions"), Map.of(), body);
+            printJson(Json.bytes(r));
+            return Fields.bool(r, "ok", false) ? 0 : 1;
         }
     }
 }

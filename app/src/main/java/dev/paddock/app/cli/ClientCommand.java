@@ -1,7 +1,9 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.app.client.Terminal;
 import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
 import java.net.URLEncoder;
@@ -30,14 +32,23 @@ public abstract class ClientCommand implements Callable<Integer>, ContextAware {
 
     protected boolean json() { return options.json(); }
 
-    /** Prints a raw API answer for {@code --json}. */
+    /**
+     * Prints an API answer for {@code --json} as it came, once it is known to be JSON (so it holds no raw control
+     * character), with what JSON lets through that a terminal would act on escaped ({@link Terminal#escapeJson}).
+     */
     protected void printJson(byte[] body) {
-        ctx.out().println(new String(body, StandardCharsets.UTF_8).strip());
+        PaddockClient.parse(body);
+        ctx.out().println(Terminal.escapeJson(new String(body, StandardCharsets.UTF_8).strip()));
         ctx.out().flush();
     }
 
+    /** An event's data for {@code --json}, as {@link #printJson(byte[])}. */
+    protected void printJson(String data) {
+        printJson(data.getBytes(StandardCharsets.UTF_8));
+    }
+
     protected void printJson(JsonNode node) {
-        ctx.out().println(Json.string(node));
+        ctx.out().println(Terminal.escapeJson(Json.string(node)));
         ctx.out().flush();
     }
 
@@ -56,9 +67,8 @@ public abstract class ClientCommand implements Callable<Integer>, ContextAware {
         return sb.toString();
     }
 
+    /** A string field of an answer, checked and safe to print ({@link Fields#string}); null when absent. */
     protected static String text(JsonNode n, String field) {
-        JsonNode v = n.path(field);
-        if (v.isMissingNode() || v.isNull()) return null;
-        return v.isValueNode() ? v.asString() : v.toString();
+        return Fields.string(n, field);
     }
 }

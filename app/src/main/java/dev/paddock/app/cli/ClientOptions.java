@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
@@ -29,13 +30,27 @@ public final class ClientOptions {
     @Option(names = "--json", description = "print the API's JSON answer as it is, for scripts")
     boolean json;
 
+    @Option(names = "--http-timeout", paramLabel = "DURATION", description = "how long to wait for the server's answer, "
+            + "and the longest silence in a stream (default: $PADDOCK_HTTP_TIMEOUT, else 2m)")
+    String httpTimeout;
+
     /** Where the key came from, for a helpful hint when the server refuses it. */
     String keySource;
 
     public boolean json() { return json; }
 
     public PaddockClient client(CliContext ctx) {
-        return new PaddockClient(resolveUrl(ctx), resolveKey(ctx));
+        return new PaddockClient(resolveUrl(ctx), resolveKey(ctx), resolveTimeout(ctx));
+    }
+
+    Duration resolveTimeout(CliContext ctx) {
+        String t = httpTimeout != null ? httpTimeout : ctx.env("PADDOCK_HTTP_TIMEOUT");
+        if (t == null) return PaddockClient.DEFAULT_ANSWER_TIMEOUT;
+        try {
+            return Units.duration(t);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage((httpTimeout != null ? "--http-timeout: " : "PADDOCK_HTTP_TIMEOUT: ") + e.getMessage());
+        }
     }
 
     String resolveUrl(CliContext ctx) {

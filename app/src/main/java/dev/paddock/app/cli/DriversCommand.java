@@ -1,6 +1,9 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
+import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.app.client.Terminal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,14 +40,14 @@ public final class DriversCommand extends ClientCommand {
             return 0;
         }
         List<JsonNode> drivers = new ArrayList<>();
-        PaddockClient.parse(raw).path("data").forEach(drivers::add);
+        drivers.addAll(Fields.objects(Fields.object(raw), "data"));
         if (drivers.isEmpty()) {
             ctx.out().println("no drivers loaded");
             return 0;
         }
         String[] header = new String[drivers.size() + 1];
         header[0] = "CLAIM";
-        for (int i = 0; i < drivers.size(); i++) header[i + 1] = text(drivers.get(i), "driver");
+        for (int i = 0; i < drivers.size(); i++) header[i + 1] = Fields.requiredString(drivers.get(i), "driver");
         Table t = new Table(header);
         for (String[] row : ROWS) {
             Object[] cells = new Object[drivers.size() + 1];
@@ -60,9 +63,10 @@ public final class DriversCommand extends ClientCommand {
         if (v.isMissingNode() || v.isNull()) return "-";
         if (v.isArray()) {
             List<String> parts = new ArrayList<>();
-            v.forEach(x -> parts.add(x.asString()));
+            v.forEach(x -> parts.add(Terminal.escape(x.isString() ? x.stringValue() : Json.string(x))));
             return parts.isEmpty() ? "none" : String.join(", ", parts);
         }
-        return v.isValueNode() ? v.asString() : v.toString();
+        String s = v.isString() ? v.stringValue() : Json.string(v);
+        return Terminal.escape(s.length() > 200 ? s.substring(0, 200) + "…" : s);
     }
 }

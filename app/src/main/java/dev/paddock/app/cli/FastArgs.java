@@ -15,7 +15,7 @@ import java.util.Set;
 final class FastArgs {
     /** The options every client command takes ({@link ClientOptions}). */
     private static final Set<String> CLIENT_FLAGS = Set.of("--json");
-    private static final Set<String> CLIENT_VALUES = Set.of("--url", "--api-key", "--data-dir");
+    private static final Set<String> CLIENT_VALUES = Set.of("--url", "--api-key", "--data-dir", "--http-timeout");
     /** Short names of the hot commands' flags, counted as their long names (so that {@code -i --stdin} is a repeat). */
     private static final Map<String, String> SHORT_NAMES = Map.of("-i", "--stdin", "-a", "--all");
 

@@ -114,6 +114,7 @@ public final class FastPath {
         o.url = a.value("--url");
         o.apiKey = a.value("--api-key");
         o.json = a.flag("--json");
+        o.httpTimeout = a.value("--http-timeout");
         String dataDir = a.value("--data-dir");
         if (dataDir != null) {
             try {

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.UnreachableException;
@@ -95,7 +96,10 @@ public final class ImageCommand {
         public Integer call() {
             JsonNode data;
             try {
-                data = client().get("/v1/images").path("data");
+                JsonNode page = Fields.object(client().call("GET", "/v1/images", Map.of(), null));
+                var array = Json.array();
+                Fields.objects(page, "data").forEach(array::add);
+                data = array;
             } catch (UnreachableException e) {
                 ctx.err().println("note: no server answers at " + client().baseUrl() + "; listing " + ImageLayout.inDataDir(options.localDataDir(ctx)).imagesDir());
                 var array = Json.array();
@@ -114,8 +118,8 @@ public final class ImageCommand {
             }
             Table t = new Table("NAME", "SOURCE", "REF", "SIZE", "CREATED");
             for (JsonNode i : data) {
-                long size = i.path("size_bytes").asLong(-1);
-                t.row(text(i, "name"), text(i, "source"), text(i, "ref"), size < 0 ? "?" : Units.formatSize(size), text(i, "created_at"));
+                long size = Fields.integer(i, "size_bytes", -1);
+                t.row(Fields.requiredString(i, "name"), text(i, "source"), text(i, "ref"), size < 0 ? "?" : Units.formatSize(size), text(i, "created_at"));
             }
             t.print(ctx.out());
             return 0;

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
@@ -36,10 +37,10 @@ public final class KeysCommand {
                 printJson(raw);
                 return 0;
             }
-            JsonNode k = PaddockClient.parse(raw);
+            JsonNode k = Fields.object(raw);
             ctx.out().println(text(k, "key"));
             ctx.err().println("created " + text(k, "id") + " in tenant " + text(k, "tenant_id")
-                    + (k.path("admin").asBoolean(false) ? " (admin)" : "") + "; the secret above is shown only once");
+                    + (Fields.bool(k, "admin", false) ? " (admin)" : "") + "; the secret above is shown only once");
             return 0;
         }
     }
@@ -56,9 +57,9 @@ public final class KeysCommand {
                 return 0;
             }
             Table t = new Table("ID", "NAME", "TENANT", "PREFIX", "ADMIN", "CREATED");
-            for (JsonNode k : PaddockClient.parse(raw).path("data")) {
-                t.row(text(k, "id"), text(k, "name"), text(k, "tenant_id"), text(k, "prefix"),
-                        k.path("admin").asBoolean(false) ? "yes" : "no", text(k, "created_at"));
+            for (JsonNode k : Fields.objects(Fields.object(raw), "data")) {
+                t.row(Fields.requiredString(k, "id"), text(k, "name"), text(k, "tenant_id"), text(k, "prefix"),
+                        Fields.bool(k, "admin", false) ? "yes" : "no", text(k, "created_at"));
             }
             t.print(ctx.out());
             return 0;

@@ -1,7 +1,9 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
+import dev.paddock.app.client.Terminal;
 import dev.paddock.core.Text;
 import java.time.Duration;
 import java.util.Map;
@@ -21,12 +23,13 @@ public final class NodesCommand extends ClientCommand {
             return 0;
         }
         Table t = new Table("ID", "STATE", "EPOCH", "URL", "LEASE AGE", "MEMORY FREE", "PIDS FREE", "SANDBOXES", "LABELS", "CHECKPOINT DIR");
-        for (JsonNode n : PaddockClient.parse(raw).path("data")) {
-            t.row(text(n, "id") + (n.path("self").asBoolean(false) ? " *" : ""), text(n, "state"), text(n, "epoch"), text(n, "url"),
-                    Units.formatDuration(Duration.ofMillis(n.path("lease_age_ms").asLong())),
-                    Units.formatSize(n.path("capacity").path("memory_free_bytes").asLong()), n.path("capacity").path("pids_free").asString(),
-                    n.path("active_sandboxes").asString(), labels(n.path("labels")),
-                    n.path("checkpoint_dir").isString() ? n.path("checkpoint_dir").asString() : "-");
+        for (JsonNode n : Fields.objects(Fields.object(raw), "data")) {
+            JsonNode capacity = Fields.object(n, "capacity");
+            String checkpointDir = text(n, "checkpoint_dir");
+            t.row(Fields.requiredString(n, "id") + (Fields.bool(n, "self", false) ? " *" : ""), text(n, "state"), Fields.number(n, "epoch"), text(n, "url"),
+                    Units.formatDuration(Duration.ofMillis(Math.max(0, Fields.integer(n, "lease_age_ms", 0)))),
+                    Units.formatSize(Fields.integer(capacity, "memory_free_bytes", 0)), Fields.number(capacity, "pids_free"),
+                    Fields.number(n, "active_sandboxes"), labels(Fields.object(n, "labels")), checkpointDir == null ? "-" : checkpointDir);
         }
         t.print(ctx.out());
         return 0;
@@ -34,7 +37,8 @@ public final class NodesCommand extends ClientCommand {
 
     static String labels(JsonNode labels) {
         StringBuilder out = new StringBuilder();
-        labels.properties().forEach(e -> out.append(out.isEmpty() ? "" : ",").append(e.getKey()).append('=').append(e.getValue().asString()));
+        labels.properties().forEach(e -> out.append(out.isEmpty() ? "" : ",").append(Terminal.escape(e.getKey())).append('=')
+                .append(Fields.string(labels, e.getKey())));
         return out.isEmpty() ? "-" : out.toString();
     }
 
@@ -50,8 +54,8 @@ public final class NodesCommand extends ClientCommand {
         String timeout;
 
         @Override public Integer call() {
-            JsonNode n = PaddockClient.parse(client().call("POST", path("nodes", nodeId(id), "drain"), Map.of(), null));
-            ctx.err().println("node " + id + " is draining; it holds " + text(n, "active_sandboxes") + " active sandbox(es)");
+            JsonNode n = Fields.object(client().call("POST", path("nodes", nodeId(id), "drain"), Map.of(), null));
+            ctx.err().println("node " + id + " is draining; it holds " + Fields.number(n, "active_sandboxes") + " active sandbox(es)");
             if (await) n = waitEmpty(Units.duration(timeout));
             if (json()) printJson(Json.bytes(n));
             return 0;
@@ -60,13 +64,13 @@ public final class NodesCommand extends ClientCommand {
         private JsonNode waitEmpty(Duration limit) {
             long deadline = System.nanoTime() + limit.toNanos();
             while (true) {
-                JsonNode n = client().get(path("nodes", nodeId(id)));
-                if (n.path("active_sandboxes").asLong() == 0) {
+                JsonNode n = Fields.object(client().call("GET", path("nodes", nodeId(id)), Map.of(), null));
+                if (Fields.integer(n, "active_sandboxes", 0) == 0) {
                     ctx.err().println("node " + id + " holds no active sandbox");
                     return n;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new CliException("node " + id + " still holds " + text(n, "active_sandboxes") + " active sandbox(es) after " + timeout);
+                    throw new CliException("node " + id + " still holds " + Fields.number(n, "active_sandboxes") + " active sandbox(es) after " + timeout);
                 }
                 try {
                     Thread.sleep(1000);

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -17,7 +18,7 @@ public final class RuntimeCodeCommand extends ClientCommand {
             printJson(raw);
             return 0;
         }
-        JsonNode n = PaddockClient.parse(raw);
+        JsonNode n = Fields.object(raw);
         ctx.out().println(text(n, "code"));
         ctx.out().println("Run on the machine to pair (single use, until " + text(n, "expires_at") + "):");
         ctx.out().println("    " + text(n, "command"));

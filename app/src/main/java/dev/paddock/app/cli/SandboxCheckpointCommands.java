@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
 import dev.paddock.core.Text;
@@ -24,7 +25,7 @@ final class SandboxCheckpointCommands {
             if (id == null) throw CliException.usage("Missing required parameter: 'ID' (or use `paddock sandbox checkpoint rm ID CHECKPOINT…`)");
             byte[] raw = client().call("POST", path("sandboxes", sandboxId(id), "checkpoints"), Map.of(), null);
             if (json()) printJson(raw);
-            else ctx.out().println(text(PaddockClient.parse(raw), "id"));
+            else ctx.out().println(Fields.requiredString(Fields.object(raw), "id"));
             return 0;
         }
     }
@@ -41,8 +42,8 @@ final class SandboxCheckpointCommands {
                 return 0;
             }
             Table t = new Table("ID", "KIND", "SIZE", "CREATED");
-            for (JsonNode cp : PaddockClient.parse(raw).path("data")) {
-                t.row(text(cp, "id"), text(cp, "kind"), Units.formatSize(cp.path("size_bytes").asLong()), text(cp, "created_at"));
+            for (JsonNode cp : Fields.objects(Fields.object(raw), "data")) {
+                t.row(Fields.requiredString(cp, "id"), text(cp, "kind"), Units.formatSize(Fields.integer(cp, "size_bytes", 0)), text(cp, "created_at"));
             }
             t.print(ctx.out());
             return 0;

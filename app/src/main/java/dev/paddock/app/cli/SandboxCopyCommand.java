@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.PaddockClient;
@@ -107,7 +108,9 @@ public final class SandboxCopyCommand extends ClientCommand {
     /** The entry, or null when it does not exist. */
     private JsonNode stat(RemotePath p) {
         try {
-            return client().get(filesPath(p, "stat"), Map.of("path", p.path()));
+            JsonNode entry = Fields.object(client().call("GET", filesPath(p, "stat"), Map.of("path", p.path()), null));
+            Fields.string(entry, "type"); // a string when there, or the answer is refused
+            return entry;
         } catch (ApiException e) {
             if (e.status() == 404) return null;
             throw e;

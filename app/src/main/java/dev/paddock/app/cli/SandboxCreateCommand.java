@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.time.Duration;
@@ -101,8 +102,7 @@ public final class SandboxCreateCommand extends ClientCommand {
         if (json()) {
             printJson(raw);
         } else {
-            JsonNode sbx = PaddockClient.parse(raw);
-            ctx.out().println(text(sbx, "id"));
+            ctx.out().println(Fields.requiredString(SandboxTable.checked(Fields.object(raw)), "id"));
         }
         return 0;
     }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -27,8 +28,8 @@ public final class SandboxEgressCommand extends ClientCommand {
             if (!json()) ctx.out().println(String.join("  ", HEADERS));
             client().streamGet(path, Map.of(), e -> {
                 if (!e.event().equals("egress")) return;
-                if (json()) ctx.out().println(e.data());
-                else ctx.out().println(String.join("  ", row(PaddockClient.parse(e.data().getBytes(StandardCharsets.UTF_8)))));
+                if (json()) printJson(e.data());
+                else ctx.out().println(String.join("  ", row(Fields.object(e.data().getBytes(StandardCharsets.UTF_8)))));
                 ctx.out().flush();
             });
             return 0;
@@ -41,10 +42,10 @@ public final class SandboxEgressCommand extends ClientCommand {
         }
         Table t = new Table(HEADERS);
         while (true) {
-            JsonNode page = PaddockClient.parse(client().call("GET", path, query, null));
-            for (JsonNode r : page.path("data")) t.row(row(r));
+            JsonNode page = Fields.object(client().call("GET", path, query, null));
+            for (JsonNode r : Fields.objects(page, "data")) t.row(row(r));
             String last = text(page, "last_id");
-            if (!page.path("has_more").asBoolean(false) || last == null) break;
+            if (!Fields.bool(page, "has_more", false) || last == null) break;
             query.put("after_id", last);
         }
         t.print(ctx.out());
@@ -54,9 +55,14 @@ public final class SandboxEgressCommand extends ClientCommand {
     private static final String[] HEADERS = {"TIME", "DECISION", "METHOD", "HOST", "PORT", "ADDRESS", "STATUS", "RULE", "UP", "DOWN", "MS", "URL"};
 
     private static String[] row(JsonNode r) {
-        String injected = r.path("injected_secrets").isEmpty() ? "" : " +" + r.path("injected_secrets").size() + " credential(s)";
-        return new String[] {text(r, "time"), text(r, "decision"), text(r, "method"), text(r, "host"), r.path("port").asString(),
-                text(r, "resolved_address"), r.path("status").asString(), Objects.toString(text(r, "rule"), "") + injected, r.path("bytes_up").asString(),
-                r.path("bytes_down").asString(), r.path("duration_ms").asString(), text(r, "url")};
+        int secrets = Fields.strings(r, "injected_secrets").size();
+        String injected = secrets == 0 ? "" : " +" + secrets + " credential(s)";
+        return new String[] {text(r, "time"), text(r, "decision"), text(r, "method"), text(r, "host"), cell(Fields.number(r, "port")),
+                text(r, "resolved_address"), cell(Fields.number(r, "status")), Objects.toString(text(r, "rule"), "") + injected,
+                cell(Fields.number(r, "bytes_up")), cell(Fields.number(r, "bytes_down")), cell(Fields.number(r, "duration_ms")), text(r, "url")};
+    }
+
+    private static String cell(String v) {
+        return v == null ? "" : v;
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,13 +25,13 @@ public final class SandboxEventsCommand extends ClientCommand {
         }
         Table t = new Table("AT", "TYPE", "DATA");
         while (true) {
-            JsonNode page = PaddockClient.parse(client().call("GET", path("sandboxes", sbx, "events"), query, null));
-            for (JsonNode e : page.path("data")) {
-                JsonNode data = e.path("data");
-                t.row(text(e, "at"), text(e, "type"), data.isObject() && data.isEmpty() ? "" : data.isMissingNode() ? "" : data.toString());
+            JsonNode page = Fields.object(client().call("GET", path("sandboxes", sbx, "events"), query, null));
+            for (JsonNode e : Fields.objects(page, "data")) {
+                JsonNode data = Fields.object(e, "data");
+                t.row(text(e, "at"), text(e, "type"), data.isEmpty() ? "" : Fields.anyValue(e, "data", 2000));
             }
             String last = text(page, "last_id");
-            if (!page.path("has_more").asBoolean(false) || last == null) break;
+            if (!Fields.bool(page, "has_more", false) || last == null) break;
             query.put("after_id", last);
         }
         t.print(ctx.out());

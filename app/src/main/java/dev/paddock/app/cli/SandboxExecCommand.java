@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.SseEvent;
@@ -54,9 +55,10 @@ public final class SandboxExecCommand extends ClientCommand {
         ObjectNode body = request();
         String path = path("sandboxes", sbx, "exec");
         if (json()) {
-            byte[] raw = client().call("POST", path, Map.of(), body);
+            // a JSON answer comes only once the command ends: wait for its timeout (else the API's longest, an hour) too
+            byte[] raw = client().waitingLonger(timeout != null ? timeout : Duration.ofHours(1)).call("POST", path, Map.of(), body);
             printJson(raw);
-            return exitCode(PaddockClient.parse(raw), false);
+            return exitCode(Fields.object(raw), false);
         }
         JsonNode[] result = new JsonNode[1];
         client().stream(path, body, event -> handle(event, result));
@@ -75,19 +77,20 @@ public final class SandboxExecCommand extends ClientCommand {
         switch (event.event()) {
             case "stdout" -> write(ctx.stdout(), event.data());
             case "stderr" -> write(ctx.stderr(), event.data());
-            case "exit" -> result[0] = PaddockClient.parse(event.data().getBytes(StandardCharsets.UTF_8));
+            case "exit" -> result[0] = Fields.object(event.data().getBytes(StandardCharsets.UTF_8));
             case "error" -> {
-                JsonNode err = PaddockClient.parse(event.data().getBytes(StandardCharsets.UTF_8)).path("error");
-                throw new ApiException(500, text(err, "type"), text(err, "code"),
-                        err.path("message").asString("the command failed on the server"));
+                JsonNode err = Fields.object(Fields.object(event.data().getBytes(StandardCharsets.UTF_8)), "error");
+                String message = text(err, "message");
+                throw new ApiException(500, text(err, "type"), text(err, "code"), message != null ? message : "the command failed on the server");
             }
             default -> { } // unknown events are for newer clients
         }
     }
 
     private void write(OutputStream target, String data) {
-        JsonNode chunk = PaddockClient.parse(data.getBytes(StandardCharsets.UTF_8));
-        byte[] bytes = Base64.getDecoder().decode(chunk.path("data_base64").asString(""));
+        // the bytes are the command's own output and pass as they are, like a terminal over ssh
+        JsonNode chunk = Fields.object(data.getBytes(StandardCharsets.UTF_8));
+        byte[] bytes = Base64.getDecoder().decode(Fields.requiredString(chunk, "data_base64"));
         try {
             ctx.out().flush();
             ctx.err().flush();
@@ -99,15 +102,16 @@ public final class SandboxExecCommand extends ClientCommand {
     }
 
     private int exitCode(JsonNode result, boolean explain) {
-        if (result.path("timed_out").asBoolean(false)) {
+        if (Fields.bool(result, "timed_out", false)) {
             if (explain) ctx.err().println("paddock: the command timed out" + (timeout != null ? " after " + Units.formatDuration(timeout) : ""));
             return TIMED_OUT_EXIT;
         }
-        if (result.path("oom_killed").asBoolean(false) && explain) {
+        if (Fields.bool(result, "oom_killed", false) && explain) {
             ctx.err().println("paddock: the command was killed: the sandbox ran out of memory");
         }
-        int signal = result.path("signal").asInt(0);
-        if (signal > 0) return 128 + signal;
-        return result.path("exit_code").asInt(1);
+        long signal = Fields.integer(result, "signal", 0);
+        if (signal > 0 && signal < 128) return 128 + (int) signal;
+        long code = Fields.integer(result, "exit_code", 1);
+        return code >= 0 && code <= 255 ? (int) code : 1;
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -16,7 +17,7 @@ final class SandboxForkCommand extends ClientCommand {
     public Integer call() {
         byte[] raw = client().call("POST", path("sandboxes", sandboxId(id), "fork"), Map.of(), null);
         if (json()) printJson(raw);
-        else ctx.out().println(text(PaddockClient.parse(raw), "id"));
+        else ctx.out().println(Fields.requiredString(Fields.object(raw), "id"));
         return 0;
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -15,7 +16,7 @@ public final class SandboxGetCommand extends ClientCommand {
     public Integer call() {
         byte[] raw = client().call("GET", path("sandboxes", sandboxId(id)), Map.of(), null);
         if (json()) printJson(raw);
-        else SandboxTable.details(PaddockClient.parse(raw)).print(ctx.out());
+        else SandboxTable.details(Fields.object(raw)).print(ctx.out());
         return 0;
     }
 }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -22,7 +23,7 @@ final class SandboxLifecycleCommands {
             if (json()) {
                 printJson(raw);
             } else {
-                JsonNode s = PaddockClient.parse(raw);
+                JsonNode s = SandboxTable.checked(Fields.object(raw));
                 ctx.out().println(text(s, "id") + " " + text(s, "state"));
             }
             return 0;

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,14 +28,14 @@ public final class SandboxListCommand extends ClientCommand {
             printJson(raw);
             return 0;
         }
-        JsonNode page = PaddockClient.parse(raw);
+        JsonNode page = Fields.object(raw);
         Table t = SandboxTable.table();
-        for (JsonNode s : page.path("data")) SandboxTable.addRow(t, s);
+        for (JsonNode s : Fields.objects(page, "data")) SandboxTable.addRow(t, s);
         if (t.size() == 0) {
             ctx.out().println("no sandboxes" + (all ? "" : " running (use --all to include terminated ones)"));
         } else {
             t.print(ctx.out());
-            if (page.path("has_more").asBoolean(false)) ctx.out().println("(more: raise --limit)");
+            if (Fields.bool(page, "has_more", false)) ctx.out().println("(more: raise --limit)");
         }
         return 0;
     }

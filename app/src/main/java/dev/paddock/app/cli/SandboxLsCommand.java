@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -22,12 +23,12 @@ public final class SandboxLsCommand extends ClientCommand {
             return 0;
         }
         Table t = new Table("TYPE", "MODE", "SIZE", "MODIFIED", "NAME");
-        for (JsonNode e : PaddockClient.parse(raw).path("data")) {
+        for (JsonNode e : Fields.objects(Fields.object(raw), "data")) {
             String type = text(e, "type");
-            String name = text(e, "name");
+            String name = Fields.requiredString(e, "name");
             if ("symlink".equals(type) && text(e, "link_target") != null) name += " -> " + text(e, "link_target");
             if ("directory".equals(type)) name += "/";
-            t.row(type, String.format("%04o", e.path("mode").asInt() & 07777), e.path("size").asLong(), text(e, "modified_at"), name);
+            t.row(type, String.format("%04o", Fields.integer(e, "mode", 0) & 07777), Fields.integer(e, "size", 0), text(e, "modified_at"), name);
         }
         t.print(ctx.out());
         return 0;

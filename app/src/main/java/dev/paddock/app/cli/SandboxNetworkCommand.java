@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.util.ArrayList;
@@ -36,16 +37,11 @@ final class SandboxNetworkCommand extends ClientCommand {
             printJson(raw);
             return 0;
         }
-        JsonNode s = PaddockClient.parse(raw);
-        JsonNode n = s.path("network");
-        ctx.out().println(text(s, "id") + " network " + n.path("type").asString("none")
-                + (n.path("allowed_hosts").isEmpty() ? "" : " " + String.join(",", hosts(n.path("allowed_hosts")))));
+        JsonNode s = SandboxTable.checked(Fields.object(raw));
+        JsonNode n = Fields.object(s, "network");
+        List<String> hosts = Fields.strings(n, "allowed_hosts");
+        String type = text(n, "type");
+        ctx.out().println(text(s, "id") + " network " + (type == null ? "none" : type) + (hosts.isEmpty() ? "" : " " + String.join(",", hosts)));
         return 0;
-    }
-
-    private static List<String> hosts(JsonNode array) {
-        List<String> out = new ArrayList<>();
-        array.forEach(h -> out.add(Table.clean(h.asString())));
-        return out;
     }
 }

@@ -1,7 +1,9 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
+import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -29,7 +31,7 @@ final class SandboxPortCommands {
         public Integer call() {
             byte[] raw = client().call("POST", ports(sandboxId(id)), Map.of(), Json.object().put("port", port));
             if (json()) printJson(raw);
-            else ctx.out().println(client().baseUrl() + PaddockClient.parse(raw).path("url").asString());
+            else ctx.out().println(client().baseUrl() + Fields.requiredString(Fields.object(raw), "url"));
             ctx.out().flush();
             return 0;
         }
@@ -47,12 +49,12 @@ final class SandboxPortCommands {
                 printJson(raw);
                 return 0;
             }
-            JsonNode data = PaddockClient.parse(raw).path("data");
+            List<JsonNode> data = Fields.objects(Fields.object(raw), "data");
             if (data.isEmpty()) {
                 ctx.out().println("no open ports (open one with `paddock sandbox ports open ID PORT`)");
             } else {
                 Table t = new Table("PORT", "URL");
-                for (JsonNode p : data) t.row(p.path("port").asInt(), client().baseUrl() + p.path("url").asString());
+                for (JsonNode p : data) t.row(Fields.integer(p, "port"), client().baseUrl() + Fields.requiredString(p, "url"));
                 t.print(ctx.out());
             }
             ctx.out().flush();

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Text;
@@ -49,7 +50,7 @@ final class SandboxProcessCommands {
             ObjectNode body = CommandBody.of(shell, argv, env, cwd, "paddock sandbox start ID -- sleep 60");
             byte[] raw = client().call("POST", processes(sbx), Map.of(), body);
             if (json()) printJson(raw);
-            else ctx.out().println(PaddockClient.parse(raw).path("pid").asLong());
+            else ctx.out().println(Fields.integer(Fields.object(raw), "pid"));
             return 0;
         }
     }
@@ -66,17 +67,16 @@ final class SandboxProcessCommands {
                 printJson(raw);
                 return 0;
             }
-            JsonNode data = PaddockClient.parse(raw).path("data");
+            List<JsonNode> data = Fields.objects(Fields.object(raw), "data");
             if (data.isEmpty()) {
                 ctx.out().println("no background processes (start one with `paddock sandbox start ID -- CMD`)");
                 return 0;
             }
             Table t = new Table("PID", "STATE", "EXIT", "STARTED", "COMMAND");
             for (JsonNode p : data) {
-                List<String> cmd = new ArrayList<>();
-                p.path("argv").forEach(a -> cmd.add(a.asString()));
-                boolean running = p.path("running").asBoolean(false);
-                t.row(p.path("pid").asLong(), running ? "running" : "exited", running ? "" : text(p, "exit_code"),
+                List<String> cmd = Fields.strings(p, "argv");
+                boolean running = Fields.bool(p, "running", false);
+                t.row(Fields.integer(p, "pid"), running ? "running" : "exited", running ? "" : Fields.number(p, "exit_code"),
                         text(p, "started_at"), Text.clip(String.join(" ", cmd), 80));
             }
             t.print(ctx.out());
@@ -131,8 +131,8 @@ final class SandboxProcessCommands {
         }
 
         private boolean running(String sbx) {
-            for (JsonNode p : client().get(processes(sbx)).path("data")) {
-                if (p.path("pid").asLong() == pid) return p.path("running").asBoolean(false);
+            for (JsonNode p : Fields.objects(Fields.object(client().call("GET", processes(sbx), Map.of(), null)), "data")) {
+                if (Fields.integer(p, "pid", -1) == pid) return Fields.bool(p, "running", false);
             }
             return false;
         }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
@@ -7,6 +8,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import dev.paddock.app.client.ApiException;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -47,9 +52,22 @@ final class SandboxShellCommand extends ClientCommand {
         WebSocket socket = null;
         try {
             JsonNode pty = client().json("POST", path("sandboxes", sbx, "pty"), Map.of(), body);
-            URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + pty.path("attach_url").asString());
+            String attach = Fields.requiredString(pty, "attach_url");
+            if (!attach.startsWith("/v1/")) throw new ApiException(200, "invalid_response", "invalid_response", "the answer's field 'attach_url' is not a path of this server");
+            URI uri = URI.create(client().baseUrl().replaceFirst("^http", "ws") + attach);
             Session session = new Session(ctx.stdout());
-            WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, session).join();
+            // the opening handshake is bounded like any answer; the open terminal then may be quiet for as long as its user
+            WebSocket ws;
+            try {
+                ws = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build().newWebSocketBuilder()
+                        .connectTimeout(client().answerTimeout()).buildAsync(uri, session).join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof HttpTimeoutException) {
+                    throw new ApiException(0, "timeout_error", "response_timeout", client().baseUrl()
+                            + " stalled: the terminal's connection did not open within " + client().answerTimeout().toSeconds() + " s");
+                }
+                throw e;
+            }
             socket = ws;
             if (raw.isPresent()) {
                 Signal.handle(new Signal("WINCH"), s -> {

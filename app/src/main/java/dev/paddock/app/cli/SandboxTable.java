@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -14,10 +15,20 @@ final class SandboxTable {
     }
 
     static void addRow(Table t, JsonNode s) {
-        JsonNode limits = s.path("limits");
-        t.row(ClientCommand.text(s, "id"), ClientCommand.text(s, "state"), ClientCommand.text(s, "driver"),
-                limits.has("memory_bytes") ? Units.formatSize(limits.path("memory_bytes").asLong()) : "",
-                ClientCommand.text(limits, "pids"), ClientCommand.text(limits, "cpus"), age(ClientCommand.text(s, "created_at")));
+        JsonNode limits = Fields.object(s, "limits");
+        Long memory = Fields.integer(limits, "memory_bytes");
+        t.row(Fields.requiredString(s, "id"), Fields.string(s, "state"), Fields.string(s, "driver"),
+                memory != null ? Units.formatSize(memory) : "", Fields.number(limits, "pids"), Fields.number(limits, "cpus"),
+                age(Fields.string(s, "created_at")));
+    }
+
+    /** The fields every sandbox answer has, checked: its id and its state. */
+    static JsonNode checked(JsonNode sandbox) {
+        Fields.requiredString(sandbox, "id");
+        Fields.string(sandbox, "state");
+        Fields.string(sandbox, "driver");
+        Fields.string(sandbox, "created_at");
+        return sandbox;
     }
 
     static String age(String createdAt) {
@@ -32,7 +43,7 @@ final class SandboxTable {
     /** Every field of the object as aligned "key: value" lines, nested objects flattened with dots. */
     static Table details(JsonNode node) {
         Table t = new Table("FIELD", "VALUE");
-        flatten("", node, t);
+        flatten("", checked(node), t);
         return t;
     }
 
@@ -41,7 +52,7 @@ final class SandboxTable {
             String key = prefix + e.getKey();
             JsonNode v = e.getValue();
             if (v.isObject() && !v.isEmpty()) flatten(key + ".", v, t);
-            else t.row(key, v.isNull() ? "-" : v.isValueNode() ? v.asString() : v.toString());
+            else t.row(key, v.isNull() ? "-" : Fields.anyValue(node, e.getKey(), Fields.MAX_SHOWN_CHARS));
         }
     }
 }

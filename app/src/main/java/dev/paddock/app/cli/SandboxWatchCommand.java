@@ -1,9 +1,11 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.PaddockClient;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -30,11 +32,11 @@ final class SandboxWatchCommand extends ClientCommand {
         query.put("recursive", recursive);
         client().streamGet(path("sandboxes", sandboxId(id), "files", "watch"), query, e -> {
             if (json()) {
-                ctx.out().println(e.data());
+                printJson(e.data());
             } else {
-                JsonNode change = PaddockClient.parse(e.data().getBytes(StandardCharsets.UTF_8));
-                if (e.event().equals("end")) ctx.out().println("end " + Table.clean(change.path("reason").asString("")));
-                else ctx.out().println(Table.clean(e.event()) + " " + Table.clean(change.path("path").asString("")));
+                JsonNode change = Fields.object(e.data().getBytes(StandardCharsets.UTF_8));
+                if (e.event().equals("end")) ctx.out().println("end " + Objects.toString(text(change, "reason"), ""));
+                else ctx.out().println(Table.clean(e.event()) + " " + Objects.toString(text(change, "path"), ""));
             }
             ctx.out().flush();
         });

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.core.Ids;
@@ -61,7 +62,7 @@ public final class SecretCommand {
             ObjectNode body = Json.object().put("name", name).put("value", source.read(ctx));
             byte[] raw = client().call("POST", "/v1/secrets", Map.of(), body);
             if (json()) printJson(raw);
-            else ctx.out().println(text(PaddockClient.parse(raw), "id"));
+            else ctx.out().println(Fields.requiredString(Fields.object(raw), "id"));
             return 0;
         }
     }
@@ -75,8 +76,8 @@ public final class SecretCommand {
                 return 0;
             }
             Table t = new Table("ID", "NAME", "VERSION", "CREATED", "UPDATED");
-            for (JsonNode s : PaddockClient.parse(raw).path("data")) {
-                t.row(text(s, "id"), text(s, "name"), s.path("version").asString(), text(s, "created_at"), text(s, "updated_at"));
+            for (JsonNode s : Fields.objects(Fields.object(raw), "data")) {
+                t.row(Fields.requiredString(s, "id"), text(s, "name"), Fields.number(s, "version"), text(s, "created_at"), text(s, "updated_at"));
             }
             t.print(ctx.out());
             return 0;
@@ -95,7 +96,7 @@ public final class SecretCommand {
             byte[] raw = client().call("POST", path("secrets", secretId(id), "rotate"), Map.of(),
                     Json.object().put("value", source.read(ctx)));
             if (json()) printJson(raw);
-            else ctx.out().println("rotated " + id + " (version " + PaddockClient.parse(raw).path("version").asString() + ")");
+            else ctx.out().println("rotated " + id + " (version " + Fields.number(Fields.object(raw), "version") + ")");
             return 0;
         }
     }

@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Fields;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.util.Map;
@@ -29,7 +30,7 @@ public final class SnapshotCommand {
             if (memory) body.put("type", "memory");
             byte[] raw = client().call("POST", path("snapshots"), Map.of(), body);
             if (json()) printJson(raw);
-            else ctx.out().println(text(PaddockClient.parse(raw), "name"));
+            else ctx.out().println(Fields.requiredString(Fields.object(raw), "name"));
             return 0;
         }
     }
@@ -43,8 +44,8 @@ public final class SnapshotCommand {
                 return 0;
             }
             Table t = new Table("NAME", "SANDBOX", "KIND", "SIZE", "CREATED");
-            for (JsonNode s : PaddockClient.parse(raw).path("data")) {
-                t.row(text(s, "name"), text(s, "sandbox_id"), text(s, "kind"), Units.formatSize(s.path("size_bytes").asLong()), text(s, "created_at"));
+            for (JsonNode s : Fields.objects(Fields.object(raw), "data")) {
+                t.row(Fields.requiredString(s, "name"), text(s, "sandbox_id"), text(s, "kind"), Units.formatSize(Fields.integer(s, "size_bytes", 0)), text(s, "created_at"));
             }
             t.print(ctx.out());
             return 0;
@@ -71,7 +72,7 @@ public final class SnapshotCommand {
         @Override public Integer call() {
             byte[] raw = client().call("POST", path("sandboxes"), Map.of(), Json.object().put("from_snapshot", name));
             if (json()) printJson(raw);
-            else ctx.out().println(text(PaddockClient.parse(raw), "id"));
+            else ctx.out().println(Fields.requiredString(Fields.object(raw), "id"));
             return 0;
         }
     }

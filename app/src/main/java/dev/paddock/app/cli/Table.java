@@ -1,5 +1,6 @@
 package dev.paddock.app.cli;
 
+import dev.paddock.app.client.Terminal;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,8 +40,6 @@ public final class Table {
 
     /** Values can come from a sandbox (file names): never let control characters reach the terminal. */
     static String clean(String s) {
-        StringBuilder sb = new StringBuilder(s.length());
-        s.codePoints().forEach(c -> sb.appendCodePoint(Character.isISOControl(c) ? '?' : c));
-        return sb.toString();
+        return Terminal.escape(s);
     }
 }

@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,15 +45,28 @@ final class Http1 {
         record Streamed(Supplier<InputStream> content) implements Body {}
     }
 
+    /**
+     * How long the client waits: for the connection (and a TLS handshake), and for the answer's head; the same
+     * answer timeout then bounds a whole non-streaming body, unless the caller streams it ({@link Response#clock}).
+     */
+    record Timeouts(Duration connect, Duration answer) {}
+
+    /** No answer (or no end of one) came within a timeout: the server accepted the request and stalled. */
+    static final class AnswerTimeoutException extends IOException {
+        AnswerTimeoutException(String message) {
+            super(message);
+        }
+    }
+
     /** The answer; its body streams from the connection, which closing the answer closes. */
-    record Response(int status, Map<String, String> headers, InputStream body) implements Closeable {
+    record Response(int status, Map<String, String> headers, InputStream body, Clock clock) implements Closeable {
         @Override
         public void close() throws IOException {
             body.close();
         }
     }
 
-    static Response send(URI uri, String method, Map<String, String> headers, Body body, Duration connectTimeout) throws IOException {
+    static Response send(URI uri, String method, Map<String, String> headers, Body body, Timeouts timeouts) throws IOException {
         boolean tls = "https".equalsIgnoreCase(uri.getScheme());
         if (!tls && !"http".equalsIgnoreCase(uri.getScheme())) throw new IOException("unsupported URL scheme: " + uri.getScheme());
         String host = uri.getHost();
@@ -60,8 +74,10 @@ final class Http1 {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
+            socket.connect(new InetSocketAddress(host, port), (int) timeouts.connect().toMillis());
+            socket.setSoTimeout((int) timeouts.connect().toMillis()); // the TLS handshake is part of connecting
             if (tls) socket = startTls(socket, host, port);
+            Clock clock = new Clock(socket);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
             IOException sending = null;
             try {
@@ -71,7 +87,8 @@ final class Http1 {
             } catch (IOException e) {
                 sending = e; // the server may have refused the body (413) and closed: its answer says why
             }
-            InputStream in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+            clock.waitUpTo(timeouts.answer(), "of its answer");
+            InputStream in = new BufferedInputStream(clock.input(), 16 * 1024);
             int status;
             Map<String, String> answer = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
             try {
@@ -82,7 +99,8 @@ final class Http1 {
             } catch (IOException e) {
                 throw sending != null ? sending : e;
             }
-            return new Response(status, answer, bodyOf(in, status, method, answer, socket));
+            clock.waitUpTo(timeouts.answer(), "to complete its answer");
+            return new Response(status, answer, bodyOf(in, status, method, answer, socket), clock);
         } catch (IOException | RuntimeException e) {
             socket.close();
             throw e;
@@ -203,6 +221,83 @@ final class Http1 {
                 socket.close();
             }
         };
+    }
+
+    /**
+     * Bounds every read from the socket. With a deadline (the head; a whole non-streaming body; the next line of an
+     * event stream, pushed on by {@link #progressed}) no read goes past it, so a server that drips a byte at a time
+     * cannot hold an answer open either; per read (a download) each read waits at most the limit.
+     */
+    static final class Clock {
+        private final Socket socket;
+        private volatile long deadline;
+        private volatile Duration limit;
+        private volatile boolean perRead;
+        private volatile String waitingFor;
+
+        Clock(Socket socket) {
+            this.socket = socket;
+        }
+
+        /** From now on, everything read must have come within {@code limit}. */
+        void waitUpTo(Duration limit, String waitingFor) {
+            this.limit = limit;
+            this.waitingFor = waitingFor;
+            this.perRead = false;
+            this.deadline = System.nanoTime() + limit.toNanos();
+        }
+
+        /** From now on, each read waits at most {@code limit}, however long the whole takes. */
+        void eachReadWithin(Duration limit, String waitingFor) {
+            this.limit = limit;
+            this.waitingFor = waitingFor;
+            this.perRead = true;
+        }
+
+        /** One unit (a line of an event stream, a keep-alive among them) came whole: the next has the limit anew. */
+        void progressed() {
+            deadline = System.nanoTime() + limit.toNanos();
+        }
+
+        InputStream input() throws IOException {
+            InputStream raw = socket.getInputStream();
+            return new FilterInputStream(raw) {
+                @Override
+                public int read() throws IOException {
+                    arm();
+                    try {
+                        return super.read();
+                    } catch (SocketTimeoutException e) {
+                        throw timedOut();
+                    }
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    arm();
+                    try {
+                        return super.read(b, off, len);
+                    } catch (SocketTimeoutException e) {
+                        throw timedOut();
+                    }
+                }
+            };
+        }
+
+        private void arm() throws IOException {
+            long wait = limit.toMillis();
+            if (!perRead) {
+                wait = (deadline - System.nanoTime()) / 1_000_000;
+                if (wait <= 0) throw timedOut();
+            }
+            socket.setSoTimeout((int) Math.max(1, Math.min(wait, Integer.MAX_VALUE)));
+        }
+
+        private AnswerTimeoutException timedOut() {
+            long ms = limit.toMillis();
+            return new AnswerTimeoutException("the server sent nothing " + waitingFor + " within "
+                    + (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms"));
+        }
     }
 
     /** A chunked body, decoded; trailers are read and dropped. */

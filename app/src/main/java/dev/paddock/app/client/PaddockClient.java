@@ -1,5 +1,6 @@
 package dev.paddock.app.client;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -25,6 +26,11 @@ import tools.jackson.databind.node.MissingNode;
  */
 public final class PaddockClient {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How long an answer may take to come (its head, then a whole non-streaming body), unless set otherwise: above
+     * the server's default operation timeout (60 s), so a slow driver's own 504 arrives before this gives up.
+     */
+    public static final Duration DEFAULT_ANSWER_TIMEOUT = Duration.ofSeconds(120);
     /** The most of a JSON answer read: more is a broken or hostile server, not an answer to hold in memory. */
     static final int MAX_ANSWER_BYTES = 64 << 20;
     /** The most of an error answer read: its JSON error is small. */
@@ -32,13 +38,31 @@ public final class PaddockClient {
 
     private final String baseUrl;
     private final String apiKey;
+    private final Duration answerTimeout;
 
     public PaddockClient(String baseUrl, String apiKey) {
+        this(baseUrl, apiKey, DEFAULT_ANSWER_TIMEOUT);
+    }
+
+    /**
+     * {@code answerTimeout} bounds the wait for an answer's head and, once it came, for a whole non-streaming body;
+     * in a streamed body (event streams, downloads) it is the longest silence. The server writes a keep-alive into
+     * every event stream after a second without events, so a live stream is never silent that long.
+     */
+    public PaddockClient(String baseUrl, String apiKey, Duration answerTimeout) {
         this.baseUrl = stripSlash(baseUrl);
         this.apiKey = apiKey;
+        this.answerTimeout = answerTimeout;
     }
 
     public String baseUrl() { return baseUrl; }
+
+    public Duration answerTimeout() { return answerTimeout; }
+
+    /** This client with {@code extra} more time for answers: for requests the server answers only once work ends. */
+    public PaddockClient waitingLonger(Duration extra) {
+        return new PaddockClient(baseUrl, apiKey, answerTimeout.plus(extra));
+    }
 
     /** A JSON request; answers the raw body of a 2xx answer (empty for 204). */
     public byte[] call(String method, String path, Map<String, ?> query, JsonNode body) {
@@ -60,7 +84,26 @@ public final class PaddockClient {
     public InputStream download(String path, Map<String, ?> query) {
         Http1.Response res = send("GET", path, query, headers("*/*"), Http1.Body.NONE);
         if (res.status() >= 400) throw error(res.status(), readAll(res.body()));
-        return res.body();
+        res.clock().eachReadWithin(answerTimeout, "while sending the download"); // a large file may take long, but never stalls
+        return new FilterInputStream(res.body()) {
+            @Override
+            public int read() throws IOException {
+                try {
+                    return super.read();
+                } catch (Http1.AnswerTimeoutException e) {
+                    throw timeout(e);
+                }
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                try {
+                    return super.read(b, off, len);
+                } catch (Http1.AnswerTimeoutException e) {
+                    throw timeout(e);
+                }
+            }
+        };
     }
 
     /** Sends a binary body (file content, archives) and answers the raw body of the answer. */
@@ -85,6 +128,8 @@ public final class PaddockClient {
     private void readEvents(Http1.Response res, Consumer<SseEvent> sink, String what) {
         try (InputStream in = res.body()) {
             if (res.status() >= 400) throw error(res.status(), in.readNBytes(MAX_ERROR_BYTES));
+            // the server sends a keep-alive after a second without events: a stream silent (or dripping) this long is dead
+            res.clock().waitUpTo(answerTimeout, "in its " + what + " (not even a keep-alive)");
             SseReader.read(in, event -> {
                 try {
                     sink.accept(event);
@@ -92,7 +137,9 @@ public final class PaddockClient {
                     throw new ApiException(200, "invalid_response", "invalid_response", "the server sent a " + clip(event.event())
                             + " event this client cannot read in its " + what);
                 }
-            });
+            }, res.clock()::progressed);
+        } catch (Http1.AnswerTimeoutException e) {
+            throw timeout(e);
         } catch (IOException e) {
             throw new UncheckedIOException("the " + what + " from " + baseUrl + " broke off: " + e.getMessage(), e);
         }
@@ -123,7 +170,9 @@ public final class PaddockClient {
         }
         if (uri.getHost() == null) throw new IllegalArgumentException("invalid server URL '" + baseUrl + "'");
         try {
-            return Http1.send(uri, method, headers, body, CONNECT_TIMEOUT);
+            return Http1.send(uri, method, headers, body, new Http1.Timeouts(CONNECT_TIMEOUT, answerTimeout));
+        } catch (Http1.AnswerTimeoutException e) {
+            throw timeout(e);
         } catch (ConnectException | SocketTimeoutException | NoRouteToHostException | UnknownHostException e) {
             throw new UnreachableException(baseUrl);
         } catch (IOException e) {
@@ -140,9 +189,17 @@ public final class PaddockClient {
                 throw new IOException("the answer is over " + (MAX_ANSWER_BYTES >> 20) + " MiB");
             }
             return body;
+        } catch (Http1.AnswerTimeoutException e) {
+            throw timeout(e);
         } catch (IOException e) {
             throw new UncheckedIOException("the answer from " + baseUrl + " broke off: " + e.getMessage(), e);
         }
+    }
+
+    /** A server that accepted the request and then stalled: one typed error, as for an answer this client cannot read. */
+    private ApiException timeout(Http1.AnswerTimeoutException e) {
+        return new ApiException(0, "timeout_error", "response_timeout", baseUrl + " stalled: " + e.getMessage()
+                + " (wait longer with --http-timeout or PADDOCK_HTTP_TIMEOUT)");
     }
 
     private static ApiException error(int status, byte[] body) {
@@ -150,7 +207,7 @@ public final class PaddockClient {
             JsonNode err = Json.read(body).path("error");
             if (err.isObject()) {
                 return new ApiException(status, text(err, "type"), text(err, "code"),
-                        err.path("message").isString() ? err.path("message").stringValue() : "HTTP " + status);
+                        err.path("message").isString() ? clipMessage(err.path("message").stringValue()) : "HTTP " + status);
             }
         } catch (JacksonException ignored) {
             // not our error shape; fall through to a generic message
@@ -160,7 +217,12 @@ public final class PaddockClient {
 
     private static String text(JsonNode n, String field) {
         JsonNode v = n.path(field);
-        return v.isString() ? v.stringValue() : null;
+        return v.isString() ? clipMessage(v.stringValue()) : null;
+    }
+
+    /** An error's text from the server, for one line of a terminal (Main escapes what it prints). */
+    private static String clipMessage(String s) {
+        return s.length() > 2000 ? s.substring(0, 2000) + "…" : s;
     }
 
     private static byte[] readAll(InputStream in) {

@@ -15,11 +15,17 @@ public final class SseReader {
     private SseReader() {}
 
     public static void read(InputStream body, Consumer<SseEvent> sink) throws IOException {
+        read(body, sink, () -> { });
+    }
+
+    /** As {@link #read(InputStream, Consumer)}, calling {@code lineDone} after each complete line (keep-alives too). */
+    public static void read(InputStream body, Consumer<SseEvent> sink, Runnable lineDone) throws IOException {
         BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
         String event = null;
         StringBuilder data = null;
         String line;
         while ((line = boundedLine(in)) != null) {
+            lineDone.run();
             if (line.isEmpty()) {
                 if (data != null) sink.accept(new SseEvent(event == null ? "message" : event, data.toString()));
                 event = null;

@@ -56,24 +56,24 @@ class Http1Test {
     @Test
     void sendsBodiesByLengthAndChunkedAndReadsAnswersByLength() throws Exception {
         try (Http1.Response r = Http1.send(URI.create(base + "/echo?a=1"), "PUT", Map.of("x-api-key", "k1"),
-                new Http1.Body.Bytes("hello".getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(5))) {
+                new Http1.Body.Bytes("hello".getBytes(StandardCharsets.UTF_8)), new Http1.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)))) {
             assertThat(r.status()).isEqualTo(200);
             assertThat(new String(r.body().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("PUT /echo?a=1 5 k1");
         }
         byte[] big = new byte[300_000];
         try (Http1.Response r = Http1.send(URI.create(base + "/echo"), "POST", Map.of("x-api-key", "k2"),
-                new Http1.Body.Streamed(() -> new ByteArrayInputStream(big)), Duration.ofSeconds(5))) {
+                new Http1.Body.Streamed(() -> new ByteArrayInputStream(big)), new Http1.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)))) {
             assertThat(new String(r.body().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("POST /echo 300000 k2");
         }
     }
 
     @Test
     void readsChunkedAndEmptyAnswers() throws Exception {
-        try (Http1.Response r = Http1.send(URI.create(base + "/chunked"), "GET", Map.of(), Http1.Body.NONE, Duration.ofSeconds(5))) {
+        try (Http1.Response r = Http1.send(URI.create(base + "/chunked"), "GET", Map.of(), Http1.Body.NONE, new Http1.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)))) {
             String text = new String(r.body().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(text.lines()).hasSize(100).startsWith("line 0").endsWith("line 99");
         }
-        try (Http1.Response r = Http1.send(URI.create(base + "/empty"), "DELETE", Map.of(), Http1.Body.NONE, Duration.ofSeconds(5))) {
+        try (Http1.Response r = Http1.send(URI.create(base + "/empty"), "DELETE", Map.of(), Http1.Body.NONE, new Http1.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)))) {
             assertThat(r.status()).isEqualTo(204);
             assertThat(r.body().readAllBytes()).isEmpty();
         }
@@ -100,7 +100,7 @@ class Http1Test {
             });
             byte[] huge = new byte[64 << 20];
             try (Http1.Response r = Http1.send(URI.create("http://127.0.0.1:" + raw.getLocalPort() + "/upload"), "PUT", Map.of(),
-                    new Http1.Body.Streamed(() -> new ByteArrayInputStream(huge)), Duration.ofSeconds(5))) {
+                    new Http1.Body.Streamed(() -> new ByteArrayInputStream(huge)), new Http1.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(60)))) {
                 assertThat(r.status()).isEqualTo(413);
                 assertThat(new String(r.body().readAllBytes(), StandardCharsets.UTF_8)).contains("payload_too_large");
             }
