@@ -351,14 +351,15 @@ public final class SkillService {
      * live session of its environment pins, which is what it needs to lay that session's skills out.
      */
     private Resource findReadable(Principal p, String id, String version) {
-        Resource skill = find(p.tenantId(), id);
-        if (!Callers.isEnvironmentKey(p)) return skill;
+        if (!Callers.isEnvironmentKey(p)) return find(p.tenantId(), id);
+        ResourceIds.require(PREFIX, id, "skill_id");
+        // the pin is checked before the skill is looked up, so a skill the key may not read answers as one that does not exist
         String environment = environments.boundEnvironment(p);
         Page<Resource> sessions = store.list(Resource.SESSION, p.tenantId(), new ResourceFilter(false, environment, null, LIVE_SESSIONS, true),
                 PageRequest.first(PageRequest.MAX_LIMIT));
         for (Resource r : sessions.data()) {
             for (AgentSkill s : SessionResource.of(new Session(r)).agent().skills()) {
-                if (s.skillId().equals(id) && s.version().equals(version)) return skill;
+                if (s.skillId().equals(id) && s.version().equals(version)) return find(p.tenantId(), id);
             }
         }
         throw new PaddockException(ErrorCode.SKILL_NOT_FOUND, "skill '" + id + "' at version '" + Text.clip(version, 40)

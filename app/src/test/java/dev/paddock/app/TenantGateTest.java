@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.paddock.app.serve.PaddockApp;
+import dev.paddock.core.Ids;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -251,6 +252,50 @@ class TenantGateTest {
         assertUntouched();
     }
 
+    /**
+     * Another tenant's id is no different from one that does not exist: for every route, tenant B naming A's resources
+     * gets the same status, error code and message (ids aside) as naming made-up ids of the same shape, so neither
+     * the code nor the wording tells B which ids exist.
+     */
+    @Test
+    void anotherTenantsIdAnswersExactlyAsAMissingOne() {
+        Map<String, String> missing = new LinkedHashMap<>();
+        a.forEach((param, id) -> missing.put(param, madeUp(param, id)));
+        List<String> differ = new ArrayList<>();
+        for (String route : app.routes()) {
+            String method = route.substring(0, route.indexOf(' '));
+            String template = route.substring(route.indexOf(' ') + 1);
+            if (NO_TENANT_ID.containsKey(route) || !PARAM.matcher(template).find() || method.equals("WS")) continue;
+            HttpResponse<String> foreign = call(keyB, method, fill(template, a) + query(template), body(method, template));
+            HttpResponse<String> absent = call(keyB, method, fill(template, missing) + query(template), body(method, template));
+            String f = shape(foreign, a, missing), m = shape(absent, a, missing);
+            if (!f.equals(m)) differ.add(route + "\n   foreign: " + f + "\n   missing: " + m);
+        }
+        assertThat(differ).as("routes where another tenant's id answers otherwise than a missing one").isEmpty();
+        assertUntouched();
+    }
+
+    /** An id of the same shape as {@code id} that names nothing. */
+    private static String madeUp(String param, String id) {
+        return switch (param) {
+            case "pid" -> "4194000";
+            case "port" -> "8001";
+            case "token" -> "prt_made-up-too";
+            case "name" -> "no-such-snapshot";
+            case "version" -> id.contains("_") ? Ids.newId(id.substring(0, id.lastIndexOf('_'))) : "999999";
+            default -> id.contains("_") ? Ids.newId(id.substring(0, id.lastIndexOf('_'))) : id + "-missing";
+        };
+    }
+
+    /** What a client can tell from an answer: status, content type, and the body with every id in it masked. */
+    private static String shape(HttpResponse<String> r, Map<String, String> ids, Map<String, String> others) {
+        String body = r.body();
+        for (Map<String, String> m : List.of(ids, others)) {
+            for (String v : m.values()) if (v.length() > 3) body = body.replace(v, "<id>");
+        }
+        return r.statusCode() + " " + r.headers().firstValue("Content-Type").orElse("") + " " + body;
+    }
+
     /** A's things are as A left them: nothing B did reached them. */
     private void assertUntouched() {
         String sbx = a.get("sandbox");
@@ -272,6 +317,10 @@ class TenantGateTest {
     }
 
     private String fill(String template) {
+        return fill(template, a);
+    }
+
+    private String fill(String template, Map<String, String> a) {
         Matcher m = PARAM.matcher(template);
         StringBuilder out = new StringBuilder();
         while (m.find()) {

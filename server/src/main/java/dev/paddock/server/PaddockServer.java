@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
 public final class PaddockServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PaddockServer.class);
     /** What a multipart upload may carry beside its file: boundaries, part headers and small fields. */
-    private static final long MULTIPART_OVERHEAD = 64 * 1024;
+    public static final long MULTIPART_OVERHEAD = 64 * 1024;
 
     private final RuntimeHost host;
     private final ApiKeys keys;

@@ -4,6 +4,7 @@ import dev.paddock.agents.FileService;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
+import dev.paddock.server.PaddockServer;
 import dev.paddock.server.http.Auth;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -42,14 +43,12 @@ final class FilesApiRoutes {
         if (!ctx.isMultipartFormData()) {
             throw new PaddockException(ErrorCode.INVALID_UPLOAD, "send the file as multipart/form-data with a part named 'file'");
         }
+        MultipartFailures.refuseDeclaredOver(ctx, maxUploadBytes + PaddockServer.MULTIPART_OVERHEAD, this::tooLarge);
         List<UploadedFile> parts;
         try {
             parts = ctx.uploadedFiles("file");
         } catch (Exception e) { // Kotlin code: checked ServletException and IOException arrive undeclared
-            if (MultipartFailures.tooLarge(e)) {
-                throw new PaddockException(ErrorCode.FILE_UPLOAD_TOO_LARGE, "the file is larger than this server's max_upload_size of "
-                        + maxUploadBytes + " bytes");
-            }
+            if (MultipartFailures.tooLarge(e)) throw tooLarge();
             throw new PaddockException(ErrorCode.INVALID_UPLOAD, "the multipart body cannot be read (" + Text.clip(MultipartFailures.rootMessage(e), 120)
                     + "); send one part named 'file' with a filename");
         }
@@ -63,6 +62,10 @@ final class FilesApiRoutes {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private PaddockException tooLarge() {
+        return new PaddockException(ErrorCode.FILE_UPLOAD_TOO_LARGE, "the file is larger than this server's max_upload_size of " + maxUploadBytes + " bytes");
     }
 
     private void download(Context ctx) {

@@ -1,10 +1,21 @@
 package dev.paddock.server.routes.agents;
 
+import dev.paddock.core.PaddockException;
+import io.javalin.http.Context;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /** What Jetty's multipart parser said when it refused a body: the routes that take uploads read it the same way. */
 final class MultipartFailures {
     private MultipartFailures() {}
+
+    /**
+     * Refuses a body whose declared length is over {@code limit} before the parser reads any of it: Jetty's parser
+     * counts only what arrives, so it would take (and stage on disk) everything up to the limit first.
+     */
+    static void refuseDeclaredOver(Context ctx, long limit, Supplier<PaddockException> tooLarge) {
+        if (ctx.req().getContentLengthLong() > limit) throw tooLarge.get();
+    }
 
     /** Jetty refuses a part or a body over its limits with an exception that says so somewhere in its causes. */
     static boolean tooLarge(Throwable e) {

@@ -69,6 +69,7 @@ final class SkillRoutes {
             throw new PaddockException(ErrorCode.SKILL_UPLOAD_INVALID, "send the skill as multipart/form-data: one part named 'files' per file, "
                     + "its filename the file's path (my-skill/SKILL.md, my-skill/scripts/run.py); got content type '" + Text.clip(type, 60) + "'");
         }
+        MultipartFailures.refuseDeclaredOver(ctx, limits.maxTotalBytes() + FRAMING_BYTES, this::tooLarge);
         ctx.req().setAttribute(MultipartUtil.MULTIPART_CONFIG_ATTRIBUTE, new MultipartConfigElement(skills.uploadStaging().toString(),
                 limits.maxTotalBytes(), limits.maxTotalBytes() + FRAMING_BYTES, IN_MEMORY_BYTES));
         Map<String, List<UploadedFile>> parts;
@@ -88,11 +89,13 @@ final class SkillRoutes {
         return out;
     }
 
+    private PaddockException tooLarge() {
+        return new PaddockException(ErrorCode.SKILL_TOO_LARGE, "a skill's files may take at most " + limits.maxTotalBytes() + " bytes together");
+    }
+
     /** Jetty refuses an upload over its limits or a broken body; either way the client learns which. */
     private PaddockException unreadable(Exception e) {
-        if (MultipartFailures.tooLarge(e)) {
-            return new PaddockException(ErrorCode.SKILL_TOO_LARGE, "a skill's files may take at most " + limits.maxTotalBytes() + " bytes together");
-        }
+        if (MultipartFailures.tooLarge(e)) return tooLarge();
         return new PaddockException(ErrorCode.SKILL_UPLOAD_INVALID, "the multipart/form-data body could not be read: " + Text.clip(String.valueOf(e.getMessage()), 160));
     }
 }
