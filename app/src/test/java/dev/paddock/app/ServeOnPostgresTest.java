@@ -31,6 +31,7 @@ class ServeOnPostgresTest {
     void tearDown() throws Exception {
         if (cluster != null) cluster.close();
         if (unreachable != null) {
+            unreachable.stop(); // one that has not given up yet when the test does
             BwrapServer.removeDataDir(unreachable.dataDir);
             Files.deleteIfExists(unreachable.log);
         }
