@@ -8,10 +8,6 @@ import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import dev.paddock.app.client.SseEvent;
-import dev.paddock.driver.bwrap.BwrapConfig;
-import dev.paddock.driver.bwrap.BwrapDriver;
-import dev.paddock.store.StoreLocation;
-import dev.paddock.store.testing.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,39 +40,20 @@ import tools.jackson.databind.node.ObjectNode;
 @Tag("bwrap")
 class NodesEndToEndTest {
     static final String KEY = "pdk_nodes_test_admin_key_0123456789abcdef";
-    final List<ServerProcess> servers = new ArrayList<>();
+    ServerNodes cluster;
     Path sharedCheckpoints;
 
     @AfterEach
     void tearDown() throws Exception {
-        for (ServerProcess s : servers) {
-            if (s.alive()) new ProcessBuilder("kill", "-CONT", Long.toString(s.pid())).start().waitFor();
-            s.stop();
-            destroyLeftovers(s.dataDir); // a stopped server leaves its sandboxes running
-            BwrapServer.removeDataDir(s.dataDir);
-            Files.deleteIfExists(s.log);
-        }
+        if (cluster != null) cluster.close();
         if (sharedCheckpoints != null) BwrapServer.removeDataDir(sharedCheckpoints);
     }
 
-    private static void destroyLeftovers(Path dataDir) {
-        try (BwrapDriver driver = new BwrapDriver(BwrapConfig.defaults(dataDir))) {
-            driver.list().forEach(driver::destroy);
-        } catch (Exception e) {
-            System.err.println("could not destroy leftover sandboxes in " + dataDir + ": " + e.getMessage());
-        }
-    }
-
     /** {@code labels}: the node's labels ({@code zone=…}, and for B and C {@code disk=ssd}). */
-    ServerProcess node(StoreLocation.Postgres db, String labels) throws Exception {
-        ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdn"), KEY, TestPostgres.storeUrl(db));
+    ServerProcess node(String labels) throws Exception {
         if (sharedCheckpoints == null) sharedCheckpoints = Files.createTempDirectory(Path.of("/tmp"), "pdn-checkpoints");
-        s.env.put("PADDOCK_CHECKPOINT_DIR", sharedCheckpoints.toString()); // one shared filesystem, as it were
-        s.env.put("PADDOCK_NODE_LEASE", "5s");
-        s.startTimeout = Duration.ofSeconds(120); // three JVMs start together on a shared machine
-        s.env.put("PADDOCK_NODE_LABELS", labels);
-        servers.add(s);
-        return s;
+        return cluster.node(Map.of("PADDOCK_CHECKPOINT_DIR", sharedCheckpoints.toString(), // one shared filesystem, as it were
+                "PADDOCK_NODE_LEASE", "5s", "PADDOCK_NODE_LABELS", labels));
     }
 
     static ObjectNode createIn(String zone) {
@@ -99,8 +76,8 @@ class NodesEndToEndTest {
 
     @Test
     void threeServersActAsOnePaddockAndSurviveTheLossOfOne() throws Exception {
-        StoreLocation.Postgres db = TestPostgres.freshDatabase();
-        ServerProcess a = node(db, "zone=a"), b = node(db, "zone=b,disk=ssd"), c = node(db, "zone=c,disk=ssd");
+        cluster = new ServerNodes("pdn", KEY);
+        ServerProcess a = node("zone=a"), b = node("zone=b,disk=ssd"), c = node("zone=c,disk=ssd");
         PaddockClient apiA = a.start(), apiB = b.start(), apiC = c.start();
 
         JsonNode nodes = apiA.get("/v1/nodes").path("data");

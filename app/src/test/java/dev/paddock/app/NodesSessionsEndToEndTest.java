@@ -7,27 +7,27 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.driver.bwrap.BwrapConfig;
-import dev.paddock.driver.bwrap.BwrapDriver;
-import dev.paddock.store.StoreLocation;
-import dev.paddock.store.testing.TestPostgres;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
@@ -35,50 +35,66 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * A Managed Agents session whose sandbox was on a node that is lost goes on on another node: the next user event,
  * sent to a survivor, runs its turn there, with a new sandbox for its tools, and the conversation so far; a turn the
- * lost node was running when it died is run on by the survivor by itself, once. Two real
- * {@code paddock serve} processes on one PostgreSQL, bwrap, and a scripted Messages API on loopback.
+ * lost node was running when it died is run on by the survivor by itself, once. Real {@code paddock serve}
+ * processes on one PostgreSQL, bwrap, and a scripted Messages API on loopback: the survivor B and the model serve
+ * the whole class, each test starts a node A of its own, begins its session there and kills it.
  */
 @Tag("bwrap")
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NodesSessionsEndToEndTest {
     static final String KEY = "pdk_nodes_sessions_admin_key_0123456789ab";
-    final List<ServerProcess> servers = new ArrayList<>();
     OneToolPerMessageModel model;
+    ServerNodes cluster;
+    PaddockClient apiB;
+    ServerProcess b;
+    ServerProcess a;
 
-    @AfterEach
-    void tearDown() throws Exception {
-        for (ServerProcess s : servers) {
-            System.err.println("--- log of " + s.dataDir + ":\n" + s.logTail());
-            s.stop();
-            try (BwrapDriver driver = new BwrapDriver(BwrapConfig.defaults(s.dataDir))) {
-                driver.list().forEach(driver::destroy); // a stopped or killed server leaves its sandboxes running
-            }
-            BwrapServer.removeDataDir(s.dataDir);
-            Files.deleteIfExists(s.log);
-        }
-        if (model != null) model.close();
+    @BeforeAll
+    void startSurvivor() throws Exception {
+        model = new OneToolPerMessageModel();
+        cluster = new ServerNodes("pds", KEY);
+        b = node();
+        apiB = b.start();
     }
 
-    ServerProcess node(StoreLocation.Postgres db) throws Exception {
-        ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pds"), KEY, TestPostgres.storeUrl(db));
-        s.env.put("PADDOCK_NODE_LEASE", "5s");
-        s.env.put("PADDOCK_MODEL_BASE_URL", model.baseUrl());
-        s.env.put("PADDOCK_MODEL_API_KEY", "test-model-key");
-        s.startTimeout = Duration.ofSeconds(120);
-        servers.add(s);
-        return s;
+    @AfterEach
+    void removeLostNode() throws Exception {
+        if (a == null) return;
+        System.err.println("--- log of A, " + a.dataDir + ":\n" + a.logTail());
+        cluster.remove(a); // a killed server leaves its sandboxes running
+        a = null;
+    }
+
+    @AfterAll
+    void stopSurvivor() throws Exception {
+        try {
+            if (cluster != null) {
+                System.err.println(cluster.logTails());
+                cluster.close();
+            }
+        } finally {
+            if (model != null) model.close();
+        }
+    }
+
+    ServerProcess node() throws Exception {
+        return cluster.node(Map.of("PADDOCK_NODE_LEASE", "5s", "PADDOCK_MODEL_BASE_URL", model.baseUrl(), "PADDOCK_MODEL_API_KEY", "test-model-key"));
+    }
+
+    /** Starts this test's node A and begins a session there (a fresh environment and agent, one user message). */
+    String sessionStartedOnA() throws Exception {
+        a = node();
+        PaddockClient apiA = a.start();
+        ObjectNode env = Json.object().put("name", "nodes-env-" + UUID.randomUUID());
+        env.putObject("config").put("type", "cloud");
+        String envId = apiA.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
+        return AgentSessions.sendGo(apiA, AgentSessions.toolsetAgent(apiA), envId);
     }
 
     @Test
     void aSessionWhoseSandboxWasOnALostNodeGoesOnOnAnotherNode() throws Exception {
-        model = new OneToolPerMessageModel();
-        StoreLocation.Postgres db = TestPostgres.freshDatabase();
-        ServerProcess a = node(db), b = node(db);
-        PaddockClient apiA = a.start(), apiB = b.start();
-
-        ObjectNode env = Json.object().put("name", "nodes-env");
-        env.putObject("config").put("type", "cloud");
-        String envId = apiA.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
-        String sessionId = AgentSessions.sendGo(apiA, AgentSessions.toolsetAgent(apiA), envId);
+        model.reset(null);
+        String sessionId = sessionStartedOnA();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> model.toolResults.size() == 1
                 && "idle".equals(apiB.get("/v1/sessions/" + sessionId).path("status").asString()));
         assertThat(model.toolResults.getFirst()).contains("tool-call-1");
@@ -100,23 +116,17 @@ class NodesSessionsEndToEndTest {
         assertThat(secondSandbox).isNotEqualTo(firstSandbox);
         assertThat(apiB.get("/v1/sandboxes/" + secondSandbox).path("state").asString()).isEqualTo("running");
         assertThat(Files.isDirectory(b.dataDir.resolve("run").resolve(secondSandbox))).as("the second turn's sandbox runs on B").isTrue();
-        List<String> types = new ArrayList<>();
-        apiB.get("/v1/sessions/" + sessionId + "/events", Map.of("limit", 100)).path("data").forEach(e -> types.add(e.path("type").asString()));
+        List<String> types = types(apiB, sessionId);
         assertThat(types.stream().filter("agent.tool_use"::equals).count()).isEqualTo(2);
         assertThat(types.getLast()).isEqualTo("session.status_idle");
     }
 
     @Test
     void aTurnCutOffWhenItsNodeDiesRunsOnOnASurvivorByItself() throws Exception {
-        model = new OneToolPerMessageModel("sleep 15; ");
-        StoreLocation.Postgres db = TestPostgres.freshDatabase();
-        ServerProcess a = node(db), b = node(db);
-        PaddockClient apiA = a.start(), apiB = b.start();
-
-        ObjectNode env = Json.object().put("name", "nodes-env");
-        env.putObject("config").put("type", "cloud");
-        String envId = apiA.json("POST", "/v1/environments", Map.of(), env).path("id").asString();
-        String sessionId = AgentSessions.sendGo(apiA, AgentSessions.toolsetAgent(apiA), envId);
+        // each bash call runs until 15 s after the model asked for it: A dies well within that, and the survivor's
+        // run of the same call, which begins after A's lease ran out, waits only for what is left of the 15 s
+        model.reset(Duration.ofSeconds(15));
+        String sessionId = sessionStartedOnA();
         // the turn runs on A (where its first event arrived): its tool call is under way there when A dies
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                 .until(() -> types(apiB, sessionId).contains("agent.tool_use") && !apiB.get("/v1/sessions/" + sessionId).path("paddock_sandbox_id").isNull());
@@ -155,13 +165,10 @@ class NodesSessionsEndToEndTest {
         final List<String> toolResults = new CopyOnWriteArrayList<>();
         final AtomicInteger lastRequestMessages = new AtomicInteger();
         private final AtomicInteger calls = new AtomicInteger();
+        /** How long each bash call runs before its echo (so a node can die during the call); null: no wait. */
+        private volatile Duration toolRunsFor;
 
         OneToolPerMessageModel() throws IOException {
-            this("");
-        }
-
-        /** {@code before}: what each bash call runs before its echo (a sleep, so a node can die during the call). */
-        OneToolPerMessageModel(String before) throws IOException {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
             server.createContext("/v1/messages", exchange -> {
                 JsonNode request = Json.read(exchange.getRequestBody().readAllBytes());
@@ -178,7 +185,7 @@ class NodesSessionsEndToEndTest {
                 Map<String, Object> answer;
                 if (lastResult == null) {
                     int n = calls.incrementAndGet();
-                    answer = Map.of("type", "tool_use", "id", "toolu_nodes" + n, "name", "bash", "input", Map.of("command", before + "echo tool-call-" + n));
+                    answer = Map.of("type", "tool_use", "id", "toolu_nodes" + n, "name", "bash", "input", Map.of("command", waitFirst() + "echo tool-call-" + n));
                 } else {
                     toolResults.add(lastResult);
                     answer = Map.of("type", "text", "text", "done");
@@ -186,6 +193,22 @@ class NodesSessionsEndToEndTest {
                 stream(exchange.getResponseBody(), exchange, request.path("model").asString(), answer);
             });
             server.start();
+        }
+
+        /** Forgets what earlier tests asked and answered; each bash call from now on runs for {@code toolRunsFor}. */
+        void reset(Duration toolRunsFor) {
+            this.toolRunsFor = toolRunsFor;
+            toolResults.clear();
+            calls.set(0);
+            lastRequestMessages.set(0);
+        }
+
+        /** A wait until a moment fixed now: a later run of the same call (on another node) waits only for the rest. */
+        private String waitFirst() {
+            Duration d = toolRunsFor;
+            if (d == null) return "";
+            long until = Instant.now().plus(d).getEpochSecond();
+            return "s=$((" + until + " - $(date +%s))); [ $s -le 0 ] || sleep $s; ";
         }
 
         private static void stream(OutputStream body, HttpExchange exchange, String model, Map<String, Object> block)

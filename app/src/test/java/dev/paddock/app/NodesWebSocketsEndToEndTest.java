@@ -1,31 +1,23 @@
 package dev.paddock.app;
 
+import static dev.paddock.app.TerminalAndPortsEndToEndTest.catchCause;
+import static dev.paddock.app.TerminalAndPortsEndToEndTest.startInSandbox;
+import static dev.paddock.app.TerminalAndPortsEndToEndTest.writeScript;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.TerminalAndPortsEndToEndTest.TerminalClient;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.driver.bwrap.BwrapConfig;
-import dev.paddock.driver.bwrap.BwrapDriver;
-import dev.paddock.store.StoreLocation;
-import dev.paddock.store.testing.TestPostgres;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,38 +40,27 @@ import tools.jackson.databind.node.ObjectNode;
 class NodesWebSocketsEndToEndTest {
     static final String KEY = "pdk_nodes_ws_test_admin_key_0123456789abcdef";
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    final List<ServerProcess> servers = new ArrayList<>();
+    ServerNodes cluster;
     PaddockClient apiA;
     PaddockClient apiB;
     String sandbox;
 
     @BeforeAll
     void start() throws Exception {
-        StoreLocation.Postgres db = TestPostgres.freshDatabase();
-        for (String zone : List.of("a", "b")) {
-            ServerProcess s = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdnws"), KEY, TestPostgres.storeUrl(db));
-            s.env.put("PADDOCK_NODE_LABELS", "zone=" + zone);
-            s.startTimeout = Duration.ofSeconds(120); // two JVMs start together on a shared machine
-            servers.add(s);
-        }
-        apiA = servers.get(0).start();
-        apiB = servers.get(1).start();
+        cluster = new ServerNodes("pdnws", KEY);
+        ServerProcess a = cluster.node(Map.of("PADDOCK_NODE_LABELS", "zone=a"));
+        ServerProcess b = cluster.node(Map.of("PADDOCK_NODE_LABELS", "zone=b"));
+        apiA = a.start();
+        apiB = b.start();
         ObjectNode create = Json.object();
         create.putObject("placement").putObject("node_labels").put("zone", "a");
         sandbox = apiB.json("POST", "/v1/sandboxes", Map.of(), create).path("id").asString();
-        assertThat(Files.isDirectory(servers.get(0).dataDir.resolve("run").resolve(sandbox))).as("held by A").isTrue();
+        assertThat(Files.isDirectory(a.dataDir.resolve("run").resolve(sandbox))).as("held by A").isTrue();
     }
 
     @AfterAll
     void stop() throws Exception {
-        for (ServerProcess s : servers) {
-            s.stop();
-            try (BwrapDriver driver = new BwrapDriver(BwrapConfig.defaults(s.dataDir))) {
-                driver.list().forEach(driver::destroy); // a stopped server leaves its sandboxes running
-            }
-            BwrapServer.removeDataDir(s.dataDir);
-            Files.deleteIfExists(s.log);
-        }
+        if (cluster != null) cluster.close();
     }
 
     static ObjectNode obj() {
@@ -138,9 +119,9 @@ class NodesWebSocketsEndToEndTest {
 
     @Test
     void aPortOfASandboxOnNodeAIsReachedWithItsTokenUrlThroughNodeB() throws Exception {
-        writeScript("ws_echo.py");
-        startInSandbox("exec python3 /workspace/ws_echo.py 9000", 9000);
-        startInSandbox("mkdir -p /tmp/site && echo served-from-a > /tmp/site/index.html && cd /tmp/site && exec python3 -m http.server 8000 --bind 127.0.0.1", 8000);
+        writeScript(apiB, sandbox, "ws_echo.py");
+        startInSandbox(apiB, sandbox, "exec python3 /workspace/ws_echo.py 9000", 9000);
+        startInSandbox(apiB, sandbox, "mkdir -p /tmp/site && echo served-from-a > /tmp/site/index.html && cd /tmp/site && exec python3 -m http.server 8000 --bind 127.0.0.1", 8000);
         String page = apiB.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 8000)).path("url").asString();
 
         HttpResponse<String> served = raw(apiB, page + "index.html");
@@ -166,29 +147,5 @@ class NodesWebSocketsEndToEndTest {
 
     private static HttpResponse<String> raw(PaddockClient node, String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create(node.baseUrl() + path)).build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static Throwable catchCause(Runnable r) {
-        try {
-            r.run();
-        } catch (CompletionException e) {
-            return e.getCause();
-        }
-        throw new AssertionError("expected a refusal");
-    }
-
-    private void writeScript(String name) throws IOException {
-        try (InputStream in = NodesWebSocketsEndToEndTest.class.getResourceAsStream("/ports/" + name)) {
-            String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            ObjectNode exec = obj().put("command", "cat > /workspace/" + name).put("stdin", script);
-            assertThat(apiB.json("POST", "/v1/sandboxes/" + sandbox + "/exec", Map.of(), exec).path("exit_code").asInt()).isZero();
-        }
-    }
-
-    private void startInSandbox(String command, int port) {
-        apiB.json("POST", "/v1/sandboxes/" + sandbox + "/processes", Map.of(), obj().put("command", command).put("timeout_seconds", 600));
-        String probe = "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " + port + "))' && echo up";
-        await().atMost(Duration.ofSeconds(20)).until(() -> apiB.json("POST", "/v1/sandboxes/" + sandbox + "/exec", Map.of(),
-                obj().put("command", probe)).path("stdout").asString().contains("up"));
     }
 }

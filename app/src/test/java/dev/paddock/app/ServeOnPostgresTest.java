@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
-import dev.paddock.store.StoreLocation;
-import dev.paddock.store.testing.TestPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -26,23 +24,23 @@ import tools.jackson.databind.node.ObjectNode;
 class ServeOnPostgresTest {
     static final String KEY = "pdk_postgres_test_admin_key_0123456789abcd";
 
-    ServerProcess first;
-    ServerProcess second;
+    ServerNodes cluster;
+    ServerProcess unreachable;
 
     @AfterEach
     void tearDown() throws Exception {
-        for (ServerProcess s : new ServerProcess[] {first, second}) {
-            if (s == null) continue;
-            s.stop();
-            BwrapServer.removeDataDir(s.dataDir);
-            Files.deleteIfExists(s.log);
+        if (cluster != null) cluster.close();
+        if (unreachable != null) {
+            unreachable.stop(); // one that has not given up yet when the test does
+            BwrapServer.removeDataDir(unreachable.dataDir);
+            Files.deleteIfExists(unreachable.log);
         }
     }
 
     @Test
     void recordsLiveInPostgresAndASecondServerOnTheSameDatabaseJoinsAsANode() throws Exception {
-        StoreLocation.Postgres db = TestPostgres.freshDatabase();
-        first = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
+        cluster = new ServerNodes("pdp", KEY);
+        ServerProcess first = cluster.node(Map.of());
         PaddockClient api = first.start();
         String id = api.json("POST", "/v1/sandboxes", Map.of(), Json.object()).path("id").asString();
         ObjectNode echo = Json.object();
@@ -52,7 +50,7 @@ class ServeOnPostgresTest {
         assertThat(Files.exists(first.dataDir.resolve("paddock.db"))).as("no SQLite file beside PostgreSQL").isFalse();
 
         // a second server on the same database joins it as another node and answers for the first one's sandbox
-        second = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY, TestPostgres.storeUrl(db));
+        ServerProcess second = cluster.node(Map.of());
         PaddockClient other = second.start();
         assertThat(other.get("/v1/nodes").path("data")).hasSize(2);
         assertThat(other.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), echo).path("stdout").asString()).contains("on-postgres");
@@ -67,10 +65,10 @@ class ServeOnPostgresTest {
     @Test
     void anUnreachableDatabaseStopsTheStartWithoutShowingThePassword() throws Exception {
         String password = "never-print-this-7c1e";
-        first = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY,
+        unreachable = new ServerProcess(Files.createTempDirectory(Path.of("/tmp"), "pdp"), KEY,
                 "postgresql://paddock:" + password + "@127.0.0.1:1/paddock");
-        assertThatThrownBy(first::start).hasMessageContaining("cannot connect to PostgreSQL at jdbc:postgresql://127.0.0.1:1/paddock")
+        assertThatThrownBy(unreachable::start).hasMessageContaining("cannot connect to PostgreSQL at jdbc:postgresql://127.0.0.1:1/paddock")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(password));
-        assertThat(Files.readString(first.log)).doesNotContain(password);
+        assertThat(Files.readString(unreachable.log)).doesNotContain(password);
     }
 }

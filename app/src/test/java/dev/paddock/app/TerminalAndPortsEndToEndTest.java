@@ -245,7 +245,8 @@ class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static Throwable catchCause(Runnable r) {
+    /** The cause of the failure {@code r} must end in (a refused WebSocket handshake, say). */
+    static Throwable catchCause(Runnable r) {
         try {
             r.run();
         } catch (CompletionException e) {
@@ -255,6 +256,15 @@ class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
     }
 
     private static void writeScript(String name) throws IOException {
+        writeScript(api, sandbox, name);
+    }
+
+    private static void startInSandbox(String command, int port) {
+        startInSandbox(api, sandbox, command, port);
+    }
+
+    /** Puts the script {@code name} of the test resources' ports folder into the sandbox's workspace. */
+    static void writeScript(PaddockClient api, String sandbox, String name) throws IOException {
         try (InputStream in = TerminalAndPortsEndToEndTest.class.getResourceAsStream("/ports/" + name)) {
             String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             ObjectNode exec = obj().put("command", "cat > /workspace/" + name).put("stdin", script);
@@ -262,7 +272,8 @@ class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
         }
     }
 
-    private static void startInSandbox(String command, int port) {
+    /** Starts {@code command} in the sandbox as a background process and waits until it listens on {@code port}. */
+    static void startInSandbox(PaddockClient api, String sandbox, String command, int port) {
         api.json("POST", "/v1/sandboxes/" + sandbox + "/processes", Map.of(), obj().put("command", command).put("timeout_seconds", 600));
         String probe = "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " + port + "))' && echo up";
         await().atMost(Duration.ofSeconds(20)).until(() -> api.json("POST", "/v1/sandboxes/" + sandbox + "/exec", Map.of(),

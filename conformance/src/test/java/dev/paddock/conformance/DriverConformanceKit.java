@@ -37,6 +37,10 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,6 +55,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -83,11 +88,18 @@ public abstract class DriverConformanceKit {
     /** The driver the next check runs against; closed after the check. Called before each check. */
     protected abstract DriverUnderTest driverUnderTest() throws Exception;
 
+    /** A check that reads only the driver and its claims, or makes the sandboxes it needs itself: the kit makes none for it. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.METHOD)
+    @interface NoSandbox {}
+
     @BeforeEach
-    final void createSandbox() throws Exception {
+    final void createSandbox(TestInfo check) throws Exception {
         under = driverUnderTest();
         driver = under.driver();
         claims = driver.conformance();
+        sandbox = null;
+        if (check.getTestMethod().filter(m -> m.isAnnotationPresent(NoSandbox.class)).isPresent()) return;
         sandbox = driver.create(under.spec(Ids.newId("sbx")), new Fence("host-conformance", 1));
     }
 
@@ -107,6 +119,7 @@ public abstract class DriverConformanceKit {
     // ---- the record itself ---------------------------------------------------------------------------
 
     @Test
+    @NoSandbox
     void recordIsCompleteAndNamesTheDriver() {
         assertThat(claims.driver()).isEqualTo(driver.id());
         assertThat(claims.description()).isNotBlank();
@@ -304,6 +317,7 @@ public abstract class DriverConformanceKit {
     }
 
     @Test
+    @NoSandbox
     void everyClaimedCheckpointKindHasAProof() {
         Set<String> proven = Set.of("workspace_tar", MemoryCheckpoints.KIND);
         assertThat(claims.runtimeCheckpoints())
@@ -342,6 +356,7 @@ public abstract class DriverConformanceKit {
      * {@code --no-sandbox}, Chromium refuses to start when it finds no usable sandbox, so a rendered page proves it.
      */
     @Test
+    @NoSandbox
     void chromiumKeepsItsOwnSandboxWhereClaimed() throws Exception {
         if (!claims.keepsChromiumSandbox()) return;
         SandboxSpec base = under.spec(Ids.newId("sbx"));
@@ -454,6 +469,7 @@ public abstract class DriverConformanceKit {
      * mode, whatever mode the fixture runs it in: proven on a mock cluster of its own that serves them.
      */
     @Test
+    @NoSandbox
     void agentSandboxObjectsAreMadeAsClaimed() throws Exception {
         if (!claims.portFacts().available().contains(AGENT_SANDBOX_CRDS)) return;
         assertThat(driver.id()).as("only the kubernetes driver has a proof of " + AGENT_SANDBOX_CRDS).isEqualTo("kubernetes");
@@ -538,6 +554,7 @@ public abstract class DriverConformanceKit {
     // ---- credential egress ---------------------------------------------------------------------------
 
     @Test
+    @NoSandbox
     void credentialEgressClaimIsProven() throws Exception {
         Conformance.CredentialEgress egress = claims.credentialEgress();
         switch (egress.enforcement()) {
@@ -590,6 +607,7 @@ public abstract class DriverConformanceKit {
      * out, so the claim needs the proxy-only proof, which changes a policy while the sandbox runs and shows it hold.
      */
     @Test
+    @NoSandbox
     void networkUpdateClaimIsProvenByTheEgressProof() {
         if (!claims.supportsNetworkUpdate()) return;
         assertThat(claims.credentialEgress().enforcement()).as("network_update needs enforced egress").isEqualTo(Enforcement.ENFORCED);
