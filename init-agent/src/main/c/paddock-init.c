@@ -996,6 +996,17 @@ static int seccomp_dump(void) {
 #define NS_GET_USERNS _IO(0xb7, 0x1)
 #endif
 
+/* Says the namespace is ready, then holds it until stdin closes (the server closed the driver or died). */
+static int mountns_wait(void) {
+    if (chdir("/")) die("mountns: chdir: %s", strerror(errno));
+    if (printf("ready\n") < 0 || fflush(stdout)) return 1;
+    char b[64];
+    for (ssize_t n; (n = read(0, b, sizeof b)) != 0; ) {
+        if (n < 0 && errno != EINTR) break;
+    }
+    return 0;
+}
+
 /*
  * The launch mount namespace (paddock-init mountns ALL): what a sandbox's launcher copies instead of the host's
  * namespace, which holds one disk image mount per sandbox. bwrap copies the namespace it starts in and reads its whole
@@ -1004,14 +1015,14 @@ static int seccomp_dump(void) {
  * is made a slave of the host's: nothing done here or in a copy reaches the host, and what the host unmounts (the
  * disks of other data directories, whose directory of sandboxes is a shared mount, see SandboxesMount.java) goes from
  * here and from every copy too, so no copy keeps a disk image mounted that its owner released. This data directory's
- * sandboxes are taken out once, here: ALL (a mount of its own while a disk is under it) with everything under it, or
- * each disk mounted straight on a directory under it (by an older version); the host mounts later disks on its own
+ * sandboxes are taken out once, here: ALL (a mount of its own while a disk is under it) with everything under it,
+ * else each disk mounted straight on a directory under it (by an older version); the host mounts later disks on its own
  * ALL, which this namespace no longer holds, so they never reach it. Then it waits, doing nothing, until its stdin
  * closes (the server is gone): a namespace is released with its last process, and its copies are independent of it.
  */
 static int mountns_main(const char *all) {
     if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) die("mountns: cannot make a mount namespace: %s", strerror(errno));
-    while (!umount2(all, MNT_DETACH | UMOUNT_NOFOLLOW)) {}
+    if (!umount2(all, MNT_DETACH | UMOUNT_NOFOLLOW)) return mountns_wait();
     if (errno != EINVAL) die("mountns: cannot detach %s: %s", all, strerror(errno));
     DIR *d = opendir(all);
     if (!d) die("mountns: cannot read %s: %s", all, strerror(errno));
@@ -1021,13 +1032,7 @@ static int mountns_main(const char *all) {
         while (!umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW)) {}
     }
     closedir(d);
-    if (chdir("/")) die("mountns: chdir: %s", strerror(errno));
-    if (printf("ready\n") < 0 || fflush(stdout)) return 1;
-    char b[64];
-    for (ssize_t n; (n = read(0, b, sizeof b)) != 0; ) {
-        if (n < 0 && errno != EINTR) break;
-    }
-    return 0;
+    return mountns_wait();
 }
 
 /*
