@@ -1,16 +1,21 @@
 /*
- * paddock-init: the sandbox agent of Paddock's init-based drivers (bwrap, gVisor, Docker). One static binary, four modes.
+ * paddock-init: the sandbox agent of Paddock's init-based drivers (bwrap, gVisor, Docker). One static binary, five modes.
  *
- *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts ALL OWN] -- BWRAP ARGS...
+ *   paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts OWN NSFILE DEV:INO] -- BWRAP ARGS...
  *     Runs as root on the host. Binds and listens on SOCKET, joins the sandbox's cgroups (writes "0" to
  *     each FILE), waits for one byte 'g' on stdin (the host made the workspace meanwhile), double-forks
  *     and setsid()s (so the sandbox outlives the host process), writes the pid of the process that
- *     becomes bwrap to PIDFILE, with --own-mounts moves to a mount namespace without the mounts of the
- *     other sandboxes (see own_mounts), drops to UID/GID (no groups, no_new_privs) and execs bwrap with the
+ *     becomes bwrap to PIDFILE, with --own-mounts moves to a copy of the launch mount namespace NSFILE
+ *     (one of "mountns", identified by DEV:INO) with OWN attached in it (see own_mounts), drops to
+ *     UID/GID (no groups, no_new_privs) and execs bwrap with the
  *     listening socket as fd 3 and the write end of a readiness pipe as fd 4; with --seccomp also the
  *     sandbox's seccomp filter (paddock-seccomp.h) as fd 5, for bwrap's "--seccomp 5". Exit status 0 once
  *     init reported on that pipe that it serves; otherwise 1 with the reason on stderr. So a caller never
  *     pings or polls: when the launcher is done, the sandbox answers.
+ *
+ *   paddock-init mountns ALL
+ *     Runs as root on the host, as long as the bwrap driver does: makes the launch mount namespace (see
+ *     mountns_main), writes "ready" on stdout, and exits when stdin closes.
  *
  *   paddock-init seccomp
  *     Writes that filter (a BPF program, as bwrap --seccomp reads it) to stdout.
@@ -43,6 +48,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <poll.h>
 #include <sched.h>
@@ -986,27 +992,86 @@ static int seccomp_dump(void) {
 #define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #endif
 
-/*
- * Moves this process to a mount namespace of its own that holds no mount under ALL (the directory of every
- * sandbox, a mount of its own while any sandbox has a disk image) except those of OWN (this sandbox's directory
- * under it). bwrap copies the namespace it starts in, and it reads the whole mount table again for every bind it
- * makes: in the host's, with one disk image mounted per sandbox, each start cost (binds x sandboxes) lines of
- * /proc/self/mountinfo. Here the other sandboxes' mounts go in one lazy unmount of ALL, and a copy of OWN is
- * attached again where it was. Everything is made a slave first: nothing done here reaches the host's namespace,
- * and what the host unmounts later (this sandbox's disk when it ends, the mounts of other data directories) goes
- * from here too instead of staying held by bwrap's outer process, which keeps this namespace while the sandbox
- * runs. When ALL is not a mount (no sandbox has a disk) nothing needs to go. 0, or -1 with errno set.
- */
-static int own_mounts(const char *all, const char *own) {
-    if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) return -1;
-    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, own, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-    if (tree < 0) return errno == ENOSYS ? 0 : -1; /* before Linux 5.2: start as before, in a copy of the host's */
-    int r = 0;
-    if (umount2(all, MNT_DETACH)) {
-        if (errno != EINVAL) r = -1; /* EINVAL: ALL is no mount, so no other sandbox's mount is under it */
-    } else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, own, MOVE_MOUNT_F_EMPTY_PATH)) {
-        r = -1;
+#ifndef NS_GET_USERNS
+#define NS_GET_USERNS _IO(0xb7, 0x1)
+#endif
+
+/* Says the namespace is ready, then holds it until stdin closes (the server closed the driver or died). */
+static int mountns_wait(void) {
+    if (chdir("/")) die("mountns: chdir: %s", strerror(errno));
+    if (printf("ready\n") < 0 || fflush(stdout)) return 1;
+    char b[64];
+    for (ssize_t n; (n = read(0, b, sizeof b)) != 0; ) {
+        if (n < 0 && errno != EINTR) break;
     }
+    return 0;
+}
+
+/*
+ * The launch mount namespace (paddock-init mountns ALL): what a sandbox's launcher copies instead of the host's
+ * namespace, which holds one disk image mount per sandbox. bwrap copies the namespace it starts in and reads its whole
+ * mount table again for every bind it makes, so a start in a copy of the host's cost (binds x sandboxes) lines of
+ * /proc/self/mountinfo; a copy of this one costs the same for the first sandbox as for the ten-thousandth. Everything
+ * is made a slave of the host's: nothing done here or in a copy reaches the host, and what the host unmounts (the
+ * disks of other data directories, whose directory of sandboxes is a shared mount, see SandboxesMount.java) goes from
+ * here and from every copy too, so no copy keeps a disk image mounted that its owner released. This data directory's
+ * sandboxes are taken out once, here: ALL (a mount of its own while a disk is under it) with everything under it,
+ * else each disk mounted straight on a directory under it (by an older version); the host mounts later disks on its own
+ * ALL, which this namespace no longer holds, so they never reach it. Then it waits, doing nothing, until its stdin
+ * closes (the server is gone): a namespace is released with its last process, and its copies are independent of it.
+ */
+static int mountns_main(const char *all) {
+    if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) die("mountns: cannot make a mount namespace: %s", strerror(errno));
+    if (!umount2(all, MNT_DETACH | UMOUNT_NOFOLLOW)) return mountns_wait();
+    if (errno != EINVAL) die("mountns: cannot detach %s: %s", all, strerror(errno));
+    DIR *d = opendir(all);
+    if (!d) die("mountns: cannot read %s: %s", all, strerror(errno));
+    for (struct dirent *e; (e = readdir(d)) != NULL; ) {
+        char path[4096];
+        if (e->d_name[0] == '.' || snprintf(path, sizeof path, "%s/%s", all, e->d_name) >= (int)sizeof path) continue;
+        while (!umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW)) {}
+    }
+    closedir(d);
+    return mountns_wait();
+}
+
+/*
+ * The launch namespace at NSFILE, opened and checked to be the one the driver saw "mountns" make: its inode DEV:INO,
+ * owned by this process's user namespace. A pid the kernel gave to another process (the namespace maker died) must
+ * never put a launcher in that process's namespace (a sandbox's, say): the fd is checked, then used, so what is
+ * checked is what is joined. Exits with the reason otherwise.
+ */
+static int open_launch_ns(const char *nsfile, const char *id) {
+    unsigned long long dev, ino;
+    char tail;
+    if (sscanf(id, "%llu:%llu%c", &dev, &ino, &tail) != 2) die("launch: the launch namespace identity must be DEV:INO, got '%s'", id);
+    int fd = open(nsfile, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) die("launch: cannot open the launch mount namespace %s: %s", nsfile, strerror(errno));
+    struct stat st, owner, mine;
+    int user = ioctl(fd, NS_GET_USERNS);
+    if (fstat(fd, &st) || user < 0 || fstat(user, &owner) || stat("/proc/self/ns/user", &mine))
+        die("launch: cannot check the launch mount namespace %s: %s", nsfile, strerror(errno));
+    close(user);
+    if (st.st_dev != dev || st.st_ino != ino || owner.st_dev != mine.st_dev || owner.st_ino != mine.st_ino)
+        die("launch: %s is not the launch mount namespace (expected %s, found %llu:%llu); refusing to start the sandbox there",
+            nsfile, id, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+    return fd;
+}
+
+/*
+ * Moves this process to a copy of the launch namespace NSFD with OWN (this sandbox's directory: its disk image, when
+ * it has one) attached where it is on the host: a clone of that one mount, taken here in the host's namespace, since a
+ * mount of another namespace cannot be bound. setns needs this process alone on its filesystem information (a clone
+ * without CLONE_FS, as clone_vfork makes) and sets its root and working directory to the namespace's: every path
+ * used after this is absolute. The clone is held by the copy (bwrap's outer process keeps it while the sandbox runs)
+ * and goes with it. None of this grows with the number of sandboxes. Before Linux 5.2 (no open_tree) the sandbox
+ * starts in the host's namespace, as it did before. 0, or -1 with errno set.
+ */
+static int own_mounts(const char *own, int nsfd) {
+    int tree = (int)syscall(SYS_open_tree, AT_FDCWD, own, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (tree < 0) return errno == ENOSYS ? 0 : -1;
+    int r = setns(nsfd, CLONE_NEWNS) || unshare(CLONE_NEWNS)
+            || syscall(SYS_move_mount, tree, "", AT_FDCWD, own, MOVE_MOUNT_F_EMPTY_PATH) ? -1 : 0;
     int e = errno;
     close(tree);
     errno = e;
@@ -1020,7 +1085,7 @@ static int own_mounts(const char *all, const char *own) {
  * no copy-on-write faults, which on a virtual machine are most of what a fork costs. Each runs on a stack of its own;
  * what they write to memory (a FILE for the pid file, the seccomp program) is theirs alone until they exec.
  */
-struct launch_req { int report, report_read, lfd, logfd, devnull; const char *pidfile; int seccomp; uid_t uid; gid_t gid; char **cmd; const char *all, *own; };
+struct launch_req { int report, report_read, lfd, logfd, devnull; const char *pidfile; int seccomp; uid_t uid; gid_t gid; char **cmd; const char *own; int nsfd; };
 
 #define CLONE_STACK (256u * 1024)
 
@@ -1043,6 +1108,9 @@ static int launch_sandbox(void *arg) {
     if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
         dprintf(r->report, "cannot write %s: %s", r->pidfile, strerror(errno)); _exit(1);
     }
+    if (r->own && own_mounts(r->own, r->nsfd)) {
+        dprintf(r->report, "cannot prepare the mount namespace (%s): %s", r->own, strerror(errno)); _exit(1);
+    }
     /* Park the two fds we keep above the range we are about to fill, then place them at 3 and 4. */
     int rep = fcntl(r->report, F_DUPFD_CLOEXEC, 10), lis = fcntl(r->lfd, F_DUPFD_CLOEXEC, 10);
     if (rep < 0 || lis < 0) _exit(1);
@@ -1058,9 +1126,6 @@ static int launch_sandbox(void *arg) {
             dprintf(report, "cannot prepare the seccomp filter: %s", strerror(errno)); _exit(1);
         }
         if (sfd != SECCOMP_FD) close(sfd);
-    }
-    if (r->all && own_mounts(r->all, r->own)) {
-        dprintf(report, "cannot prepare the mount namespace (%s): %s", r->own, strerror(errno)); _exit(1);
     }
     if (setgroups(0, NULL) || setresgid(r->gid, r->gid, r->gid) || setresuid(r->uid, r->uid, r->uid)
             || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || getuid() == 0 || geteuid() == 0) {
@@ -1079,21 +1144,28 @@ static int launch_detach(void *arg) {
 }
 
 static int launch(int argc, char **argv) {
-    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts ALL OWN] -- BWRAP ARGS...");
+    if (argc < 8) die("usage: paddock-init launch SOCKET UID GID LOGFILE PIDFILE [--join FILE]... [--seccomp] [--own-mounts OWN NSFILE DEV:INO] -- BWRAP ARGS...");
     const char *sock = argv[2], *log = argv[5], *pidfile = argv[6];
     uid_t uid = (uid_t)parse_id(argv[3], "UID");
     gid_t gid = (gid_t)parse_id(argv[4], "GID");
     int i = 7;
     const char *joins[16]; int njoin = 0, seccomp = 0;
-    const char *all = NULL, *own = NULL;
+    const char *own = NULL;
+    int nsfd = -1;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "--seccomp")) { seccomp = 1; continue; }
-        if (!strcmp(argv[i], "--own-mounts") && i + 2 < argc) { all = argv[++i]; own = argv[++i]; continue; }
+        if (!strcmp(argv[i], "--own-mounts") && i + 3 < argc && nsfd < 0) {
+            own = argv[++i];
+            nsfd = open_launch_ns(argv[i + 1], argv[i + 2]);
+            i += 2;
+            continue;
+        }
         if (strcmp(argv[i], "--join") || i + 1 >= argc || njoin == 16) die("launch: unexpected argument '%s'", argv[i]);
         joins[njoin++] = argv[++i];
     }
     if (i >= argc - 1) die("launch: missing '-- BWRAP ARGS'");
     char **cmd = argv + i + 1;
+    if (own && (own[0] != '/' || cmd[0][0] != '/')) die("launch: with --own-mounts, OWN and BWRAP must be absolute paths");
 
     struct sockaddr_un addr = { .sun_family = AF_UNIX };
     if (strlen(sock) >= sizeof addr.sun_path) die("launch: socket path too long: %s", sock);
@@ -1124,7 +1196,7 @@ static int launch(int argc, char **argv) {
     int report[2];
     if (pipe2(report, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
 
-    struct launch_req req = { report[1], report[0], lfd, logfd, devnull, pidfile, seccomp, uid, gid, cmd, all, own };
+    struct launch_req req = { report[1], report[0], lfd, logfd, devnull, pidfile, seccomp, uid, gid, cmd, own, nsfd };
     pid_t first = clone_vfork(launch_detach, &req);
     if (first < 0) die("launch: fork: %s", strerror(errno));
     close(report[1]); close(lfd);
@@ -1182,8 +1254,9 @@ static int serve_main(int argc, char **argv) {
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "serve")) return serve_main(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "launch")) return launch(argc, argv);
+    if (argc == 3 && !strcmp(argv[1], "mountns")) return mountns_main(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "connect")) return connect_relay(argv[2], argv[3]);
     if (argc == 2 && !strcmp(argv[1], "seccomp")) return seccomp_dump();
-    fprintf(stderr, "usage: paddock-init serve [4] [--listen SOCKET] [--egress SOCKET] | paddock-init launch ... | paddock-init connect SOCKET WAIT_MS | paddock-init seccomp\n");
+    fprintf(stderr, "usage: paddock-init serve [4] [--listen SOCKET] [--egress SOCKET] | paddock-init launch ... | paddock-init mountns ALL | paddock-init connect SOCKET WAIT_MS | paddock-init seccomp\n");
     return 2;
 }

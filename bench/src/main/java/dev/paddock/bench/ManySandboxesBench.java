@@ -52,8 +52,10 @@ public final class ManySandboxesBench {
             Path repo = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
             int n = Integer.parseInt(args.length > 1 ? args[1] : System.getenv().getOrDefault("PADDOCK_BENCH_MANY", "10000"));
             boolean write = !List.of(args).contains("--no-report");
+            checkProcessLimits(n);
             // no sandbox may reach its lifetime or idle policy during the run
-            try (BenchServer server = BenchServer.start(repo, Map.of("default_timeout", "24h", "warm_pool_size", "0"))) {
+            BenchServer server = BenchServer.start(repo, Map.of("default_timeout", "24h", "warm_pool_size", "0"));
+            try (server) {
                 ManySandboxesBench bench = new ManySandboxesBench(server, n);
                 String report;
                 try {
@@ -65,7 +67,42 @@ public final class ManySandboxesBench {
                 System.out.println(report);
                 if (write) BenchReport.writeSection(repo, "many", report);
             }
+            removeDataDir(server.dataDir);
         });
+    }
+
+    /**
+     * Each idle sandbox holds three processes (bwrap, its init and the kernel thread of its disk image): a run the
+     * kernel's limits cannot hold is refused before it starts, naming the setting, rather than stopped by 503s.
+     */
+    private static void checkProcessLimits(int n) throws IOException {
+        long needed = 3L * n + 10_000;
+        for (String name : List.of("pid_max", "threads-max")) {
+            long value;
+            try (var in = Files.newInputStream(Path.of("/proc/sys/kernel", name))) {
+                value = Long.parseLong(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII).trim());
+            }
+            if (value < needed) {
+                throw new IllegalStateException("kernel." + name + " is " + value + ", too few for " + n + " sandboxes: sysctl -w kernel.pid_max="
+                        + Math.max(needed, 4_194_304) + " kernel.threads-max=" + Math.max(needed, 4_194_304) + " (and set both back after the run)");
+            }
+        }
+    }
+
+    /**
+     * The server's data directory once it stopped: the images of the deleted sandboxes (sparse, but thousands of them)
+     * and its database. Kept, with a note, while anything is still mounted under it.
+     */
+    private static void removeDataDir(Path dataDir) throws IOException {
+        try (var lines = Files.lines(Path.of("/proc/self/mountinfo"))) {
+            if (lines.anyMatch(l -> l.split(" ")[4].startsWith(dataDir + "/"))) {
+                System.err.println("kept " + dataDir + ": something is still mounted under it");
+                return;
+            }
+        }
+        try (var tree = Files.walk(dataDir)) {
+            for (Path p : tree.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
     }
 
     private String run() throws Exception {

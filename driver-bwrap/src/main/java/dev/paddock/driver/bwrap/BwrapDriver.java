@@ -67,6 +67,8 @@ public final class BwrapDriver implements SandboxDriver {
     /** Ended sandboxes mounted for a read of their files; bounded, so they cannot hold every loop device. */
     EndedMounts endedMounts = new EndedMounts(EndedMounts.DEFAULT_MAX);
     private final String diskProblem;
+    /** Where sandboxes with disk images are launched from; null without disk images (nothing then grows). */
+    private final LaunchNamespace launchNamespace;
     private Path etcBase;
     private long etcStamp;
 
@@ -87,6 +89,7 @@ public final class BwrapDriver implements SandboxDriver {
         Optional<String> noLoop = LoopImageQuota.problem();
         this.disk = noLoop.isEmpty() ? new LoopImageQuota(config.dataDir().resolve("disks")) : null;
         this.diskProblem = noLoop.orElse(null);
+        this.launchNamespace = disk == null ? null : new LaunchNamespace(initBinary, config.dataDir().resolve("sandboxes"));
         etcBase();
         int freed = uids.reclaimStale(list().stream().map(SandboxRef::sandboxId).collect(Collectors.toSet()));
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
@@ -180,7 +183,8 @@ public final class BwrapDriver implements SandboxDriver {
             BwrapArgs.Egress way = egress ? egressWay(spec, paths, uid, root) : null;
             List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
             try {
-                launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), disk != null, args);
+                List<String> ownMounts = launchNamespace == null ? List.of() : launchNamespace.launchArgs(paths.sandboxDir()).orElse(List.of());
+                launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), ownMounts, args);
             } finally {
                 joinPrepared(prepared);
             }
@@ -425,10 +429,14 @@ public final class BwrapDriver implements SandboxDriver {
         return new HostDirWorkspace(paths.outputs(), Workspace.OUTPUTS, uid, gid, TarLimits.DEFAULT, paths.staging());
     }
 
-    /** Unmounts the ended sandboxes mounted for reads; running sandboxes keep theirs (they outlive this process). */
+    /**
+     * Unmounts the ended sandboxes mounted for reads and ends the launch namespace; running sandboxes keep their disks
+     * and namespaces (they outlive this process).
+     */
     @Override
     public void close() {
         for (SandboxPaths paths : endedMounts.drain()) unmountDisk(paths);
+        if (launchNamespace != null) launchNamespace.close();
     }
 
     /** Kills everything of a sandbox, removes its cgroup and run directory and frees its uid; keeps the workspace. */

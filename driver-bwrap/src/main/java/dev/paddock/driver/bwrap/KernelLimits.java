@@ -14,8 +14,9 @@ import java.util.Optional;
  * disk of its own: the kernel runs a thread ({@code kworker/R-ext4-rsv-conversion}) for every mounted ext4 image. So
  * {@code kernel.pid_max} (32,768 on many distributions) is the first to run out. Namespace limits
  * ({@code user.max_*_namespaces}) count per uid, and every sandbox has its own, so they bound the count only in one
- * place: where sandboxes have disk images, each one's launcher makes a mount namespace as root (see own_mounts in
- * paddock-init.c), and all of those count against root's {@code user.max_mnt_namespaces}.
+ * place: where sandboxes have disk images, each one's launcher makes a mount namespace as root (a copy of the
+ * driver's launch namespace, see own_mounts in paddock-init.c), and all of those count against root's
+ * {@code user.max_mnt_namespaces}.
  */
 record KernelLimits(long pidMax, long threadsMax, long processes) {
     static final int PROCESSES_PER_SANDBOX = 2;

@@ -29,15 +29,16 @@ final class SandboxLauncher {
     }
 
     /**
-     * With {@code ownMounts}, bwrap starts in a mount namespace without the other sandboxes' mounts (their disk
-     * images): it copies the namespace it starts in and reads its whole mount table for every bind it makes.
+     * With {@code ownMounts} (from {@link LaunchNamespace#launchArgs}), bwrap starts in a mount namespace without the
+     * other sandboxes' mounts (their disk images): it copies the namespace it starts in and reads its whole mount
+     * table for every bind it makes.
      */
-    static SandboxLauncher start(Path initBinary, SandboxPaths paths, int uid, int gid, List<Path> cgroupJoinFiles, boolean ownMounts,
+    static SandboxLauncher start(Path initBinary, SandboxPaths paths, int uid, int gid, List<Path> cgroupJoinFiles, List<String> ownMounts,
             List<String> bwrapArgs) {
         List<String> cmd = new ArrayList<>(List.of(initBinary.toString(), "launch", paths.socket().toString(),
                 Integer.toString(uid), Integer.toString(gid), paths.log().toString(), paths.pidFile().toString()));
         for (Path p : cgroupJoinFiles) cmd.addAll(List.of("--join", p.toString()));
-        if (ownMounts) cmd.addAll(List.of("--own-mounts", paths.sandboxDir().getParent().toString(), paths.sandboxDir().toString()));
+        cmd.addAll(ownMounts);
         // the seccomp filter at fd 5, where bwrap reads it (BwrapArgs always passes --seccomp SECCOMP_FD)
         cmd.add("--seccomp");
         cmd.add("--");

@@ -2,12 +2,8 @@ package dev.paddock.driver.bwrap;
 
 import static dev.paddock.driver.bwrap.TestSandboxes.sh;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
-import dev.paddock.core.spi.Limits;
-import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
-import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.spi.Workspace;
 import dev.paddock.driver.bwrap.disk.DiskQuotaAccess;
@@ -16,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,8 +23,7 @@ class BwrapDiskQuotaTest {
 
     @BeforeEach
     void start() throws Exception {
-        env = new TestSandboxes();
-        assumeThat(env.driver.diskQuotaProblem()).as("loop devices on this host").isEmpty();
+        env = TestSandboxes.withDisks();
     }
 
     @AfterEach
@@ -38,7 +32,7 @@ class BwrapDiskQuotaTest {
     }
 
     private Sandbox withDisk(long bytes) {
-        return env.create(new SandboxSpec(TestSandboxes.newId(), "tenant", null, false, Limits.DEFAULT.withDisk(bytes), Map.of(), NetworkPolicy.NONE));
+        return env.withDisk(bytes);
     }
 
     @Test
@@ -125,6 +119,7 @@ class BwrapDiskQuotaTest {
     @Test
     void aReattachedSandboxKeepsItsLimit() throws Exception {
         Sandbox s = withDisk(DISK);
+        env.driver.close();
         env.driver = new BwrapDriver(BwrapConfig.defaults(env.dataDir));
         Sandbox again = env.driver.attach(s.ref()).orElseThrow();
         assertThat(sh(again, "dd if=/dev/zero of=/workspace/big bs=1M count=100 2>&1").out()).contains("No space left on device");

@@ -2,19 +2,18 @@ package dev.paddock.driver.bwrap;
 
 import static dev.paddock.driver.bwrap.TestSandboxes.sh;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
-import dev.paddock.core.spi.Limits;
-import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
-import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
+import dev.paddock.init.InitBinary;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,8 +29,7 @@ class BwrapOwnMountsTest {
 
     @BeforeEach
     void start() throws Exception {
-        env = new TestSandboxes();
-        assumeThat(env.driver.diskQuotaProblem()).as("loop devices on this host").isEmpty();
+        env = TestSandboxes.withDisks();
     }
 
     @AfterEach
@@ -40,7 +38,71 @@ class BwrapOwnMountsTest {
     }
 
     private Sandbox withDisk() {
-        return env.create(new SandboxSpec(TestSandboxes.newId(), "tenant", null, false, Limits.DEFAULT.withDisk(DISK), Map.of(), NetworkPolicy.NONE));
+        return env.withDisk(DISK);
+    }
+
+    @Test
+    void theNamespaceALauncherCopiesHoldsNoSandboxsDiskSoItDoesNotGrowWithThem() throws Exception {
+        Sandbox first = withDisk();
+        long launchNs = launchNamespacePid();
+        int launchMounts = ownMounts(mountsOf(launchNs)).size();
+        int firstMounts = ownMounts(mountsOf(bwrapPid(first))).size();
+        List<Sandbox> more = new ArrayList<>();
+        for (int i = 0; i < 4; i++) more.add(withDisk());
+        Sandbox last = more.getLast();
+
+        Path sandboxes = env.dataDir.resolve("sandboxes");
+        assertThat(hostMounts()).as("the host has all five disks").filteredOn(l -> mountPoint(l).startsWith(sandboxes + "/")).hasSize(5);
+        assertThat(launchNamespacePid()).as("one launch namespace for all of them").isEqualTo(launchNs);
+        assertThat(mountsOf(launchNs)).as("the launch namespace").noneMatch(l -> mountPoint(l).startsWith(sandboxes.toString()));
+        assertThat(ownMounts(mountsOf(launchNs))).hasSize(launchMounts);
+        // each launcher's copy is the launch namespace's mounts and its own disk, the fifth one as the first
+        List<String> lastMounts = ownMounts(mountsOf(bwrapPid(last)));
+        assertThat(lastMounts).as("mounts where the fifth sandbox's bwrap started").hasSize(firstMounts).hasSize(launchMounts + 1)
+                .filteredOn(l -> mountPoint(l).startsWith(sandboxes.toString())).extracting(BwrapOwnMountsTest::mountPoint)
+                .containsExactly(sandboxDir(last).toString());
+    }
+
+    @Test
+    void aLauncherRefusesANamespaceThatIsNotTheLaunchNamespace() throws Exception {
+        Sandbox s = withDisk();
+        long launchNs = launchNamespacePid();
+        Path ns = Path.of("/proc/" + launchNs + "/ns/mnt");
+        String identity = Files.getAttribute(ns, "unix:dev") + ":" + Files.getAttribute(ns, "unix:ino");
+        Path own = sandboxDir(s);
+
+        // the launch namespace's pid now names another process (here a sandbox's bwrap, in a namespace of root's)
+        var reused = launch(own, "/proc/" + bwrapPid(s) + "/ns/mnt", identity);
+        assertThat(reused.exit()).isEqualTo(1);
+        assertThat(reused.err()).contains("is not the launch mount namespace").contains("refusing");
+        // a sandbox's own namespace, even named with its true identity: it belongs to the sandbox's user namespace
+        Path inside = Path.of("/proc/" + initPid(s) + "/ns/mnt");
+        var sandboxNs = launch(own, inside.toString(), Files.getAttribute(inside, "unix:dev") + ":" + Files.getAttribute(inside, "unix:ino"));
+        assertThat(sandboxNs.exit()).isEqualTo(1);
+        assertThat(sandboxNs.err()).contains("is not the launch mount namespace");
+        assertThat(launch(own, ns.toString(), "1:2").err()).contains("is not the launch mount namespace");
+        assertThat(launch(own, ns.toString(), "nonsense").err()).contains("must be DEV:INO");
+        // the true one passes the check (and the launcher then waits for the host, which here closes its stdin at once)
+        var right = launch(own, ns.toString(), identity);
+        assertThat(right.exit()).isEqualTo(1);
+        assertThat(right.err()).contains("the host gave up").doesNotContain("launch mount namespace");
+    }
+
+    @Test
+    void theLaunchNamespaceIsMadeAgainWhenItsProcessDiedAndEndsWithTheDriver() throws Exception {
+        withDisk();
+        long first = launchNamespacePid();
+        new ProcessBuilder("kill", "-9", Long.toString(first)).start().waitFor();
+        awaitGone(first);
+        Sandbox next = withDisk();
+        long second = launchNamespacePid();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(sh(next, "echo ok > /workspace/f && cat /workspace/f").out()).isEqualTo("ok\n");
+        assertThat(mountsOf(bwrapPid(next))).filteredOn(l -> mountPoint(l).startsWith(env.dataDir.resolve("sandboxes").toString()))
+                .extracting(BwrapOwnMountsTest::mountPoint).containsExactly(sandboxDir(next).toString());
+        env.driver.close();
+        awaitGone(second);
+        assertThat(sh(next, "cat /workspace/f").out()).as("a launched sandbox outlives the launch namespace").isEqualTo("ok\n");
     }
 
     @Test
@@ -92,10 +154,9 @@ class BwrapOwnMountsTest {
     @Test
     void aDiskTheHostUnmountsIsNotKeptByASandboxStartedWhileItWasMounted() throws Exception {
         try (TestSandboxes other = new TestSandboxes()) {
-            Sandbox foreign = other.create(new SandboxSpec(TestSandboxes.newId(), "tenant", null, false, Limits.DEFAULT.withDisk(DISK), Map.of(),
-                    NetworkPolicy.NONE));
+            Sandbox foreign = other.withDisk(DISK);
             sh(foreign, "echo one > /workspace/f");
-            Sandbox b = withDisk(); // another data directory's disk is in the host's namespace when B's launcher copies it
+            Sandbox b = withDisk(); // another data directory's disk is in the host's namespace when the launch namespace is made
             String foreignDir = other.dataDir.resolve("sandboxes").resolve(foreign.ref().sandboxId()).toString();
             assertThat(mountsOf(bwrapPid(b))).as("mounts where B's bwrap started").anyMatch(l -> l.contains(foreignDir));
 
@@ -107,6 +168,53 @@ class BwrapOwnMountsTest {
             assertThat(new String(ws.read("f").readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("one\n");
             assertThat(sh(b, "cat /proc/self/mountinfo").out()).doesNotContain(foreign.ref().sandboxId());
         }
+    }
+
+    /** The process holding the launch namespace of this test's driver ({@code paddock-init mountns <sandboxes>}). */
+    private long launchNamespacePid() throws Exception {
+        String wanted = "mountns\0" + env.dataDir.resolve("sandboxes") + "\0";
+        List<Long> found = new ArrayList<>();
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+            for (Path p : procs) {
+                try {
+                    if (new String(Files.readAllBytes(p.resolve("cmdline")), StandardCharsets.UTF_8).endsWith(wanted)) {
+                        found.add(Long.parseLong(p.getFileName().toString()));
+                    }
+                } catch (IOException gone) {
+                    // ended meanwhile
+                }
+            }
+        }
+        assertThat(found).as("launch namespace processes of this driver").hasSize(1);
+        return found.getFirst();
+    }
+
+    private static void awaitGone(long pid) throws Exception {
+        for (int i = 0; i < 300 && Files.exists(Path.of("/proc/" + pid)); i++) Thread.sleep(100);
+        assertThat(Path.of("/proc/" + pid)).as("process " + pid).doesNotExist();
+    }
+
+    /** The mounts of a namespace without other data directories' sandboxes, which come and go with other tests. */
+    private List<String> ownMounts(List<String> mounts) {
+        String ours = env.dataDir.resolve("sandboxes").toString();
+        return mounts.stream().filter(l -> mountPoint(l).startsWith(ours) || !mountPoint(l).matches(".*/sandboxes(/[^/]+)?")).toList();
+    }
+
+    /** {@code paddock-init launch} as the driver runs it, with {@code --own-mounts OWN NSFILE IDENTITY} and a closed stdin. */
+    private TestSandboxes.Run launch(Path own, String nsFile, String identity) throws Exception {
+        Path bin = InitBinary.install(env.dataDir.resolve("bin"));
+        Path run = Files.createTempDirectory(env.dataDir, "launch");
+        Process p = new ProcessBuilder(bin.toString(), "launch", run.resolve("s").toString(), "4000", "4000", run.resolve("log").toString(),
+                run.resolve("pid").toString(), "--own-mounts", own.toString(), nsFile, identity, "--", "/bin/true").start();
+        p.getOutputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        return new TestSandboxes.Run(p.waitFor(), "", err, null);
+    }
+
+    /** Init, pid 1 of the sandbox: bwrap's child. */
+    private long initPid(Sandbox s) throws Exception {
+        String children = Files.readString(Path.of("/proc/" + bwrapPid(s) + "/task/" + bwrapPid(s) + "/children")).trim();
+        return Long.parseLong(children.split(" ")[0]);
     }
 
     private Path sandboxDir(Sandbox s) {

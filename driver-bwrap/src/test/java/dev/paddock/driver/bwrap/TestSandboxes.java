@@ -1,9 +1,13 @@
 package dev.paddock.driver.bwrap;
 
+import static org.assertj.core.api.Assumptions.assumeThat;
+
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Limits;
+import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
@@ -15,6 +19,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Stream;
 
@@ -30,6 +36,20 @@ final class TestSandboxes implements AutoCloseable {
         // short path: the init socket path must fit in sun_path; /tmp is reachable by sandbox uids
         dataDir = Files.createTempDirectory(Path.of("/tmp"), "pdk");
         driver = new BwrapDriver(BwrapConfig.defaults(dataDir));
+    }
+
+    /** A driver that gives sandboxes disk images of their own; the test is skipped on a host without loop devices. */
+    static TestSandboxes withDisks() throws IOException {
+        TestSandboxes env = new TestSandboxes();
+        Optional<String> problem = env.driver.diskQuotaProblem();
+        if (problem.isPresent()) env.close();
+        assumeThat(problem).as("loop devices on this host").isEmpty();
+        return env;
+    }
+
+    /** A sandbox with a disk image of {@code bytes}. */
+    Sandbox withDisk(long bytes) {
+        return create(new SandboxSpec(newId(), "tenant", null, false, Limits.DEFAULT.withDisk(bytes), Map.of(), NetworkPolicy.NONE));
     }
 
     static String newId() {

@@ -10,13 +10,16 @@ import java.util.stream.Stream;
 
 /**
  * Keeps the directory of all sandboxes a mount of its own (a bind onto itself) while a disk image is mounted under
- * it, so that every disk image is a child of that one mount: a sandbox's launcher takes all the others out of its
- * mount namespace with one lazy unmount of it (see own_mounts in paddock-init.c) instead of bwrap copying them and
- * reading them for every bind. Shared, in a peer group of its own (not the one of the filesystem it is on): a
- * launcher's namespace is a slave of the host's, so when the host unmounts a disk, the copies that namespaces still
- * hold (a sandbox's own, or another data directory's disks) go too and the image is never held mounted twice, while
- * a disk mounted later reaches no namespace, since each launcher detached its copy of this mount. The mount goes
- * again when the last disk under it does, so nothing is left mounted once no sandbox has a disk.
+ * it, shared, in a peer group of its own (not the one of the filesystem it is on), so that every disk image is a child
+ * of that one mount. Two things rest on that. The launch mount namespace (LaunchNamespace, mountns_main in
+ * paddock-init.c) takes every sandbox out by detaching its copy of this mount once, and then no disk mounted later
+ * reaches it or the launchers' copies of it, although they are slaves of the host's namespace; without this mount
+ * each disk would be mounted on the filesystem the directory is on and, where that is shared, reach them all again.
+ * And a namespace that is a slave of the host's and still holds another data directory's disks (a launch namespace
+ * made while they were mounted, or a container engine's) loses them when their host unmounts them, whether or not
+ * the filesystem underneath is shared: an image is never held mounted twice, nor its loop device kept, by a namespace
+ * its owner does not know of. The mount goes again when the last disk under it does, so nothing is left mounted
+ * once no sandbox has a disk.
  */
 final class SandboxesMount {
     private SandboxesMount() {}
