@@ -1,6 +1,6 @@
 package dev.paddock.driver.kubernetes;
 
-import static dev.paddock.driver.kubernetes.SandboxPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.call;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;

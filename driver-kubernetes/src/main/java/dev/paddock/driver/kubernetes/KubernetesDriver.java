@@ -81,7 +81,8 @@ public final class KubernetesDriver implements SandboxDriver {
         if (agentSandbox == AgentSandboxMode.AUTO && !agentSandboxServed) {
             LOG.info("the cluster does not serve agent-sandbox ({}/{}); sandboxes are plain Pods", AgentSandboxApi.GROUP, AgentSandboxApi.VERSION);
         }
-        this.pods = agentSandboxServed ? new AgentSandboxes(client, config, gateway) : new SandboxPods(client, config, gateway);
+        ClusterPods clusterPods = new ClusterPods(client, config, gateway);
+        this.pods = agentSandboxServed ? new AgentSandboxes(clusterPods) : new SandboxPods(clusterPods);
     }
 
     /** The claims of the driver, readable without a cluster (to list it where it cannot run). */
@@ -149,7 +150,7 @@ public final class KubernetesDriver implements SandboxDriver {
     public Optional<Sandbox> attach(SandboxRef ref) {
         if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return Optional.empty();
         if (pods.ownPodRunning(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), false));
-        if (!pods.podExists(ref.sandboxId()) && pods.suspended(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), true));
+        if (!pods.pods().exists(ref.sandboxId()) && pods.suspended(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), true));
         return Optional.empty();
     }
 
@@ -174,7 +175,7 @@ public final class KubernetesDriver implements SandboxDriver {
     @Override
     public void purge(SandboxRef ref) {
         if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return;
-        if (pods.podExists(ref.sandboxId())) {
+        if (pods.pods().exists(ref.sandboxId())) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still has a pod; delete it before purging its files");
         }
         pods.deleteClaim(ref.sandboxId());
