@@ -38,16 +38,38 @@ final class AgentSandboxes implements ClusterSandboxes {
     private final ClusterPods pods;
     private final KubernetesClient client;
     private final KubernetesConfig config;
+    /** Null without a warm pool. */
+    private final PoolClaims pool;
 
     AgentSandboxes(ClusterPods pods) {
+        this(pods, null);
+    }
+
+    /** With {@code pool}, creates of its shape are claimed from it (its objects must exist: {@link PoolClaims#ensure}). */
+    AgentSandboxes(ClusterPods pods, PoolClaims pool) {
         this.pods = pods;
         this.client = pods.client;
         this.config = pods.config;
+        this.pool = pool;
+        if (pool != null) pods.names(pool::podName);
     }
 
     /** The claim agent-sandbox's controller makes from the template: {@code <template name>-<sandbox name>}. */
     static String claim(String sandboxId) {
-        return CLAIM_TEMPLATE + "-" + ObjectNames.pod(sandboxId);
+        return claimOf(ObjectNames.pod(sandboxId));
+    }
+
+    static String claimOf(String sandboxName) {
+        return CLAIM_TEMPLATE + "-" + sandboxName;
+    }
+
+    /** The volume claim template of the sandbox's workspace claim. */
+    static AgentSandbox.ClaimTemplate claimTemplate(PersistentVolumeClaim claim) {
+        AgentSandbox.ClaimTemplate template = new AgentSandbox.ClaimTemplate();
+        template.metadata.name = CLAIM_TEMPLATE;
+        template.metadata.labels.putAll(claim.getMetadata().getLabels());
+        template.spec = claim.getSpec();
+        return template;
     }
 
     @Override
@@ -72,11 +94,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         s.podTemplate.metadata.labels.putAll(pod.getMetadata().getLabels());
         s.podTemplate.metadata.annotations.putAll(pod.getMetadata().getAnnotations());
         s.podTemplate.spec = pod.getSpec();
-        AgentSandbox.ClaimTemplate template = new AgentSandbox.ClaimTemplate();
-        template.metadata.name = CLAIM_TEMPLATE;
-        template.metadata.labels.putAll(claim.getMetadata().getLabels());
-        template.spec = claim.getSpec();
-        s.volumeClaimTemplates.add(template);
+        s.volumeClaimTemplates.add(claimTemplate(claim));
         s.replicas = 1;
         sandbox.setSpec(s);
         return sandbox;
@@ -96,6 +114,11 @@ final class AgentSandboxes implements ClusterSandboxes {
     @Override
     public void create(SandboxSpec spec, Fence fence, Limits limits) {
         String id = spec.sandboxId();
+        if (pool != null && pool.fits(spec, limits)) {
+            if (call("read the Sandbox of " + id, () -> sandboxes().withName(ObjectNames.pod(id)).get()) != null) throw exists(id);
+            pool.create(spec, fence, this::markHolder);
+            return;
+        }
         boolean egress = spec.egress() != null;
         AgentSandbox sandbox = sandbox(spec, fence, limits, egress ? EgressGateway.newToken() : null);
         markHolder(sandbox);
@@ -132,7 +155,7 @@ final class AgentSandboxes implements ClusterSandboxes {
 
     /** Waits for the controller to make the pod, then for the pod to run. */
     private void awaitPod(String id) {
-        pods.waitUntil(() -> pods.exists(id), "the agent-sandbox controller made no pod for Sandbox " + ObjectNames.pod(id)
+        pods.waitUntil(() -> pods.exists(id), "the agent-sandbox controller made no pod for Sandbox " + pods.podName(id)
                 + " (is the controller running?)", ErrorCode.SANDBOX_START_TIMEOUT, id);
         pods.awaitRunning(id);
     }
@@ -196,6 +219,8 @@ final class AgentSandboxes implements ClusterSandboxes {
         }));
         pods.route(sandboxId, templatePod(resumed));
         awaitPod(sandboxId);
+        // a pool pod's environment and CA bundle live in memory volumes: the new pod gets them again
+        if (pool != null && pool.claimed(sandboxId)) pool.giveEnvironment(sandboxId);
     }
 
     @Override
@@ -218,9 +243,11 @@ final class AgentSandboxes implements ClusterSandboxes {
     public void deleteClaim(String sandboxId) {
         AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
         if (current != null && !pods.ours(current)) return;
+        String name = pods.podName(sandboxId);
         call("delete the Sandbox of " + sandboxId, () -> resource(sandboxId).delete());
         // the garbage collector would remove the claim too, later; deleting it here makes the purge whole at once
-        call("delete the claim of " + sandboxId, () -> claimResource(sandboxId).delete());
+        call("delete the claim of " + sandboxId, () -> client.persistentVolumeClaims().inNamespace(config.namespace()).withName(claimOf(name)).delete());
+        if (pool != null) pool.delete(sandboxId);
     }
 
     @Override
@@ -230,7 +257,7 @@ final class AgentSandboxes implements ClusterSandboxes {
     }
 
     private void awaitPodGone(String sandboxId) {
-        pods.awaitGone(sandboxId, "the pod of Sandbox " + ObjectNames.pod(sandboxId) + " was not gone after replicas 0");
+        pods.awaitGone(sandboxId, "the pod of Sandbox " + pods.podName(sandboxId) + " was not gone after replicas 0");
     }
 
     private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<AgentSandbox, io.fabric8.kubernetes.api.model.KubernetesResourceList<AgentSandbox>,
@@ -239,11 +266,7 @@ final class AgentSandboxes implements ClusterSandboxes {
     }
 
     private Resource<AgentSandbox> resource(String sandboxId) {
-        return sandboxes().withName(ObjectNames.pod(sandboxId));
-    }
-
-    private Resource<PersistentVolumeClaim> claimResource(String sandboxId) {
-        return client.persistentVolumeClaims().inNamespace(config.namespace()).withName(claim(sandboxId));
+        return sandboxes().withName(pods.podName(sandboxId));
     }
 
     private static boolean ended(AgentSandbox s) {

@@ -12,6 +12,7 @@ import java.net.HttpURLConnection;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,21 +31,31 @@ final class ClusterPods {
     /** Null where sandbox pods have no way to the egress proxy. */
     final EgressGateway gateway;
     final EgressHolders holders;
+    /** Sandbox id to its pod's name: {@link ObjectNames#pod}, but for a pod taken from a warm pool. */
+    private volatile UnaryOperator<String> names = ObjectNames::pod;
 
     ClusterPods(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
         this.client = client;
         this.config = config;
         this.gateway = gateway;
         this.objects = new SandboxObjects(config, gateway == null ? -1 : gateway.port());
-        this.holders = new EgressHolders(client, config, gateway);
+        this.holders = new EgressHolders(client, config, gateway, this::podName);
+    }
+
+    void names(UnaryOperator<String> podNames) {
+        this.names = podNames;
+    }
+
+    String podName(String sandboxId) {
+        return names.apply(sandboxId);
     }
 
     PodExec exec(String sandboxId) {
-        return new PodExec(client, config.namespace(), ObjectNames.pod(sandboxId));
+        return new PodExec(client, config.namespace(), podName(sandboxId));
     }
 
     PodResource pod(String sandboxId) {
-        return client.pods().inNamespace(config.namespace()).withName(ObjectNames.pod(sandboxId));
+        return client.pods().inNamespace(config.namespace()).withName(podName(sandboxId));
     }
 
     Pod read(String sandboxId) {
