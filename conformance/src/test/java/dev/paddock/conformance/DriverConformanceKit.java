@@ -476,6 +476,17 @@ public abstract class DriverConformanceKit {
         MockClusterDrivers.proveAgentSandboxObjects(under.dataDir());
     }
 
+    /** The kubernetes driver's port fact: in the agent-sandbox mode, creates of a configured shape are taken from a warm pool. */
+    static final String AGENT_SANDBOX_WARM_POOLS = "agent_sandbox_warm_pools";
+
+    /** A driver claiming {@value #AGENT_SANDBOX_WARM_POOLS} serves a create of its pool's shape from a pod made before it. */
+    @Test
+    void warmPoolsAreUsedAsClaimed() throws Exception {
+        if (!claims.portFacts().available().contains(AGENT_SANDBOX_WARM_POOLS)) return;
+        assertThat(driver.id()).as("only the kubernetes driver has a proof of " + AGENT_SANDBOX_WARM_POOLS).isEqualTo("kubernetes");
+        MockClusterDrivers.proveWarmPool(under.dataDir());
+    }
+
     private static boolean ended(Sandbox sandbox, long pid) {
         return sandbox.processes().stream().anyMatch(p -> p.pid() == pid && !p.running());
     }

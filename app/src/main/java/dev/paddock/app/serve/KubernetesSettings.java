@@ -6,6 +6,7 @@ import dev.paddock.driver.kubernetes.ClusterAccess;
 import dev.paddock.driver.kubernetes.KubernetesConfig;
 import dev.paddock.driver.kubernetes.KubernetesDriver;
 import dev.paddock.driver.kubernetes.PodEgress;
+import dev.paddock.driver.kubernetes.WarmPoolShape;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -19,13 +20,22 @@ import java.util.regex.Pattern;
  * objects they may list, re-attach and reap.
  */
 public record KubernetesSettings(String namespace, String installation, String runtimeClass, String storageClass, String image,
-                                 String workspaceSize, AgentSandboxMode agentSandbox, PodEgress egress) {
+                                 String workspaceSize, AgentSandboxMode agentSandbox, PodEgress egress, WarmPoolShape warmPool) {
     private static final Pattern LABEL_KEY = Pattern.compile("([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?");
 
     /** {@code false}, {@code auto} or {@code true} (see {@link AgentSandboxMode}); anything else is refused at start. */
     static AgentSandboxMode agentSandbox(String value) {
         try {
             return AgentSandboxMode.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(e.getMessage());
+        }
+    }
+
+    /** The warm pool of {@code kubernetes_warm_pool_*}, or null for none; a bad value is refused at start naming the setting. */
+    static WarmPoolShape warmPool(String size, String cpus, String memory, String image) {
+        try {
+            return WarmPoolShape.parse(size, cpus, memory, image);
         } catch (IllegalArgumentException e) {
             throw new SettingsException(e.getMessage());
         }
@@ -85,6 +95,6 @@ public record KubernetesSettings(String namespace, String installation, String r
         String ns = namespace != null ? namespace : ClusterAccess.defaultNamespace();
         KubernetesClient client = ClusterAccess.connect(ns);
         return new KubernetesDriver(client, new KubernetesConfig(ns, installation, runtimeClass, storageClass, image, workspaceSize,
-                KubernetesConfig.DEFAULT_UID, null, egress), agentSandbox);
+                KubernetesConfig.DEFAULT_UID, null, egress, warmPool), agentSandbox);
     }
 }

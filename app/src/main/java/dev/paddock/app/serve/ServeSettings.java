@@ -138,6 +138,9 @@ public record ServeSettings(
         k.put("kubernetes_image", new String[] {"debian:stable-slim", "container image of kubernetes sandboxes that name none"});
         k.put("kubernetes_workspace_size", new String[] {"1Gi", "size of each kubernetes sandbox's workspace claim"});
         k.put("kubernetes_agent_sandbox", new String[] {"false", "make agent-sandbox Sandbox objects instead of Pods: false, auto (where the cluster serves them) or true (refuse to start without them)"});
+        k.put("kubernetes_warm_pool_size", new String[] {"0", "pods an agent-sandbox SandboxWarmPool keeps ready for creates of the pool's shape (0: no pool; needs kubernetes_agent_sandbox and agent-sandbox's extensions)"});
+        k.put("kubernetes_warm_pool_cpus", new String[] {"", "the CPU limit of the warm pool's pods, and of the creates it serves (default: a create's default)"});
+        k.put("kubernetes_warm_pool_memory", new String[] {"", "the memory limit of the warm pool's pods, e.g. 512Mi (default: a create's default)"});
         k.put("kubernetes_egress_listen", new String[] {"", "host:port this server takes kubernetes sandboxes' egress on, e.g. 0.0.0.0:3128 (empty: they have network none only)"});
         k.put("kubernetes_egress_proxy", new String[] {"", "host:port sandbox pods dial for the egress proxy: a Service in front of every server's egress port, or this server pod's address"});
         k.put("kubernetes_egress_advertise", new String[] {"", "host:port other servers reach this server's egress port at (its pod address); empty: kubernetes_egress_proxy"});
@@ -223,7 +226,9 @@ public record ServeSettings(
                         KubernetesSettings.agentSandbox(v.get("kubernetes_agent_sandbox")),
                         KubernetesSettings.egress(blankToNull(v.get("kubernetes_egress_listen")), blankToNull(v.get("kubernetes_egress_proxy")),
                                 blankToNull(v.get("kubernetes_egress_advertise")), blankToNull(v.get("kubernetes_egress_server_namespace")),
-                                v.get("kubernetes_egress_server_labels"))),
+                                v.get("kubernetes_egress_server_labels")),
+                        KubernetesSettings.warmPool(v.get("kubernetes_warm_pool_size"), v.get("kubernetes_warm_pool_cpus"),
+                                v.get("kubernetes_warm_pool_memory"), blankToNull(v.get("kubernetes_image")))),
                 blankToNull(v.get("node_url")) == null ? null : baseUrl("node_url", v.get("node_url")),
                 labels("node_labels", v.get("node_labels")),
                 nodeLease(v.get("node_lease")),

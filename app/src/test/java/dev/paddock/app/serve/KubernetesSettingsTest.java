@@ -9,6 +9,7 @@ import dev.paddock.driver.kubernetes.ClusterAccess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,23 @@ class KubernetesSettingsTest {
                 .isEqualTo(AgentSandboxMode.ON);
         assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_AGENT_SANDBOX", "yes"), null, home))
                 .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("kubernetes_agent_sandbox must be false, auto or true");
+    }
+
+    @Test
+    void aWarmPoolIsOffByDefaultAndItsShapeIsCheckedAtStart() {
+        assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().warmPool()).isNull();
+        var pool = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "3", "PADDOCK_KUBERNETES_WARM_POOL_CPUS", "0.5",
+                "PADDOCK_KUBERNETES_WARM_POOL_MEMORY", "256Mi", "PADDOCK_KUBERNETES_IMAGE", "ubuntu:24.04"), null, home).kubernetes().warmPool();
+        assertThat(pool).isEqualTo(new dev.paddock.driver.kubernetes.WarmPoolShape(3, "ubuntu:24.04", 0.5, 256L << 20));
+        assertThat(ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "2"), null, home).kubernetes().warmPool())
+                .isEqualTo(new dev.paddock.driver.kubernetes.WarmPoolShape(2, "debian:stable-slim", 1.0, 512L << 20));
+        for (Map<String, String> bad : List.of(Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "some"), Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "-1"),
+                Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "2", "PADDOCK_KUBERNETES_WARM_POOL_MEMORY", "lots"),
+                Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "2", "PADDOCK_KUBERNETES_WARM_POOL_CPUS", "0"),
+                Map.of("PADDOCK_KUBERNETES_WARM_POOL_CPUS", "2"))) {
+            assertThatThrownBy(() -> ServeSettings.resolve(Map.of(), bad, null, home)).as(bad.toString())
+                    .isInstanceOf(ServeSettings.SettingsException.class).hasMessageContaining("kubernetes_warm_pool_");
+        }
     }
 
     @Test

@@ -1,30 +1,24 @@
 package dev.paddock.driver.kubernetes;
 
-import static dev.paddock.driver.kubernetes.SandboxPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.annotations;
+import static dev.paddock.driver.kubernetes.ClusterPods.call;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.Fence;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.SandboxSpec;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.HttpURLConnection;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.function.BooleanSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sandboxes as kubernetes-sigs/agent-sandbox {@code Sandbox} objects: the driver makes the NetworkPolicy and the
@@ -40,40 +34,56 @@ final class AgentSandboxes implements ClusterSandboxes {
     static final String CLAIM_TEMPLATE = "workspace";
     /** On the Sandbox: the sandbox ended (terminated or reaped); only a purge follows. */
     static final String ANNOTATION_ENDED = "paddock.dev/ended";
-    private static final Logger LOG = LoggerFactory.getLogger(AgentSandboxes.class);
 
+    private final ClusterPods pods;
     private final KubernetesClient client;
     private final KubernetesConfig config;
-    private final SandboxObjects objects;
-    /** Null where sandbox pods have no way to the egress proxy. */
-    private final EgressGateway gateway;
-    private final EgressHolders holders;
+    /** Null without a warm pool. */
+    private final PoolClaims pool;
 
-    AgentSandboxes(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
-        this.client = client;
-        this.config = config;
-        this.gateway = gateway;
-        this.objects = new SandboxObjects(config, gateway == null ? -1 : gateway.port());
-        this.holders = new EgressHolders(client, config, gateway);
+    AgentSandboxes(ClusterPods pods) {
+        this(pods, null);
+    }
+
+    /** With {@code pool}, creates of its shape are claimed from it (its objects must exist: {@link PoolClaims#ensure}). */
+    AgentSandboxes(ClusterPods pods, PoolClaims pool) {
+        this.pods = pods;
+        this.client = pods.client;
+        this.config = pods.config;
+        this.pool = pool;
+        if (pool != null) pods.names(pool::podName);
     }
 
     /** The claim agent-sandbox's controller makes from the template: {@code <template name>-<sandbox name>}. */
     static String claim(String sandboxId) {
-        return CLAIM_TEMPLATE + "-" + ObjectNames.pod(sandboxId);
+        return claimOf(ObjectNames.pod(sandboxId));
+    }
+
+    static String claimOf(String sandboxName) {
+        return CLAIM_TEMPLATE + "-" + sandboxName;
+    }
+
+    /** The volume claim template of the sandbox's workspace claim. */
+    static AgentSandbox.ClaimTemplate claimTemplate(PersistentVolumeClaim claim) {
+        AgentSandbox.ClaimTemplate template = new AgentSandbox.ClaimTemplate();
+        template.metadata.name = CLAIM_TEMPLATE;
+        template.metadata.labels.putAll(claim.getMetadata().getLabels());
+        template.spec = claim.getSpec();
+        return template;
     }
 
     @Override
-    public PodExec exec(String sandboxId) {
-        return new PodExec(client, config.namespace(), ObjectNames.pod(sandboxId));
+    public ClusterPods pods() {
+        return pods;
     }
 
     /** The Sandbox object of a sandbox: named as its pod, carrying the pod's labels so this installation lists it. */
     AgentSandbox sandbox(SandboxSpec spec, Fence fence, Limits limits, String proxyToken) {
         String id = spec.sandboxId();
-        Pod pod = objects.pod(spec, fence, limits, proxyToken);
+        Pod pod = pods.objects.pod(spec, fence, limits, proxyToken);
         // the controller adds the claim's volume under the template's name; a second volume of that name would be refused
         pod.getSpec().getVolumes().removeIf(v -> v.getPersistentVolumeClaim() != null);
-        PersistentVolumeClaim claim = objects.claim(id, fence);
+        PersistentVolumeClaim claim = pods.objects.claim(id, fence);
 
         AgentSandbox sandbox = new AgentSandbox();
         sandbox.setMetadata(new ObjectMetaBuilder().withName(ObjectNames.pod(id)).withNamespace(config.namespace())
@@ -84,11 +94,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         s.podTemplate.metadata.labels.putAll(pod.getMetadata().getLabels());
         s.podTemplate.metadata.annotations.putAll(pod.getMetadata().getAnnotations());
         s.podTemplate.spec = pod.getSpec();
-        AgentSandbox.ClaimTemplate template = new AgentSandbox.ClaimTemplate();
-        template.metadata.name = CLAIM_TEMPLATE;
-        template.metadata.labels.putAll(claim.getMetadata().getLabels());
-        template.spec = claim.getSpec();
-        s.volumeClaimTemplates.add(template);
+        s.volumeClaimTemplates.add(claimTemplate(claim));
         s.replicas = 1;
         sandbox.setSpec(s);
         return sandbox;
@@ -108,21 +114,18 @@ final class AgentSandboxes implements ClusterSandboxes {
     @Override
     public void create(SandboxSpec spec, Fence fence, Limits limits) {
         String id = spec.sandboxId();
+        if (pool != null && pool.fits(spec, limits)) {
+            if (call("read the Sandbox of " + id, () -> sandboxes().withName(ObjectNames.pod(id)).get()) != null) throw exists(id);
+            pool.create(spec, fence, this::markHolder);
+            return;
+        }
         boolean egress = spec.egress() != null;
         AgentSandbox sandbox = sandbox(spec, fence, limits, egress ? EgressGateway.newToken() : null);
         markHolder(sandbox);
         if (call("read the Sandbox of " + id, () -> resource(id).get()) != null) {
             throw exists(id);
         }
-        call("create the network policy of " + id, () -> {
-            try {
-                return client.network().v1().networkPolicies().inNamespace(config.namespace()).resource(objects.policy(id, fence, egress)).create();
-            } catch (KubernetesClientException e) {
-                // a policy of the same name selects the same pod (the name comes from the id): one left behind serves as well
-                if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) return null;
-                throw e;
-            }
-        });
+        pods.createPolicy(id, fence, egress);
         try {
             call("create the Sandbox of " + id, () -> sandboxes().resource(sandbox).create());
         } catch (PaddockException e) {
@@ -130,29 +133,18 @@ final class AgentSandboxes implements ClusterSandboxes {
                 // made meanwhile by another server: the policy of that name is that sandbox's, so it stays
                 throw exists(id);
             }
-            deletePolicy(id, e);
+            ClusterPods.undo(e, () -> pods.deletePolicy(id));
             throw e;
         }
         try {
-            route(id, templatePod(sandbox));
+            pods.route(id, templatePod(sandbox));
             awaitPod(id);
         } catch (RuntimeException e) {
-            try {
+            ClusterPods.undo(e, () -> {
                 release(id);
                 deleteClaim(id);
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
+            });
             throw e;
-        }
-    }
-
-    private void deletePolicy(String id, RuntimeException failure) {
-        try {
-            call("delete the network policy of " + id, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
-                    .withName(ObjectNames.networkPolicy(id)).delete());
-        } catch (RuntimeException cleanup) {
-            failure.addSuppressed(cleanup);
         }
     }
 
@@ -163,42 +155,22 @@ final class AgentSandboxes implements ClusterSandboxes {
 
     /** Waits for the controller to make the pod, then for the pod to run. */
     private void awaitPod(String id) {
-        waitUntil(() -> podExists(id), "the agent-sandbox controller made no pod for Sandbox " + ObjectNames.pod(id)
+        pods.waitUntil(() -> pods.exists(id), "the agent-sandbox controller made no pod for Sandbox " + pods.podName(id)
                 + " (is the controller running?)", ErrorCode.SANDBOX_START_TIMEOUT, id);
-        PodStart.await(pod(id), id, config.startTimeout());
-    }
-
-    private void route(String id, Pod pod) {
-        String token = SandboxObjects.proxyToken(pod);
-        String socket = annotations(pod).get(SandboxObjects.ANNOTATION_EGRESS_SOCKET);
-        if (token == null || socket == null) return;
-        if (gateway == null) {
-            LOG.warn("sandbox {} was made with egress, but this server has no kubernetes egress gateway: its pod cannot reach the proxy", id);
-            return;
-        }
-        gateway.route(id, token, Path.of(socket));
-    }
-
-    @Override
-    public boolean running(String sandboxId) {
-        return PodStart.running(call("read the pod of " + sandboxId, () -> pod(sandboxId).get()));
+        pods.awaitRunning(id);
     }
 
     @Override
     public boolean suspended(String sandboxId) {
         AgentSandbox s = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
-        return s != null && ours(s) && !ended(s) && s.getSpec() != null && Integer.valueOf(0).equals(s.getSpec().replicas);
+        return s != null && pods.ours(s) && !ended(s) && s.getSpec() != null && Integer.valueOf(0).equals(s.getSpec().replicas);
     }
 
     @Override
     public boolean ownPodRunning(String sandboxId) {
-        Pod pod = call("read the pod of " + sandboxId, () -> pod(sandboxId).get());
-        boolean running = pod != null && ours(pod) && PodStart.running(pod);
-        if (running) {
-            route(sandboxId, pod);
-            claimEgress(sandboxId, pod);
-        }
-        return running;
+        Pod pod = pods.reattach(sandboxId);
+        if (pod != null) claimEgress(sandboxId, pod);
+        return pod != null;
     }
 
     /**
@@ -206,8 +178,8 @@ final class AgentSandboxes implements ClusterSandboxes {
      * Sandbox's pod template, so a pod the controller makes again (after the pod's loss) names this server too.
      */
     private void claimEgress(String sandboxId, Pod pod) {
-        if (!holders.needsClaim(pod)) return;
-        holders.claim(sandboxId, pod);
+        if (!pods.holders.needsClaim(pod)) return;
+        pods.holders.claim(sandboxId, pod);
         call("mark this server as the egress holder in the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
             markHolder(s);
             return s;
@@ -217,7 +189,7 @@ final class AgentSandboxes implements ClusterSandboxes {
     /** Names this server the egress holder in the Sandbox's pod template (the controller copies its annotations to the pod). */
     private void markHolder(AgentSandbox sandbox) {
         Pod template = templatePod(sandbox);
-        holders.mark(template);
+        pods.holders.mark(template);
         String holder = annotations(template).get(EgressHolders.ANNOTATION);
         if (holder != null) sandbox.getSpec().podTemplate.metadata.annotations.put(EgressHolders.ANNOTATION, holder);
         else sandbox.getSpec().podTemplate.metadata.annotations.remove(EgressHolders.ANNOTATION);
@@ -240,21 +212,22 @@ final class AgentSandboxes implements ClusterSandboxes {
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + sandboxId + " cannot resume: its Sandbox object is gone or ended");
         }
         AgentSandbox resumed = call("resume the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
-            objects.readdress(templatePod(s), sandboxId);
+            pods.objects.readdress(templatePod(s), sandboxId);
             markHolder(s);
             s.getSpec().replicas = 1;
             return s;
         }));
-        route(sandboxId, templatePod(resumed));
+        pods.route(sandboxId, templatePod(resumed));
         awaitPod(sandboxId);
+        // a pool pod's environment and CA bundle live in memory volumes: the new pod gets them again
+        if (pool != null && pool.claimed(sandboxId)) pool.giveEnvironment(sandboxId);
     }
 
     @Override
     public void release(String sandboxId) {
-        if (gateway != null) gateway.unroute(sandboxId);
-        holders.forget(sandboxId);
+        pods.unroute(sandboxId);
         AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
-        if (current != null && ours(current)) {
+        if (current != null && pods.ours(current)) {
             call("end the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
                 if (s.getMetadata().getAnnotations() == null) s.getMetadata().setAnnotations(new HashMap<>());
                 s.getMetadata().getAnnotations().put(ANNOTATION_ENDED, "true");
@@ -263,52 +236,28 @@ final class AgentSandboxes implements ClusterSandboxes {
             }));
             awaitPodGone(sandboxId);
         }
-        call("delete the network policy of " + sandboxId, () -> client.network().v1().networkPolicies().inNamespace(config.namespace())
-                .withName(ObjectNames.networkPolicy(sandboxId)).delete());
+        pods.deletePolicy(sandboxId);
     }
 
     @Override
     public void deleteClaim(String sandboxId) {
         AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
-        if (current != null && !ours(current)) return;
+        if (current != null && !pods.ours(current)) return;
+        String name = pods.podName(sandboxId);
         call("delete the Sandbox of " + sandboxId, () -> resource(sandboxId).delete());
         // the garbage collector would remove the claim too, later; deleting it here makes the purge whole at once
-        call("delete the claim of " + sandboxId, () -> claimResource(sandboxId).delete());
-    }
-
-    @Override
-    public boolean podExists(String sandboxId) {
-        return call("read the pod of " + sandboxId, () -> pod(sandboxId).get()) != null;
+        call("delete the claim of " + sandboxId, () -> client.persistentVolumeClaims().inNamespace(config.namespace()).withName(claimOf(name)).delete());
+        if (pool != null) pool.delete(sandboxId);
     }
 
     @Override
     public List<String> live() {
-        Map<String, String> mine = Map.of(ObjectNames.LABEL_INSTALLATION, config.installation(), ObjectNames.LABEL_MANAGED_BY, ObjectNames.MANAGED_BY);
-        return call("list the Sandboxes", () -> sandboxes().withLabels(mine).list()).getItems().stream()
-                .filter(s -> !ended(s)).map(AgentSandboxes::sandboxOf).filter(Objects::nonNull).sorted().toList();
+        return call("list the Sandboxes", () -> sandboxes().withLabels(pods.mine()).list()).getItems().stream()
+                .filter(s -> !ended(s)).map(ClusterPods::sandboxOf).filter(Objects::nonNull).sorted().toList();
     }
 
     private void awaitPodGone(String sandboxId) {
-        waitUntil(() -> !podExists(sandboxId), "the pod of Sandbox " + ObjectNames.pod(sandboxId) + " was not gone after replicas 0",
-                ErrorCode.CLUSTER_API_ERROR, sandboxId);
-    }
-
-    /** Polls (the Role grants no watch) until {@code done}, or throws {@code code} after the start timeout. */
-    private void waitUntil(BooleanSupplier done, String failure, ErrorCode code, String sandboxId) {
-        long deadline = System.nanoTime() + config.startTimeout().toNanos();
-        long pause = 10;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new PaddockException(code, "sandbox " + sandboxId + ": " + failure + " within " + config.startTimeout().toSeconds() + " s");
-            }
-            try {
-                Thread.sleep(pause);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new PaddockException(ErrorCode.INTERRUPTED, "interrupted while waiting for the pod of sandbox " + sandboxId);
-            }
-            pause = Math.min(pause * 2, 500);
-        }
+        pods.awaitGone(sandboxId, "the pod of Sandbox " + pods.podName(sandboxId) + " was not gone after replicas 0");
     }
 
     private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<AgentSandbox, io.fabric8.kubernetes.api.model.KubernetesResourceList<AgentSandbox>,
@@ -317,33 +266,10 @@ final class AgentSandboxes implements ClusterSandboxes {
     }
 
     private Resource<AgentSandbox> resource(String sandboxId) {
-        return sandboxes().withName(ObjectNames.pod(sandboxId));
-    }
-
-    private PodResource pod(String sandboxId) {
-        return client.pods().inNamespace(config.namespace()).withName(ObjectNames.pod(sandboxId));
-    }
-
-    private Resource<PersistentVolumeClaim> claimResource(String sandboxId) {
-        return client.persistentVolumeClaims().inNamespace(config.namespace()).withName(claim(sandboxId));
-    }
-
-    private boolean ours(HasMetadata o) {
-        Map<String, String> labels = o.getMetadata().getLabels();
-        return labels != null && config.installation().equals(labels.get(ObjectNames.LABEL_INSTALLATION));
+        return sandboxes().withName(pods.podName(sandboxId));
     }
 
     private static boolean ended(AgentSandbox s) {
         return "true".equals(annotations(s).get(ANNOTATION_ENDED));
-    }
-
-    private static String sandboxOf(HasMetadata o) {
-        Map<String, String> labels = o.getMetadata().getLabels();
-        String id = labels == null ? null : labels.get(ObjectNames.LABEL_SANDBOX);
-        return ObjectNames.isSandboxId(id) ? id : null;
-    }
-
-    private static Map<String, String> annotations(HasMetadata o) {
-        return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
     }
 }

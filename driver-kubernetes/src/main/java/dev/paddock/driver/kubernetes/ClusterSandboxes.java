@@ -8,15 +8,15 @@ import java.util.List;
 /**
  * The cluster side of sandboxes, whichever objects they are made of: plain Pods ({@link SandboxPods}) or
  * agent-sandbox {@code Sandbox} objects whose controller makes the pod ({@link AgentSandboxes}). Either way the pod
- * is named {@link ObjectNames#pod}, so exec and files work the same.
+ * is named {@link ObjectNames#pod}, so exec and files work the same ({@link ClusterPods}); what differs is who makes
+ * the pod and how a suspend keeps the workspace.
  */
 interface ClusterSandboxes {
-    PodExec exec(String sandboxId);
+    /** The sandbox's pod, the same in both modes: exec, whether it exists or runs. */
+    ClusterPods pods();
 
     /** Makes the sandbox's objects and waits for its pod to run; a failed create removes what it made. */
     void create(SandboxSpec spec, Fence fence, Limits limits);
-
-    boolean running(String sandboxId);
 
     /** Whether the sandbox is suspended on purpose (its pod gone, its workspace kept). */
     boolean suspended(String sandboxId);
@@ -33,8 +33,6 @@ interface ClusterSandboxes {
 
     /** Deletes what is left of an ended sandbox: its workspace claim (and the objects that held it). */
     void deleteClaim(String sandboxId);
-
-    boolean podExists(String sandboxId);
 
     /** Sandboxes with a pod, or suspended: what a host may re-attach or reap. */
     List<String> live();

@@ -1,6 +1,6 @@
 package dev.paddock.driver.kubernetes;
 
-import static dev.paddock.driver.kubernetes.SandboxPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.call;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,11 +33,14 @@ final class EgressHolders {
     private final String advertised;
     private record Known(EgressGateway.Holder holder, long until) {}
     private final Map<String, Known> known = new ConcurrentHashMap<>();
+    /** Sandbox id to its pod's name. */
+    private final UnaryOperator<String> podNames;
 
     /** Answers {@code gateway}'s holder lookups (where it has one and an address to advertise). */
-    EgressHolders(KubernetesClient client, KubernetesConfig config, EgressGateway gateway) {
+    EgressHolders(KubernetesClient client, KubernetesConfig config, EgressGateway gateway, UnaryOperator<String> podNames) {
         this.client = client;
         this.config = config;
+        this.podNames = podNames;
         PodEgress e = config.egress();
         this.advertised = gateway == null || e == null ? null : e.advertiseHost() + ":" + (e.advertisePort() == 0 ? gateway.port() : e.advertisePort());
         if (advertised != null) gateway.holders(this::find);
@@ -61,7 +65,7 @@ final class EgressHolders {
     void claim(String sandboxId, Pod pod) {
         if (!needsClaim(pod)) return;
         call("mark this server as the egress holder of " + sandboxId, () -> client.pods().inNamespace(config.namespace())
-                .withName(ObjectNames.pod(sandboxId)).edit(p -> {
+                .withName(podNames.apply(sandboxId)).edit(p -> {
                     mark(p);
                     return p;
                 }));
@@ -82,7 +86,7 @@ final class EgressHolders {
         long now = System.nanoTime();
         Known cached = known.get(sandboxId);
         if (!fresh && cached != null && cached.until() - now > 0) return cached.holder();
-        Pod pod = call("read the pod of " + sandboxId, () -> client.pods().inNamespace(config.namespace()).withName(ObjectNames.pod(sandboxId)).get());
+        Pod pod = call("read the pod of " + sandboxId, () -> client.pods().inNamespace(config.namespace()).withName(podNames.apply(sandboxId)).get());
         String token = pod == null || !ours(pod) ? null : SandboxObjects.proxyToken(pod);
         String at = token == null ? null : annotations(pod).get(ANNOTATION);
         EgressGateway.Holder holder = null;

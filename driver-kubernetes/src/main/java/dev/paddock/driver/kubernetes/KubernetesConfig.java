@@ -7,7 +7,8 @@ import java.time.Duration;
  * Paddock installations share a namespace without touching each other's sandboxes. {@code runtimeClass} (gVisor,
  * Kata) and {@code storageClass} are null for the cluster's defaults. {@code image} is the container image of
  * sandboxes whose request names none. {@code uid} runs every sandbox process and owns the workspace. {@code egress} is
- * null where sandbox pods have no way to Paddock's egress proxy: then only network mode none exists.
+ * null where sandbox pods have no way to Paddock's egress proxy: then only network mode none exists. {@code warmPool}
+ * is null without a warm pool (which needs agent-sandbox's extensions).
  */
 public record KubernetesConfig(
         String namespace,
@@ -18,7 +19,8 @@ public record KubernetesConfig(
         String workspaceSize,
         long uid,
         Duration startTimeout,
-        PodEgress egress) {
+        PodEgress egress,
+        WarmPoolShape warmPool) {
 
     public static final String DEFAULT_IMAGE = "debian:stable-slim";
     public static final String DEFAULT_WORKSPACE_SIZE = "1Gi";
@@ -39,7 +41,12 @@ public record KubernetesConfig(
 
     public KubernetesConfig(String namespace, String installation, String runtimeClass, String storageClass, String image,
                             String workspaceSize, long uid, Duration startTimeout) {
-        this(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, null);
+        this(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, null, null);
+    }
+
+    public KubernetesConfig(String namespace, String installation, String runtimeClass, String storageClass, String image,
+                            String workspaceSize, long uid, Duration startTimeout, PodEgress egress) {
+        this(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, egress, null);
     }
 
     public static KubernetesConfig of(String namespace, String installation) {
@@ -47,11 +54,15 @@ public record KubernetesConfig(
     }
 
     public KubernetesConfig withRuntimeClass(String name) {
-        return new KubernetesConfig(namespace, installation, name, storageClass, image, workspaceSize, uid, startTimeout, egress);
+        return new KubernetesConfig(namespace, installation, name, storageClass, image, workspaceSize, uid, startTimeout, egress, warmPool);
     }
 
     public KubernetesConfig withEgress(PodEgress podEgress) {
-        return new KubernetesConfig(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, podEgress);
+        return new KubernetesConfig(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, podEgress, warmPool);
+    }
+
+    public KubernetesConfig withWarmPool(WarmPoolShape pool) {
+        return new KubernetesConfig(namespace, installation, runtimeClass, storageClass, image, workspaceSize, uid, startTimeout, egress, pool);
     }
 
     private static String blankToNull(String s) {

@@ -22,8 +22,9 @@ import java.util.Set;
  * pod as a bwrap sandbox and gives it only the network its NetworkPolicy allows ({@code proven_against_mock_api_server}),
  * never against a real cluster here: that a cluster's CNI enforces the policy is the cluster's part. The agent-sandbox
  * mode ({@code agent_sandbox_crds}) runs the whole kit too, with a fake of agent-sandbox's controller making the pods
- * ({@code agent_sandbox_proven_against_fake_controller}); its warm pools ({@code SandboxWarmPool}, {@code SandboxClaim})
- * are not used.
+ * ({@code agent_sandbox_proven_against_fake_controller}). Warm pools ({@code agent_sandbox_warm_pools}: a
+ * {@code SandboxWarmPool} of a configured shape, a {@code SandboxClaim} per create of that shape) are proven only against
+ * a fake of agent-sandbox's extensions controller ({@code agent_sandbox_warm_pools_proven_against_fake_controller}).
  */
 final class KubernetesConformance {
     static final Conformance RECORD = new Conformance(
@@ -34,7 +35,10 @@ final class KubernetesConformance {
                     + "Where the cluster serves kubernetes-sigs/agent-sandbox (agents.x-k8s.io/v1alpha1) and kubernetes_agent_sandbox asks for it, "
                     + "each sandbox is a Sandbox object whose controller makes the pod and claim, and suspend is its replicas 0. "
                     + "Proven against mock API server + fake kubelet, not a real cluster; the agent-sandbox mode also only against a fake "
-                    + "agent-sandbox controller (fixture kubernetes-agent-sandbox), never the real one",
+                    + "agent-sandbox controller (fixture kubernetes-agent-sandbox), never the real one. "
+                    + "With kubernetes_warm_pool_size, creates of the pool's shape take a pod an agent-sandbox SandboxWarmPool made ahead "
+                    + "(a SandboxClaim per sandbox), given its variables and proxy credential through exec after the claim; "
+                    + "proven only against a fake of agent-sandbox's extensions controller",
             Set.of(Lane.SUPERVISED, Lane.WORKER),
             new Lifecycle(Lease.HOST_FENCED, Support.SUPPORTED, Support.SUPPORTED, OrphanReap.HOST_MANAGED),
             // the claim outlives every pod of the sandbox (suspend, pod loss), but an ended sandbox has no pod to read it through
@@ -45,9 +49,10 @@ final class KubernetesConformance {
             new PortFacts(
                     List.of("workspace_file_io", "background_processes", "cgroup_limits", "survives_host_restart", "deny_all_network_policy", "runtime_class",
                             "suspend_stops_processes", "proxy_only_network", Conformance.NETWORK_UPDATE, "proven_against_mock_api_server",
-                            "agent_sandbox_crds", "agent_sandbox_proven_against_fake_controller"),
+                            "agent_sandbox_crds", "agent_sandbox_proven_against_fake_controller", "agent_sandbox_warm_pools",
+                            "agent_sandbox_warm_pools_proven_against_fake_controller"),
                     List.of("freezer_suspend_resume", "per_sandbox_pids_limit",
-                            "process_memory_checkpoint", Conformance.DISK_LIMITS, "agent_sandbox_warm_pools")));
+                            "process_memory_checkpoint", Conformance.DISK_LIMITS)));
 
     private KubernetesConformance() {}
 }

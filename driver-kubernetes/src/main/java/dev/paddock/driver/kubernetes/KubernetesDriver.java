@@ -43,6 +43,7 @@ public final class KubernetesDriver implements SandboxDriver {
     private final ClusterSandboxes pods;
     private final EgressGateway gateway;
     private final boolean agentSandboxServed;
+    private final boolean warmPoolServed;
 
     /** Takes over the client (closed with the driver); checks that the API server answers. Sandboxes are plain Pods. */
     public KubernetesDriver(KubernetesClient client, KubernetesConfig config) {
@@ -81,7 +82,44 @@ public final class KubernetesDriver implements SandboxDriver {
         if (agentSandbox == AgentSandboxMode.AUTO && !agentSandboxServed) {
             LOG.info("the cluster does not serve agent-sandbox ({}/{}); sandboxes are plain Pods", AgentSandboxApi.GROUP, AgentSandboxApi.VERSION);
         }
-        this.pods = agentSandboxServed ? new AgentSandboxes(client, config, gateway) : new SandboxPods(client, config, gateway);
+        ClusterPods clusterPods = new ClusterPods(client, config, gateway);
+        PoolClaims pool;
+        try {
+            pool = warmPool(clusterPods, agentSandbox);
+        } catch (RuntimeException e) {
+            if (gateway != null) gateway.close();
+            client.close();
+            throw e;
+        }
+        this.warmPoolServed = pool != null;
+        this.pods = agentSandboxServed ? new AgentSandboxes(clusterPods, pool) : new SandboxPods(clusterPods);
+    }
+
+    /**
+     * The warm pool of {@code kubernetes_warm_pool_size}, its objects made, or null without one. It needs agent-sandbox's
+     * extensions: where they are not served, {@code kubernetes_agent_sandbox=true} does not start (as without
+     * agent-sandbox itself) and {@code auto} goes on without a pool.
+     */
+    private PoolClaims warmPool(ClusterPods clusterPods, AgentSandboxMode agentSandbox) {
+        WarmPoolShape shape = config.warmPool();
+        if (shape == null) return null;
+        if (agentSandbox == AgentSandboxMode.OFF) {
+            throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "kubernetes_warm_pool_size needs agent-sandbox: set kubernetes_agent_sandbox to "
+                    + "true or auto, or kubernetes_warm_pool_size to 0");
+        }
+        if (!agentSandboxServed) return null;
+        if (!WarmPoolApi.served(client)) {
+            if (agentSandbox == AgentSandboxMode.ON) {
+                throw new PaddockException(ErrorCode.DRIVER_UNAVAILABLE, "kubernetes_warm_pool_size is set, but the cluster does not serve "
+                        + WarmPoolApi.GROUP + "/" + WarmPoolApi.VERSION + " " + String.join(", ", WarmPoolApi.RESOURCES)
+                        + ": install agent-sandbox's extensions (see docs/kubernetes.md), or set kubernetes_warm_pool_size to 0");
+            }
+            LOG.info("the cluster does not serve agent-sandbox's extensions ({}/{}); no warm pool", WarmPoolApi.GROUP, WarmPoolApi.VERSION);
+            return null;
+        }
+        PoolClaims pool = new PoolClaims(clusterPods, shape);
+        pool.ensure();
+        return pool;
     }
 
     /** The claims of the driver, readable without a cluster (to list it where it cannot run). */
@@ -96,6 +134,11 @@ public final class KubernetesDriver implements SandboxDriver {
     /** The port sandbox pods' egress is accepted on, or -1 without egress. */
     public int egressPort() {
         return gateway == null ? -1 : gateway.port();
+    }
+
+    /** Whether creates of the warm pool's shape are claimed from it (configured, and the cluster serves the extensions). */
+    public boolean warmPoolServed() {
+        return warmPoolServed;
     }
 
     /** Whether sandboxes are agent-sandbox {@code Sandbox} objects (asked for, and served by the cluster at start). */
@@ -149,7 +192,7 @@ public final class KubernetesDriver implements SandboxDriver {
     public Optional<Sandbox> attach(SandboxRef ref) {
         if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return Optional.empty();
         if (pods.ownPodRunning(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), false));
-        if (!pods.podExists(ref.sandboxId()) && pods.suspended(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), true));
+        if (!pods.pods().exists(ref.sandboxId()) && pods.suspended(ref.sandboxId())) return Optional.of(new KubernetesSandbox(pods, ref.sandboxId(), true));
         return Optional.empty();
     }
 
@@ -174,7 +217,7 @@ public final class KubernetesDriver implements SandboxDriver {
     @Override
     public void purge(SandboxRef ref) {
         if (ref == null || !ObjectNames.isSandboxId(ref.sandboxId())) return;
-        if (pods.podExists(ref.sandboxId())) {
+        if (pods.pods().exists(ref.sandboxId())) {
             throw new PaddockException(ErrorCode.SANDBOX_RUNNING, "sandbox " + ref.sandboxId() + " still has a pod; delete it before purging its files");
         }
         pods.deleteClaim(ref.sandboxId());

@@ -33,7 +33,7 @@ final class KubernetesSandbox implements Sandbox {
     KubernetesSandbox(ClusterSandboxes pods, String sandboxId, boolean suspended) {
         this.pods = pods;
         this.sandboxId = sandboxId;
-        this.exec = pods.exec(sandboxId);
+        this.exec = pods.pods().exec(sandboxId);
         this.processes = new PodProcesses(exec);
         this.suspended = suspended;
     }
@@ -111,7 +111,7 @@ final class KubernetesSandbox implements Sandbox {
     public SandboxStatus inspect() {
         if (terminated) return GONE;
         if (suspended) return SUSPENDED;
-        return pods.running(sandboxId) ? new SandboxStatus(true, false, -1, -1, -1, -1, -1) : GONE;
+        return pods.pods().running(sandboxId) ? new SandboxStatus(true, false, -1, -1, -1, -1, -1) : GONE;
     }
 
     private void requireAlive() {

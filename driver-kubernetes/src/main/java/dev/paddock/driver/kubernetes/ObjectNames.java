@@ -19,6 +19,8 @@ final class ObjectNames {
     static final String LABEL_SANDBOX = "paddock.dev/sandbox";
     static final String LABEL_FENCE_OWNER = "paddock.dev/fence-owner";
     static final String LABEL_FENCE_GENERATION = "paddock.dev/fence-generation";
+    /** On warm pool pods, their template and the pool's fence: the pool (until a claim, the pod belongs to no sandbox). */
+    static final String LABEL_WARM_POOL = "paddock.dev/warm-pool";
     /** On the claim: the sandbox is suspended (its pod deleted on purpose), not lost. */
     static final String ANNOTATION_SUSPENDED = "paddock.dev/suspended";
 
@@ -43,6 +45,11 @@ final class ObjectNames {
 
     static String networkPolicy(String sandboxId) {
         return pod(sandboxId) + "-deny";
+    }
+
+    /** The warm pool of an installation: its SandboxTemplate, SandboxWarmPool and NetworkPolicy (pool Sandboxes add a suffix). */
+    static String pool(String installation) {
+        return "paddock-pool-" + dnsPart(installation) + "-" + hash(installation);
     }
 
     private static String dnsPart(String id) {

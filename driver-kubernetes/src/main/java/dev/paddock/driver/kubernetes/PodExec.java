@@ -29,6 +29,15 @@ import java.util.concurrent.ExecutionException;
 final class PodExec {
     static final String EXEC_DIR = "/tmp/.paddock-exec";
     /**
+     * Where a pod taken from a warm pool keeps its sandbox's environment (written through exec at the claim): a line
+     * that puts {@code env NAME=value …} before the command. Every command, foreground or background, starts with it,
+     * so what only the request knows reaches the commands without being in the pod's spec. Pods made for one sandbox
+     * have none.
+     */
+    static final String ENV_FILE = "/tmp/.paddock-env";
+    /** Sourced after the command's words are set, before setsid: the sandbox's variables, then the request's own. */
+    static final String SOURCE_ENV = "[ -r " + ENV_FILE + " ] && . " + ENV_FILE + "; ";
+    /**
      * $1 = token, $2 = cwd, $3 = 1 when a stdin file was stored; the rest is the command (with env's assignments).
      * The command runs as a child in a session of its own (setsid, where the image has it) so a kill reaches what it
      * started; the shell waits, passes its exit status on and removes the pid file. Its stdin comes through fd 3: the
@@ -37,6 +46,7 @@ final class PodExec {
     private static final String PROLOGUE = "d=" + EXEC_DIR + "; t=$1; c=$2; i=$3; shift 3; mkdir -p $d || exit 125; "
             + "cd -- \"$c\" 2>/dev/null || { echo \"paddock: no such directory: $c\" >&2; exit 126; }; "
             + "if [ \"$i\" = 1 ]; then exec 3<$d/$t.in; rm -f $d/$t.in; else exec 3</dev/null; fi; "
+            + SOURCE_ENV
             + "command -v setsid >/dev/null 2>&1 && set -- setsid \"$@\"; "
             + "\"$@\" <&3 3<&- & p=$!; exec 3<&-; echo $p > $d/$t; wait $p; s=$?; rm -f $d/$t; exit $s";
     private static final String STORE_STDIN = "mkdir -p " + EXEC_DIR + " && head -c \"$2\" > " + EXEC_DIR + "/$1.in";

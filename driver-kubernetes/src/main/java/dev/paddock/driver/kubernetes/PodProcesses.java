@@ -40,7 +40,7 @@ final class PodProcesses {
             + "cd -- \"$c\" 2>/dev/null || { echo \"paddock: no such directory: $c\" >&2; exit 126; }; "
             + "t=$d/new.$$; in=/dev/null; [ -n \"$i\" ] && in=" + PodExec.EXEC_DIR + "/$i.in; "
             + "j=0; for a in \"$@\"; do [ $j -ge $k ] && printf '%s\\0' \"$a\"; j=$((j+1)); done > $t.argv; "
-            + "[ $k -gt 0 ] && set -- env \"$@\"; "
+            + "[ $k -gt 0 ] && set -- env \"$@\"; " + PodExec.SOURCE_ENV
             + "command -v setsid >/dev/null 2>&1 && set -- setsid \"$@\"; "
             + "( exec 3<\"$in\" 4>$t.log; \"$@\" <&3 >&4 2>&4 3<&- 4>&- & p=$!; exec 3<&- 4>&-; "
             + "rm -f $d/$p.exit $d/$p.log $d/$p.argv; [ \"$in\" = /dev/null ] || rm -f \"$in\"; "

@@ -45,6 +45,8 @@ final class SandboxObjects {
     static final String CA_VARIABLE = "PADDOCK_EGRESS_CA";
     /** On the pod: the server-side path of the sandbox's egress proxy socket, so a restarted server routes it again. */
     static final String ANNOTATION_EGRESS_SOCKET = "paddock.dev/egress-socket";
+    /** On a pod taken from a warm pool: its proxy token (its environment, made before the claim, cannot hold it). */
+    static final String ANNOTATION_EGRESS_TOKEN = "paddock.dev/egress-token";
     static final List<String> PROXY_VARIABLES = List.of("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy");
     private static final List<String> CA_VARIABLES = List.of("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "PIP_CERT");
     /** Pid 1 of the sandbox container: waits for nothing but its end, so the pod lives until it is deleted. */
@@ -98,10 +100,33 @@ final class SandboxObjects {
      * the proxy resolves names, and the proxy address pods are given is an address).
      */
     NetworkPolicy policy(String sandboxId, Fence fence, boolean egress) {
+        return fence(meta(ObjectNames.networkPolicy(sandboxId), sandboxId, fence), selector(sandboxId), egress);
+    }
+
+    /**
+     * The fence of every pod of a warm pool, from its start: as a sandbox's policy, the way out only to the egress
+     * proxy's port where this server has a gateway (a claimed pod keeps it: a pool serves only sandboxes with a network
+     * there, and only sandboxes without one elsewhere). An unclaimed pod has no proxy credential, so that way leads nowhere.
+     */
+    NetworkPolicy poolFence(String pool) {
+        ObjectMeta meta = new ObjectMetaBuilder().withName(pool).withNamespace(config.namespace()).withLabels(poolSelector(pool)).build();
+        return fence(meta, poolSelector(pool), config.egress() != null);
+    }
+
+    /** The labels of a warm pool's pods (before a claim adds the sandbox's own). */
+    Map<String, String> poolSelector(String pool) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put(ObjectNames.LABEL_MANAGED_BY, ObjectNames.MANAGED_BY);
+        labels.put(ObjectNames.LABEL_INSTALLATION, config.installation());
+        labels.put(ObjectNames.LABEL_WARM_POOL, pool);
+        return labels;
+    }
+
+    private NetworkPolicy fence(ObjectMeta meta, Map<String, String> podLabels, boolean egress) {
         NetworkPolicyBuilder policy = new NetworkPolicyBuilder()
-                .withMetadata(meta(ObjectNames.networkPolicy(sandboxId), sandboxId, fence))
+                .withMetadata(meta)
                 .withNewSpec()
-                    .withNewPodSelector().withMatchLabels(selector(sandboxId)).endPodSelector()
+                    .withNewPodSelector().withMatchLabels(podLabels).endPodSelector()
                     .withPolicyTypes("Ingress", "Egress")
                 .endSpec();
         if (egress) {
@@ -133,7 +158,7 @@ final class SandboxObjects {
         pod.getSpec().getContainers().getFirst().getEnv().stream().filter(v -> PROXY_VARIABLES.contains(v.getName())).forEach(v -> v.setValue(url));
     }
 
-    /** The proxy token of a pod made with egress (from its proxy URL), or null. */
+    /** The proxy token of a pod made with egress (from its proxy URL, or for a pool pod its annotation), or null. */
     static String proxyToken(Pod pod) {
         for (EnvVar v : pod.getSpec().getContainers().getFirst().getEnv()) {
             if (!v.getName().equals(PROXY_VARIABLES.getFirst()) || v.getValue() == null) continue;
@@ -141,7 +166,8 @@ final class SandboxObjects {
             int colon = userInfo == null ? -1 : userInfo.indexOf(':');
             return colon < 0 ? null : userInfo.substring(colon + 1);
         }
-        return null;
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        return annotations == null ? null : annotations.get(ANNOTATION_EGRESS_TOKEN);
     }
 
     /** The sandbox's pod; {@code proxyToken} is its egress credential, null for a sandbox without egress. */
@@ -167,7 +193,46 @@ final class SandboxObjects {
                     .addNewVolume().withName(VOLUME).withNewPersistentVolumeClaim().withClaimName(ObjectNames.claim(id)).endPersistentVolumeClaim().endVolume()
                     .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
                     .withInitContainers(layout(image, limits, egress ? spec.egress().caCertificatePem() : null, egress))
-                    .withContainers(sandbox(image, spec, limits, egress ? proxyUrl(id, proxyToken) : null))
+                    .withContainers(sandbox(image, environment(requestEnv(spec, egress), egress ? proxyUrl(id, proxyToken) : null), limits,
+                            !spec.writableRootfs(), egress ? Boolean.TRUE : null))
+                .endSpec();
+        if (egress) {
+            pod.editSpec().addNewVolume().withName(EGRESS_VOLUME).withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("1Mi")).endEmptyDir().endVolume().endSpec();
+        }
+        return pod.build();
+    }
+
+    /**
+     * A warm pool's pod, as a sandbox's of the pool's shape but with nothing of a request: no sandbox label, no proxy
+     * variables or credential, no CA in its bundle yet. With egress its sandbox container may write the bundle's
+     * directory, where the claim puts the CA (the pod is the sandbox's own by then; the proxy enforces the rules).
+     */
+    Pod poolPod(String pool, WarmPoolShape shape) {
+        Limits limits = new Limits(shape.memoryBytes(), Limits.DEFAULT.pids(), shape.cpus());
+        boolean egress = config.egress() != null;
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("HOME", Workspace.ROOT);
+        if (egress) {
+            env.put("NO_PROXY", "localhost,127.0.0.1");
+            env.put("no_proxy", "localhost,127.0.0.1");
+            CA_VARIABLES.forEach(k -> env.put(k, CA_BUNDLE));
+        }
+        Container sandbox = sandbox(shape.image(), env, limits, true, egress ? Boolean.FALSE : null);
+        PodBuilder pod = new PodBuilder()
+                .withNewMetadata().withLabels(poolSelector(pool)).endMetadata()
+                .withNewSpec()
+                    .withRuntimeClassName(config.runtimeClass())
+                    .withRestartPolicy("Never")
+                    .withAutomountServiceAccountToken(false)
+                    .withEnableServiceLinks(false)
+                    .withTerminationGracePeriodSeconds(1L)
+                    .withNewSecurityContext()
+                        .withRunAsUser(config.uid()).withRunAsGroup(config.uid()).withFsGroup(config.uid()).withRunAsNonRoot(true)
+                        .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                    .endSecurityContext()
+                    .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
+                    .withInitContainers(layout(shape.image(), limits, null, false))
+                    .withContainers(sandbox)
                 .endSpec();
         if (egress) {
             pod.editSpec().addNewVolume().withName(EGRESS_VOLUME).withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("1Mi")).endEmptyDir().endVolume().endSpec();
@@ -200,7 +265,7 @@ final class SandboxObjects {
      * The sandbox container's environment, in the order init-based drivers use: HOME, the proxy's variables, the
      * request's variables, then the credential placeholders, so nothing in the request shadows them.
      */
-    private static List<EnvVar> environment(SandboxSpec spec, String proxyUrl) {
+    static Map<String, String> environment(Map<String, String> requestEnv, String proxyUrl) {
         Map<String, String> all = new LinkedHashMap<>();
         all.put("HOME", Workspace.ROOT);
         if (proxyUrl != null) {
@@ -209,18 +274,27 @@ final class SandboxObjects {
             all.put("no_proxy", "localhost,127.0.0.1");
             CA_VARIABLES.forEach(k -> all.put(k, CA_BUNDLE));
         }
-        all.putAll(spec.env());
-        if (proxyUrl != null) all.putAll(spec.egress().env());
-        List<EnvVar> env = new ArrayList<>();
-        all.forEach((k, v) -> env.add(new EnvVar(k, v, null)));
-        return env;
+        all.putAll(requestEnv);
+        return all;
     }
 
-    private Container sandbox(String image, SandboxSpec spec, Limits limits, String proxyUrl) {
-        List<EnvVar> env = environment(spec, proxyUrl);
+    /**
+     * The environment file a warm pool pod's commands start with ({@link PodExec#ENV_FILE}): one line that puts
+     * {@code env NAME=value …} before the command, each word single-quoted, so a value can hold anything.
+     */
+    static String envScript(Map<String, String> env) {
+        StringBuilder s = new StringBuilder("set -- env");
+        env.forEach((k, v) -> s.append(" '").append((k + "=" + v).replace("'", "'\\''")).append('\''));
+        return s.append(" \"$@\"\n").toString();
+    }
+
+    /** {@code egressMount}: null for none, else whether the bundle's directory is read-only in the sandbox container. */
+    private Container sandbox(String image, Map<String, String> environment, Limits limits, boolean readOnlyRoot, Boolean egressReadOnly) {
+        List<EnvVar> env = new ArrayList<>();
+        environment.forEach((k, v) -> env.add(new EnvVar(k, v, null)));
         List<VolumeMount> mounts = new ArrayList<>(List.of(mount(VOLUME, Workspace.ROOT, "workspace"), mount(VOLUME, Workspace.OUTPUTS, "outputs"),
                 mount("tmp", "/tmp", null)));
-        if (proxyUrl != null) mounts.add(new VolumeMountBuilder().withName(EGRESS_VOLUME).withMountPath(EGRESS_DIR).withReadOnly(true).build());
+        if (egressReadOnly != null) mounts.add(new VolumeMountBuilder().withName(EGRESS_VOLUME).withMountPath(EGRESS_DIR).withReadOnly(egressReadOnly).build());
         return new ContainerBuilder()
                 .withName(CONTAINER)
                 .withImage(image)
@@ -228,9 +302,16 @@ final class SandboxObjects {
                 .withWorkingDir(Workspace.ROOT)
                 .withEnv(env)
                 .withResources(resources(limits))
-                .withSecurityContext(locked(!spec.writableRootfs()))
+                .withSecurityContext(locked(readOnlyRoot))
                 .withVolumeMounts(mounts)
                 .build();
+    }
+
+    /** The request's variables, then (with egress) the credential placeholders, so nothing in the request shadows them. */
+    private static Map<String, String> requestEnv(SandboxSpec spec, boolean egress) {
+        Map<String, String> env = new LinkedHashMap<>(spec.env());
+        if (egress) env.putAll(spec.egress().env());
+        return env;
     }
 
     private static VolumeMount mount(String volume, String path, String subPath) {

@@ -31,6 +31,8 @@ final class MockCluster implements AutoCloseable {
     private final KubernetesClient kubeletClient;
     /** Null on a cluster without agent-sandbox. */
     private final FakeAgentSandboxController controller;
+    /** Null on a cluster without agent-sandbox's extensions. */
+    private final FakeWarmPoolController extensions;
 
     MockCluster(Path root) {
         this(root, false);
@@ -38,6 +40,11 @@ final class MockCluster implements AutoCloseable {
 
     /** With {@code agentSandbox}, the cluster serves agent-sandbox's Sandbox, run by {@link FakeAgentSandboxController}. */
     MockCluster(Path root, boolean agentSandbox) {
+        this(root, agentSandbox, false);
+    }
+
+    /** With {@code extensions} too, it serves agent-sandbox's templates, warm pools and claims ({@link FakeWarmPoolController}). */
+    MockCluster(Path root, boolean agentSandbox, boolean extensions) {
         kubelet = new FakeKubelet(root);
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), kubelet.dispatcher(), false);
         server.init();
@@ -45,6 +52,7 @@ final class MockCluster implements AutoCloseable {
                 .editOrNewConfig().withUserAgent(FakeKubelet.USER_AGENT).endConfig());
         kubelet.start(kubeletClient, NAMESPACE);
         controller = agentSandbox ? new FakeAgentSandboxController(kubeletClient, NAMESPACE) : null;
+        this.extensions = extensions ? new FakeWarmPoolController(kubeletClient, NAMESPACE) : null;
     }
 
     KubernetesClient client() {
@@ -76,8 +84,24 @@ final class MockCluster implements AutoCloseable {
         return driver;
     }
 
+    /** A driver in agent-sandbox mode with egress and a warm pool of {@code pool}'s shape. */
+    KubernetesDriver driverWithPool(String installation, WarmPoolShape pool) {
+        // the pool's pods start with the driver: the kubelet must know the gateway's port before
+        int gatewayPort;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            gatewayPort = free.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        kubelet.egressPeer(new FakeKubelet.Peer(POD_PROXY_PORT, gatewayPort, SERVER_NAMESPACE, SERVER_LABELS));
+        PodEgress egress = new PodEgress("127.0.0.1", gatewayPort, "127.0.0.1", POD_PROXY_PORT, SERVER_NAMESPACE, SERVER_LABELS);
+        return new KubernetesDriver(client(), KubernetesConfig.of(NAMESPACE, installation).withRuntimeClass("gvisor")
+                .withEgress(egress).withWarmPool(pool), AgentSandboxMode.ON);
+    }
+
     @Override
     public void close() {
+        if (extensions != null) extensions.close();
         if (controller != null) controller.close();
         kubelet.close();
         kubeletClient.close();

@@ -109,6 +109,58 @@ public final class MockClusterDrivers {
         }
     }
 
+    /**
+     * Proves the port fact {@code agent_sandbox_warm_pools} (on a cluster of its own in {@code dir}, serving agent-sandbox
+     * and its extensions through the FAKE controllers {@link FakeAgentSandboxController} and {@link FakeWarmPoolController}):
+     * a driver with a warm pool keeps a SandboxWarmPool running; a create of the pool's shape is bound to a pool pod that
+     * ran before it, whose commands see the request's variables (given after the claim, never in the pod's spec); the
+     * pool makes another pod; a purge removes the claim.
+     */
+    public static void proveWarmPool(Path dir) throws Exception {
+        WarmPoolShape pool = new WarmPoolShape(1, KubernetesConfig.DEFAULT_IMAGE, Limits.DEFAULT.cpus(), Limits.DEFAULT.memoryBytes());
+        try (MockCluster cluster = new MockCluster(dir.resolve("warm-pool-proof"), true, true);
+             KubernetesDriver driver = new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "warm-pool-proof")
+                     .withWarmPool(pool), AgentSandboxMode.ON);
+             KubernetesClient api = cluster.client()) {
+            assertThat(driver.warmPoolServed()).as("the driver keeps a warm pool on a cluster serving the extensions").isTrue();
+            String waiting = poolPod(api, null);
+            String id = "sbx_warm_pool_proof";
+            Sandbox sandbox = driver.create(new SandboxSpec(id, "tenant_conformance", null, false, Limits.DEFAULT, Map.of("PROOF", "from the request"),
+                    dev.paddock.core.spi.NetworkPolicy.NONE), new Fence("host-conformance", 1));
+            SandboxClaimObject claim = api.resources(SandboxClaimObject.class).inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod(id)).get();
+            assertThat(claim.boundSandbox()).as("the create took the pool pod that was waiting").isEqualTo(waiting);
+            Pod pod = api.pods().inNamespace(MockCluster.NAMESPACE).withName(waiting).get();
+            assertThat(pod.getSpec().getContainers().getFirst().getEnv()).noneMatch(v -> v.getName().equals("PROOF"));
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            dev.paddock.core.spi.ExecResult r = sandbox.exec(dev.paddock.core.spi.ExecRequest.of("printenv", "PROOF"), new dev.paddock.core.spi.ExecOutput() {
+                @Override public void stdout(byte[] d, int o, int l) { synchronized (out) { out.write(d, o, l); } }
+                @Override public void stderr(byte[] d, int o, int l) { }
+            }).await();
+            assertThat(r.exitCode()).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8)).as("the request's variable, given after the claim").isEqualTo("from the request\n");
+            assertThat(poolPod(api, waiting)).as("the pool made another pod").isNotEqualTo(waiting);
+
+            sandbox.terminate(TerminationReason.USER_REQUEST);
+            driver.purge(sandbox.ref());
+            assertThat(api.resources(SandboxClaimObject.class).inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod(id)).get())
+                    .as("the purged sandbox's SandboxClaim").isNull();
+        }
+    }
+
+    /** A running pool pod nobody claimed, other than {@code not}, once there is one. */
+    private static String poolPod(KubernetesClient api, String not) throws InterruptedException {
+        long deadline = System.nanoTime() + java.time.Duration.ofMinutes(2).toNanos();
+        while (true) {
+            for (Pod p : api.pods().inNamespace(MockCluster.NAMESPACE).withLabel(ObjectNames.LABEL_WARM_POOL).list().getItems()) {
+                if (!p.getMetadata().getLabels().containsKey(ObjectNames.LABEL_SANDBOX) && PodStart.running(p) && !p.getMetadata().getName().equals(not)) {
+                    return p.getMetadata().getName();
+                }
+            }
+            if (System.nanoTime() - deadline > 0) throw new AssertionError("no warm pool pod ran within two minutes");
+            Thread.sleep(50);
+        }
+    }
+
     private static void release(Path dataDir) {
         MockCluster done = null;
         synchronized (CLUSTERS) {

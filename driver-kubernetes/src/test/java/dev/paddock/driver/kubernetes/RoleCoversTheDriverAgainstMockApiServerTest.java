@@ -42,17 +42,44 @@ class RoleCoversTheDriverAgainstMockApiServerTest {
     void theRoleGrantsExactlyWhatTheDriverCallsAgainstMockApiServer() throws Exception {
         List<String> pods = used(dir.resolve("pods"), false);
         List<String> agentSandbox = used(dir.resolve("agent-sandbox"), true);
+        List<String> warmPool = usedWithAWarmPool(dir.resolve("warm-pool"));
         List<String> granted = granted(ManifestsTest.only(Role.class));
 
         assertThat(granted).containsAll(pods);
         assertThat(granted).containsAll(agentSandbox);
+        assertThat(granted).containsAll(warmPool);
+        assertThat(warmPool).contains("extensions.agents.x-k8s.io/sandboxclaims create", "extensions.agents.x-k8s.io/sandboxwarmpools patch");
         assertThat(agentSandbox).contains("agents.x-k8s.io/sandboxes create", "agents.x-k8s.io/sandboxes patch");
         // each mode ran as itself: Pods never touch Sandbox objects, and in both a takeover marks the pod's egress holder
         assertThat(pods).noneMatch(g -> g.startsWith("agents.x-k8s.io/"));
         assertThat(pods).contains("/pods create", "/pods patch");
         assertThat(agentSandbox).contains("/pods patch").doesNotContain("/pods create");
         // nothing granted that neither mode calls
-        assertThat(Stream.concat(pods.stream(), agentSandbox.stream()).toList()).containsAll(granted);
+        assertThat(Stream.of(pods, agentSandbox, warmPool).flatMap(List::stream).toList()).containsAll(granted);
+    }
+
+    /** A sandbox's whole life when it is taken from a warm pool, and a restart that brings the pool's objects up to date. */
+    private List<String> usedWithAWarmPool(Path dir) throws Exception {
+        try (MockCluster cluster = new MockCluster(dir, true, true)) {
+            try (KubernetesDriver driver = cluster.driverWithPool("install-a", WarmPoolAgainstMockApiServerTest.POOL);
+                 var api = cluster.client()) {
+                WarmPoolAgainstMockApiServerTest.poolPods(api);
+                NetworkPolicy limited = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("example.com"), false);
+                SandboxSpec spec = new SandboxSpec("sbx_rbac_pool", "ten_1", null, false, WarmPoolAgainstMockApiServerTest.SHAPE, Map.of("A", "b"),
+                        limited, List.of(), new EgressAttachment(dir.toString(), "egress.sock", "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n", Map.of()));
+                Sandbox s = driver.create(spec, KubernetesDriverAgainstMockApiServerTest.FENCE);
+                s.exec(ExecRequest.of("true"), ExecOutput.DISCARD).await();
+                s.suspend();
+                driver.list();
+                driver.attach(s.ref());
+                s.resume();
+                s.terminate(TerminationReason.USER_REQUEST);
+                driver.purge(s.ref());
+            }
+            cluster.driverWithPool("install-a", WarmPoolAgainstMockApiServerTest.POOL).close();
+            return cluster.kubelet.driverRequests.stream().map(RoleCoversTheDriverAgainstMockApiServerTest::grantNeeded)
+                    .filter(g -> g != null).distinct().sorted().toList();
+        }
     }
 
     /** What a sandbox's whole life needs granted, with sandboxes as Pods or (on a cluster serving it) agent-sandbox Sandboxes. */
