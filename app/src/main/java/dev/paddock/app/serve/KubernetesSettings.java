@@ -33,9 +33,9 @@ public record KubernetesSettings(String namespace, String installation, String r
     }
 
     /** The warm pool of {@code kubernetes_warm_pool_*}, or null for none; a bad value is refused at start naming the setting. */
-    static WarmPoolShape warmPool(String size, String cpus, String memory, String image) {
+    static WarmPoolShape warmPool(String size, String cpus, String memory, String image, long defaultDisk) {
         try {
-            return WarmPoolShape.parse(size, cpus, memory, image);
+            return WarmPoolShape.parse(size, cpus, memory, image, defaultDisk);
         } catch (IllegalArgumentException e) {
             throw new SettingsException(e.getMessage());
         }

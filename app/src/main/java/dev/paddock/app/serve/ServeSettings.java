@@ -228,7 +228,7 @@ public record ServeSettings(
                                 blankToNull(v.get("kubernetes_egress_advertise")), blankToNull(v.get("kubernetes_egress_server_namespace")),
                                 v.get("kubernetes_egress_server_labels")),
                         KubernetesSettings.warmPool(v.get("kubernetes_warm_pool_size"), v.get("kubernetes_warm_pool_cpus"),
-                                v.get("kubernetes_warm_pool_memory"), blankToNull(v.get("kubernetes_image")))),
+                                v.get("kubernetes_warm_pool_memory"), blankToNull(v.get("kubernetes_image")), disk("default_disk", v.get("default_disk")))),
                 blankToNull(v.get("node_url")) == null ? null : baseUrl("node_url", v.get("node_url")),
                 labels("node_labels", v.get("node_labels")),
                 nodeLease(v.get("node_lease")),

@@ -86,9 +86,9 @@ class KubernetesSettingsTest {
         assertThat(ServeSettings.resolve(Map.of(), Map.of(), null, home).kubernetes().warmPool()).isNull();
         var pool = ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "3", "PADDOCK_KUBERNETES_WARM_POOL_CPUS", "0.5",
                 "PADDOCK_KUBERNETES_WARM_POOL_MEMORY", "256Mi", "PADDOCK_KUBERNETES_IMAGE", "ubuntu:24.04"), null, home).kubernetes().warmPool();
-        assertThat(pool).isEqualTo(new dev.paddock.driver.kubernetes.WarmPoolShape(3, "ubuntu:24.04", 0.5, 256L << 20));
+        assertThat(pool).isEqualTo(new dev.paddock.driver.kubernetes.WarmPoolShape(3, "ubuntu:24.04", 0.5, 256L << 20, 10L << 30));
         assertThat(ServeSettings.resolve(Map.of(), Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "2"), null, home).kubernetes().warmPool())
-                .isEqualTo(new dev.paddock.driver.kubernetes.WarmPoolShape(2, "debian:stable-slim", 1.0, 512L << 20));
+                .isEqualTo(new dev.paddock.driver.kubernetes.WarmPoolShape(2, "debian:stable-slim", 1.0, 512L << 20, 10L << 30));
         for (Map<String, String> bad : List.of(Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "some"), Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "-1"),
                 Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "2", "PADDOCK_KUBERNETES_WARM_POOL_MEMORY", "lots"),
                 Map.of("PADDOCK_KUBERNETES_WARM_POOL_SIZE", "2", "PADDOCK_KUBERNETES_WARM_POOL_CPUS", "0"),

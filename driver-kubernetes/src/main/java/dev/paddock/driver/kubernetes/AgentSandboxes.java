@@ -83,7 +83,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         Pod pod = pods.objects.pod(spec, fence, limits, proxyToken);
         // the controller adds the claim's volume under the template's name; a second volume of that name would be refused
         pod.getSpec().getVolumes().removeIf(v -> v.getPersistentVolumeClaim() != null);
-        PersistentVolumeClaim claim = pods.objects.claim(id, fence);
+        PersistentVolumeClaim claim = pods.objects.claim(id, fence, limits);
 
         AgentSandbox sandbox = new AgentSandbox();
         sandbox.setMetadata(new ObjectMetaBuilder().withName(ObjectNames.pod(id)).withNamespace(config.namespace())

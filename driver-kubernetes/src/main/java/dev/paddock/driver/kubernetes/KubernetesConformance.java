@@ -50,9 +50,9 @@ final class KubernetesConformance {
                     List.of("workspace_file_io", "background_processes", "cgroup_limits", "survives_host_restart", "deny_all_network_policy", "runtime_class",
                             "suspend_stops_processes", "proxy_only_network", Conformance.NETWORK_UPDATE, "proven_against_mock_api_server",
                             "agent_sandbox_crds", "agent_sandbox_proven_against_fake_controller", "agent_sandbox_warm_pools",
-                            "agent_sandbox_warm_pools_proven_against_fake_controller"),
+                            "agent_sandbox_warm_pools_proven_against_fake_controller", Conformance.DISK_LIMITS),
                     List.of("freezer_suspend_resume", "per_sandbox_pids_limit",
-                            "process_memory_checkpoint", Conformance.DISK_LIMITS)));
+                            "process_memory_checkpoint")));
 
     private KubernetesConformance() {}
 }

@@ -156,14 +156,14 @@ public final class KubernetesDriver implements SandboxDriver {
         return KubernetesConformance.RECORD;
     }
 
+    /**
+     * {@code limits.disk} is the workspace claim's size (enforced by the storage class's provisioner) and the
+     * container's {@code ephemeral-storage} limit (enforced by the kubelet's eviction); without it the claim is
+     * {@code kubernetes_workspace_size}. The host bounds it by its maximum; {@link Limits} by its minimum.
+     */
     @Override
     public Limits limits(Limits requested) {
-        Limits limits = requested == null ? Limits.DEFAULT : requested;
-        if (limits.diskBytes() > 0) {
-            throw new PaddockException(ErrorCode.DISK_QUOTA_UNAVAILABLE, "the kubernetes driver cannot enforce limits.disk: the workspace claim's size is "
-                    + "kubernetes_workspace_size (" + config.workspaceSize() + "); create the sandbox without limits.disk");
-        }
-        return limits;
+        return requested == null ? Limits.DEFAULT : requested;
     }
 
     @Override

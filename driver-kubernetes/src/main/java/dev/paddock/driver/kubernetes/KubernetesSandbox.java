@@ -111,7 +111,7 @@ final class KubernetesSandbox implements Sandbox {
     public SandboxStatus inspect() {
         if (terminated) return GONE;
         if (suspended) return SUSPENDED;
-        return pods.pods().running(sandboxId) ? new SandboxStatus(true, false, -1, -1, -1, -1, -1) : GONE;
+        return pods.pods().running(sandboxId) ? PodStats.read(exec) : GONE;
     }
 
     private void requireAlive() {

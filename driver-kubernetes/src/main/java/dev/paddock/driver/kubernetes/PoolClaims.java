@@ -74,7 +74,7 @@ final class PoolClaims {
         template.getSpec().podTemplate = new AgentSandbox.PodTemplate();
         template.getSpec().podTemplate.metadata.labels.putAll(pod.getMetadata().getLabels());
         template.getSpec().podTemplate.spec = pod.getSpec();
-        AgentSandbox.ClaimTemplate workspace = AgentSandboxes.claimTemplate(pods.objects.claim("pool", null));
+        AgentSandbox.ClaimTemplate workspace = AgentSandboxes.claimTemplate(pods.objects.claim("pool", null, pool.limits()));
         workspace.metadata.labels.clear();
         workspace.metadata.labels.putAll(pods.objects.poolSelector(name));
         template.getSpec().volumeClaimTemplates.add(workspace);

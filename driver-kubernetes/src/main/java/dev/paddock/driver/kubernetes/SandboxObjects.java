@@ -81,16 +81,24 @@ final class SandboxObjects {
         return meta.withLabels(labels).build();
     }
 
-    /** The durable /workspace and outputs: one claim, two directories in it, outliving every pod of the sandbox. */
-    PersistentVolumeClaim claim(String sandboxId, Fence fence) {
+    /**
+     * The durable /workspace and outputs: one claim, two directories in it, outliving every pod of the sandbox. Its
+     * size is {@code limits.disk} where one is asked (the storage class's provisioner enforces it), else
+     * {@code kubernetes_workspace_size}.
+     */
+    PersistentVolumeClaim claim(String sandboxId, Fence fence, Limits limits) {
         return new PersistentVolumeClaimBuilder()
                 .withMetadata(meta(ObjectNames.claim(sandboxId), sandboxId, fence))
                 .withNewSpec()
                     .withAccessModes("ReadWriteOnce")
                     .withStorageClassName(config.storageClass())
-                    .withNewResources().addToRequests("storage", new Quantity(config.workspaceSize())).endResources()
+                    .withNewResources().addToRequests("storage", workspaceSize(limits)).endResources()
                 .endSpec()
                 .build();
+    }
+
+    private Quantity workspaceSize(Limits limits) {
+        return limits.diskBytes() > 0 ? new Quantity(Long.toString(limits.diskBytes())) : new Quantity(config.workspaceSize());
     }
 
     /**
@@ -208,7 +216,7 @@ final class SandboxObjects {
      * directory, where the claim puts the CA (the pod is the sandbox's own by then; the proxy enforces the rules).
      */
     Pod poolPod(String pool, WarmPoolShape shape) {
-        Limits limits = new Limits(shape.memoryBytes(), Limits.DEFAULT.pids(), shape.cpus());
+        Limits limits = shape.limits();
         boolean egress = config.egress() != null;
         Map<String, String> env = new LinkedHashMap<>();
         env.put("HOME", Workspace.ROOT);
@@ -318,11 +326,16 @@ final class SandboxObjects {
         return new VolumeMountBuilder().withName(volume).withMountPath(path).withSubPath(subPath).build();
     }
 
-    /** Requests equal limits: the pod is Guaranteed, so the scheduler places it where its limits fit. */
+    /**
+     * Requests equal limits: the pod is Guaranteed, so the scheduler places it where its limits fit. With
+     * {@code limits.disk}, the same amount of {@code ephemeral-storage} bounds what the claim does not hold (the
+     * writable root of a {@code writable_rootfs} sandbox, its logs): the kubelet evicts a pod past it.
+     */
     private static ResourceRequirements resources(Limits limits) {
-        Map<String, Quantity> amounts = Map.of(
-                "memory", new Quantity(Long.toString(limits.memoryBytes())),
-                "cpu", new Quantity(Math.max(1, Math.round(limits.cpus() * 1000)) + "m"));
+        Map<String, Quantity> amounts = new LinkedHashMap<>();
+        amounts.put("memory", new Quantity(Long.toString(limits.memoryBytes())));
+        amounts.put("cpu", new Quantity(Math.max(1, Math.round(limits.cpus() * 1000)) + "m"));
+        if (limits.diskBytes() > 0) amounts.put("ephemeral-storage", new Quantity(Long.toString(limits.diskBytes())));
         return new ResourceRequirementsBuilder().withLimits(amounts).withRequests(amounts).build();
     }
 

@@ -46,7 +46,7 @@ final class SandboxPods implements ClusterSandboxes {
         String id = spec.sandboxId();
         boolean egress = spec.egress() != null;
         Pod pod = pods.objects.pod(spec, fence, limits, egress ? EgressGateway.newToken() : null);
-        PersistentVolumeClaim claim = pods.objects.claim(id, fence);
+        PersistentVolumeClaim claim = pods.objects.claim(id, fence, limits);
         claim.getMetadata().getAnnotations().put(ANNOTATION_POD, client.getKubernetesSerialization().asJson(pod));
         call("create the workspace claim of " + id, () -> {
             try {

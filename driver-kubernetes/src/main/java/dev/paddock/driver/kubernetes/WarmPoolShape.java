@@ -5,11 +5,12 @@ import dev.paddock.core.spi.SandboxSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 /**
- * A warm pool's shape ({@code kubernetes_warm_pool_*}): {@code size} pods of {@code image} with {@code cpus} and
- * {@code memoryBytes} as their limits, kept running by agent-sandbox's {@code SandboxWarmPool}. A create whose shape is
- * this one takes a pod from the pool; any other is made as without a pool.
+ * A warm pool's shape ({@code kubernetes_warm_pool_*}): {@code size} pods of {@code image} with {@code cpus},
+ * {@code memoryBytes} and {@code diskBytes} (the server's {@code default_disk}; 0: none) as their limits, kept running
+ * by agent-sandbox's {@code SandboxWarmPool}. A create whose shape is this one takes a pod from the pool; any other is
+ * made as without a pool.
  */
-public record WarmPoolShape(int size, String image, double cpus, long memoryBytes) {
+public record WarmPoolShape(int size, String image, double cpus, long memoryBytes, long diskBytes) {
     public static final int MAX_SIZE = 1000;
 
     public WarmPoolShape {
@@ -17,13 +18,20 @@ public record WarmPoolShape(int size, String image, double cpus, long memoryByte
         if (image == null || image.isBlank()) throw new IllegalArgumentException("a warm pool needs an image (kubernetes_image)");
         if (!(cpus > 0) || cpus > 1024) throw new IllegalArgumentException("kubernetes_warm_pool_cpus must be a number of CPUs above 0, got " + cpus);
         if (memoryBytes < (16L << 20)) throw new IllegalArgumentException("kubernetes_warm_pool_memory must be at least 16Mi, got " + memoryBytes + " bytes");
+        if (diskBytes < 0) throw new IllegalArgumentException("a warm pool's disk must be 0 (none) or more bytes, got " + diskBytes);
+    }
+
+    /** The limits of the pool's pods, and of the creates they serve. */
+    Limits limits() {
+        return new Limits(memoryBytes, Limits.DEFAULT.pids(), cpus, diskBytes);
     }
 
     /**
      * The pool of the settings, or null where {@code size} is empty or 0; {@code cpus} and {@code memory} default to
-     * what a create asking for no limits gets ({@link Limits#DEFAULT}), {@code memory} a Kubernetes quantity ({@code 512Mi}).
+     * what a create asking for no limits gets ({@link Limits#DEFAULT}), {@code memory} a Kubernetes quantity ({@code 512Mi});
+     * {@code diskBytes} is what a create asking for no disk gets ({@code default_disk}).
      */
-    public static WarmPoolShape parse(String size, String cpus, String memory, String image) {
+    public static WarmPoolShape parse(String size, String cpus, String memory, String image, long diskBytes) {
         int n;
         try {
             n = size == null || size.isBlank() ? 0 : Integer.parseInt(size.strip());
@@ -46,17 +54,17 @@ public record WarmPoolShape(int size, String image, double cpus, long memoryByte
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("kubernetes_warm_pool_memory must be a Kubernetes quantity such as 512Mi or 1Gi, got '" + memory + "'");
         }
-        return new WarmPoolShape(n, image == null || image.isBlank() ? KubernetesConfig.DEFAULT_IMAGE : image.strip(), c, m);
+        return new WarmPoolShape(n, image == null || image.isBlank() ? KubernetesConfig.DEFAULT_IMAGE : image.strip(), c, m, diskBytes);
     }
 
     /**
-     * Whether a create can take a pod of this pool: the same image and limits, no writable root, no disk limit, and a
+     * Whether a create can take a pod of this pool: the same image and limits (disk included), no writable root, and a
      * network exactly where pool pods have one ({@code poolEgress}: their fence opens the egress proxy's port, so a
      * sandbox with network none is never served from it).
      */
     boolean fits(SandboxSpec spec, Limits limits, boolean poolEgress) {
         String wanted = spec.image() == null ? image : spec.image();
-        return wanted.equals(image) && !spec.writableRootfs() && limits.diskBytes() == 0
+        return wanted.equals(image) && !spec.writableRootfs() && limits.diskBytes() == diskBytes
                 && limits.cpus() == cpus && limits.memoryBytes() == memoryBytes && (spec.egress() != null) == poolEgress;
     }
 

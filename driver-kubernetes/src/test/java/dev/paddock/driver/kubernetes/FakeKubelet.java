@@ -60,6 +60,9 @@ final class FakeKubelet implements AutoCloseable {
     private final KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
     private final Map<String, RunningPod> pods = new ConcurrentHashMap<>();
     private final AtomicInteger addresses = new AtomicInteger(10);
+    private final ClaimDisks disks = new ClaimDisks();
+    /** Every pod cgroup made, removed again at the latest on close (a pod replaced under the same name is not stopped). */
+    private final List<PodCgroup> cgroups = new java.util.concurrent.CopyOnWriteArrayList<>();
     private KubernetesClient client;
     private Watch watch;
     final List<String> runtimeClasses = new ArrayList<>();
@@ -157,6 +160,8 @@ final class FakeKubelet implements AutoCloseable {
                 .findFirst().orElseThrow().getClaimName();
         long uid = pod.getSpec().getSecurityContext().getRunAsUser();
         Path volume = volume(claim);
+        long disk = diskLimit(pod);
+        if (disk > 0) disks.bound(volume, claimSize(pod.getMetadata().getNamespace(), claim));
         Path tmp = root.resolve("tmp").resolve(pod.getMetadata().getName() + "-" + pod.getMetadata().getUid());
         // the layout init container's work: the claim's two directories, owned by the pod's uid (fsGroup)
         for (Path dir : List.of(root, root.resolve("volumes"), volume, root.resolve("tmp"))) traversable(dir);
@@ -179,6 +184,8 @@ final class FakeKubelet implements AutoCloseable {
         PodNetwork network = fenced && p != null && policies.stream().anyMatch(np -> allowsPeer(np, p))
                 ? new PodNetwork(podDir.resolve("net"), p.podPort(), p.hostPort()) : null;
         RunningPod running = new RunningPod(pod.getMetadata().getName(), pod.getMetadata().getUid(), volume, tmp, uid, fenced, network, emptyDirs);
+        running.cgroup = new PodCgroup("fake-kubelet-" + pod.getMetadata().getName() + "-" + pod.getMetadata().getUid(), memoryLimit(pod));
+        cgroups.add(running.cgroup);
         pods.put(key, running);
         for (Container init : pod.getSpec().getInitContainers()) {
             String failure = running.runInit(init);
@@ -198,6 +205,26 @@ final class FakeKubelet implements AutoCloseable {
                         .withNewState().withNewRunning().endRunning().endState().build())
                 .build());
         client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).updateStatus();
+    }
+
+    private static long memoryLimit(Pod pod) {
+        var limits = pod.getSpec().getContainers().getFirst().getResources().getLimits();
+        var q = limits == null ? null : limits.get("memory");
+        return q == null ? 0 : q.getNumericalAmount().longValueExact();
+    }
+
+    /** The sandbox container's ephemeral-storage limit in bytes (what the driver sets for limits.disk), or 0. */
+    private static long diskLimit(Pod pod) {
+        var limits = pod.getSpec().getContainers().getFirst().getResources().getLimits();
+        var q = limits == null ? null : limits.get("ephemeral-storage");
+        return q == null ? 0 : q.getNumericalAmount().longValueExact();
+    }
+
+    /** The storage a claim requests, as its provisioner would make the volume. */
+    private long claimSize(String namespace, String claim) {
+        var pvc = client.persistentVolumeClaims().inNamespace(namespace).withName(claim).get();
+        if (pvc == null) throw new IllegalStateException("claim " + claim + " does not exist");
+        return pvc.getSpec().getResources().getRequests().get("storage").getNumericalAmount().longValueExact();
     }
 
     /** A policy that selects the pod and lists Egress among its types: from then on only what some such policy allows leaves. */
@@ -222,6 +249,7 @@ final class FakeKubelet implements AutoCloseable {
         if (p == null) return;
         p.kill();
         if (p.network != null) p.network.close();
+        if (p.cgroup != null) p.cgroup.remove();
         deleteTree(p.tmp);
     }
 
@@ -290,7 +318,10 @@ final class FakeKubelet implements AutoCloseable {
             RunningPod p = pods.remove(key);
             p.kill();
             if (p.network != null) p.network.close();
+            if (p.cgroup != null) p.cgroup.remove();
         });
+        cgroups.forEach(PodCgroup::remove);
+        disks.close();
     }
 
     /**
@@ -310,6 +341,8 @@ final class FakeKubelet implements AutoCloseable {
         final Map<String, Path> emptyDirs;
         volatile List<EnvVar> env = List.of();
         volatile List<VolumeMount> mounts = List.of();
+        /** Null only while the pod is being set up. */
+        volatile PodCgroup cgroup;
         final List<ProcessHandle> processes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         RunningPod(String name, String podUid, Path volume, Path tmp, long uid, boolean fenced, PodNetwork network, Map<String, Path> emptyDirs) {
@@ -393,6 +426,8 @@ final class FakeKubelet implements AutoCloseable {
 
         private List<String> start() {
             List<String> cmd = new ArrayList<>();
+            PodCgroup c = cgroup;
+            if (c != null) cmd.addAll(c.enter());
             if (network != null) cmd.addAll(network.enter());
             cmd.addAll(List.of("setpriv", "--reuid", Long.toString(uid), "--regid", Long.toString(uid), "--clear-groups",
                     "bwrap", "--die-with-parent", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL"));
@@ -401,6 +436,7 @@ final class FakeKubelet implements AutoCloseable {
                     "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc", "--dev", "/dev",
                     // execs share the host's pid namespace (one per exec would hide them from each other), so /proc is the host's
                     "--ro-bind", "/proc", "/proc"));
+            if (c != null) cmd.addAll(c.binds());
             return cmd;
         }
     }

@@ -187,11 +187,4 @@ class KubernetesDriverAgainstMockApiServerTest {
         assertThat(api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).list().getItems()).isEmpty();
         assertThat(api.network().v1().networkPolicies().inNamespace(MockCluster.NAMESPACE).list().getItems()).isEmpty();
     }
-
-    @Test
-    void limitsDiskIsRefusedWithTheClaimSizeNamedAgainstMockApiServer() {
-        assertThatThrownBy(() -> driver.limits(Limits.DEFAULT.withDisk(64L << 20)))
-                .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.DISK_QUOTA_UNAVAILABLE))
-                .hasMessageContaining("kubernetes_workspace_size");
-    }
 }

@@ -117,7 +117,7 @@ public final class MockClusterDrivers {
      * pool makes another pod; a purge removes the claim.
      */
     public static void proveWarmPool(Path dir) throws Exception {
-        WarmPoolShape pool = new WarmPoolShape(1, KubernetesConfig.DEFAULT_IMAGE, Limits.DEFAULT.cpus(), Limits.DEFAULT.memoryBytes());
+        WarmPoolShape pool = new WarmPoolShape(1, KubernetesConfig.DEFAULT_IMAGE, Limits.DEFAULT.cpus(), Limits.DEFAULT.memoryBytes(), 0);
         try (MockCluster cluster = new MockCluster(dir.resolve("warm-pool-proof"), true, true);
              KubernetesDriver driver = new KubernetesDriver(cluster.client(), KubernetesConfig.of(MockCluster.NAMESPACE, "warm-pool-proof")
                      .withWarmPool(pool), AgentSandboxMode.ON);

@@ -48,8 +48,9 @@ import org.junit.jupiter.api.io.TempDir;
  * through. Real egress proxy, curl in the pod.
  */
 class WarmPoolAgainstMockApiServerTest {
-    static final WarmPoolShape POOL = new WarmPoolShape(2, KubernetesConfig.DEFAULT_IMAGE, 0.5, 256L << 20);
-    static final Limits SHAPE = new Limits(POOL.memoryBytes(), 64, POOL.cpus());
+    /** With a disk, as a server's pool has (its default_disk): creates asking for no disk get that one. */
+    static final WarmPoolShape POOL = new WarmPoolShape(2, KubernetesConfig.DEFAULT_IMAGE, 0.5, 256L << 20, 64L << 20);
+    static final Limits SHAPE = new Limits(POOL.memoryBytes(), 64, POOL.cpus(), POOL.diskBytes());
 
     @TempDir
     Path dir;
