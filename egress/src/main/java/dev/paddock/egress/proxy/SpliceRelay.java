@@ -128,6 +128,13 @@ final class SpliceRelay implements Closeable {
             closeFd(c);
             throw e;
         }
+        // a channel marks itself closed before it closes its descriptor: open after the dup means the dup is of this
+        // channel's socket, not of a number that a close (the watchdog's) freed and an open elsewhere reused
+        if (!client.isOpen() || !upstream.isOpen()) {
+            closeFd(c);
+            closeFd(u);
+            throw new IOException("the tunnel was closed before it started");
+        }
         // the duplicates share the sockets' status flags: the JDK set them non-blocking for virtual threads, and
         // these threads block in the kernel instead; the channels are not read or written any more
         blocking(c);
