@@ -46,7 +46,7 @@ final class ServerProcess {
         Path urlFile = dataDir.resolve("paddock.url");
         Files.deleteIfExists(urlFile); // a killed server leaves its URL behind
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp", classPath(),
+        ProcessBuilder pb = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-cp", classPath(),
                 "dev.paddock.app.Main", "serve", "--data-dir", dataDir.toString(), "--port", "0", "--driver", "bwrap"));
         pb.environment().put("PADDOCK_API_KEY", apiKey);
         if (storeUrl != null) pb.environment().put("PADDOCK_STORE_URL", storeUrl);

@@ -81,35 +81,46 @@ public final class BrowserBench {
 
     private String report(Baseline raw, int port) throws Exception {
         String allowed = "127.0.0.1:" + port;
-        double[] cold = new double[STARTS], warm = new double[STARTS];
+        double[] cold = new double[STARTS], warm = new double[STARTS], claim = new double[STARTS], first = new double[STARTS];
         for (int i = 0; i < STARTS; i++) {
             // an env var of its own keeps the create off the pool: a real start of sandbox, node and Chromium
             ObjectNode body = browserBody(allowed);
             body.putObject("env").put("BENCH", "cold");
-            cold[i] = createToFirstScreenshot(body);
+            cold[i] = createToFirstScreenshot(body)[0];
         }
+        double[] refill = new double[STARTS - 1];
+        long claimed = 0;
         for (int i = 0; i < STARTS; i++) {
             awaitPooled();
+            if (i > 0) refill[i - 1] = (System.nanoTime() - claimed) / 1e9;
             Thread.sleep(2000); // untimed: the refill's own start has settled
-            warm[i] = createToFirstScreenshot(browserBody(allowed));
+            claimed = System.nanoTime();
+            double[] parts = createToFirstScreenshot(browserBody(allowed));
+            warm[i] = parts[0];
+            claim[i] = parts[1];
+            first[i] = parts[2];
         }
 
         String id = api.json("POST", "/v1/sandboxes", Map.of(), browserBody(allowed)).path("id").asString();
         act(id, obj().put("action", "navigate").put("url", pageUrl));
         for (int i = 0; i < 10; i++) act(id, obj().put("action", "click").put("text", "Go").put("include_snapshot", true)); // warm-up
-        double[] step = new double[STEPS], nav = new double[STEPS];
+        double[] step = new double[STEPS], nav = new double[STEPS], shot = new double[STEPS];
         for (int i = 0; i < STEPS; i++) {
             step[i] = timed(() -> act(id, obj().put("action", "click").put("text", "Go").put("include_snapshot", true)));
             nav[i] = timed(() -> act(id, obj().put("action", "navigate").put("url", pageUrl)));
+            shot[i] = timed(() -> act(id, obj().put("action", "screenshot")));
         }
         delete(id);
-        String memory = idleMemory(allowed);
+        String memory = idleMemory(allowed, refill);
 
         List<String> rows = new ArrayList<>();
         rows.add(row("create → first screenshot of a local page, cold start", cold, raw.start()));
         rows.add(row("create → first screenshot, from the browser warm pool", warm, raw.start()));
+        rows.add(row("… of which the create (claiming the pooled sandbox)", claim, Double.NaN));
+        rows.add(row("… of which the first action (navigate with `include_screenshot`)", first, Double.NaN));
         rows.add(row("step: click + snapshot (steady state)", step, raw.step()));
         rows.add(row("step: navigate to the page (steady state)", nav, raw.navigate()));
+        rows.add(row("step: screenshot, 1280×800 PNG (steady state)", shot, raw.screenshot()));
         return String.format(Locale.ROOT, """
                 ## Browser sandboxes (BrowserBench)
 
@@ -143,18 +154,20 @@ public final class BrowserBench {
         return ms <= target ? "met" : "missed";
     }
 
-    private double createToFirstScreenshot(ObjectNode body) throws Exception {
+    /** Milliseconds: the whole, the create alone, the first action alone. */
+    private double[] createToFirstScreenshot(ObjectNode body) throws Exception {
         long t0 = System.nanoTime();
         String id = api.json("POST", "/v1/sandboxes", Map.of(), body).path("id").asString();
+        long t1 = System.nanoTime();
         JsonNode shot = act(id, obj().put("action", "navigate").put("url", pageUrl).put("include_screenshot", true));
-        double ms = (System.nanoTime() - t0) / 1e6;
+        long t2 = System.nanoTime();
         if (!shot.path("ok").asBoolean() || shot.path("screenshot").asString().isEmpty()) throw new IllegalStateException("no screenshot: " + shot);
         delete(id);
-        return ms;
+        return new double[] {(t2 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6};
     }
 
     /** Idle browser sandboxes with the page loaded: what they take from the host, running and frozen. */
-    private String idleMemory(String allowed) throws Exception {
+    private String idleMemory(String allowed, double[] refill) throws Exception {
         awaitPooled();
         Thread.sleep(3000);
         long before = memAvailableKiB();
@@ -173,8 +186,10 @@ public final class BrowserBench {
         long frozen = memAvailableKiB();
         for (String id : ids) delete(id);
         return String.format(Locale.ROOT, "Host memory per idle browser sandbox with the page loaded (MemAvailable drop / %d): "
-                + "**%.0f MiB** running, %.0f MiB frozen (a frozen sandbox keeps its memory; it stops using CPU).",
-                IDLE, (before - running) / 1024.0 / IDLE, (before - frozen) / 1024.0 / IDLE);
+                + "**%.0f MiB** running, %.0f MiB frozen (a frozen sandbox keeps its memory; it stops using CPU). "
+                + "The pool of one was full again %.1f s after a claim (median of %d; the refill waits 5 s after a claim, then "
+                + "starts a sandbox, node and Chromium and renders a warm-up page).",
+                IDLE, (before - running) / 1024.0 / IDLE, (before - frozen) / 1024.0 / IDLE, refill.length == 0 ? Double.NaN : BenchReport.median(refill), refill.length);
     }
 
     private void awaitPooled() throws Exception {
@@ -212,6 +227,9 @@ public final class BrowserBench {
     }
 
     private static String row(String what, double[] ms, double baseline) {
+        if (Double.isNaN(baseline)) {
+            return String.format(Locale.ROOT, "| %s | %.0f | %.0f | | |", what, BenchReport.median(ms), BenchReport.percentile(ms, 0.9));
+        }
         return String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.0f | %.1f× |", what, BenchReport.median(ms),
                 BenchReport.percentile(ms, 0.9), baseline, BenchReport.median(ms) / baseline);
     }
@@ -224,7 +242,7 @@ public final class BrowserBench {
     }
 
     /** The baseline: Chromium driven by playwright-core from node on the host, no sandbox, no proxy (medians, ms). */
-    record Baseline(double start, double step, double navigate) {
+    record Baseline(double start, double step, double navigate, double screenshot) {
         private static final String SCRIPT = """
                 import { chromium } from '/usr/local/lib/paddock-browser/node_modules/playwright-core/index.mjs';
                 const [url, profile, steps] = process.argv.slice(2);
@@ -241,6 +259,7 @@ public final class BrowserBench {
                 for (let i = 0; i < Number(steps); i++) {
                   await time('step', async () => { await page.getByText('Go').first().click(); await page.title(); await page.ariaSnapshot({ mode: 'ai' }); });
                   await time('navigate', () => page.goto(url));
+                  await time('shot', () => page.screenshot());
                 }
                 await ctx.close();
                 """;
@@ -249,7 +268,7 @@ public final class BrowserBench {
             Path script = dir.resolve("baseline.mjs");
             Files.writeString(script, SCRIPT);
             double[] starts = new double[STARTS];
-            List<Double> steps = new ArrayList<>(), navs = new ArrayList<>();
+            List<Double> steps = new ArrayList<>(), navs = new ArrayList<>(), shots = new ArrayList<>();
             for (int i = 0; i < STARTS; i++) {
                 long t0 = System.nanoTime();
                 Process p = new ProcessBuilder("node", script.toString(), url, dir.resolve("profile-" + i).toString(), Integer.toString(i == 0 ? STEPS : 0))
@@ -264,13 +283,15 @@ public final class BrowserBench {
                             case "start" -> starts[i] = (System.nanoTime() - t0) / 1e6; // process start → first screenshot taken
                             case "step" -> steps.add(Double.parseDouble(kv[1]));
                             case "navigate" -> navs.add(Double.parseDouble(kv[1]));
+                            case "shot" -> shots.add(Double.parseDouble(kv[1]));
                             default -> { }
                         }
                     }
                 }
                 if (p.waitFor() != 0 || starts[i] == 0) throw new IllegalStateException("baseline run failed: " + out);
             }
-            return new Baseline(BenchReport.median(starts), BenchReport.median(toArray(steps)), BenchReport.median(toArray(navs)));
+            return new Baseline(BenchReport.median(starts), BenchReport.median(toArray(steps)), BenchReport.median(toArray(navs)),
+                    BenchReport.median(toArray(shots)));
         }
 
         private static double[] toArray(List<Double> xs) {

@@ -302,12 +302,16 @@ final class ProxyConnection implements Runnable {
             }
             SocketChannel up = upstream.channel;
             widenSendBuffer(client);
-            Thread downstream = Thread.ofVirtual().name("egress-tunnel-down").start(() -> pump(up, client, audit.meter, false));
-            pump(client, up, audit.meter, true);
-            try {
-                downstream.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (SpliceRelay.available(client, up)) {
+                SpliceRelay.run(client, up, activity, audit.meter::addUp, audit.meter::addDown);
+            } else {
+                Thread downstream = Thread.ofVirtual().name("egress-tunnel-down").start(() -> pump(up, client, audit.meter, false));
+                pump(client, up, audit.meter, true);
+                try {
+                    downstream.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             if (activity.expired() != null) audit.outcome(EgressDecision.ALLOWED, decision.rule() + ";closed_by_" + activity.expired());
         } finally {
@@ -315,7 +319,10 @@ final class ProxyConnection implements Runnable {
         }
     }
 
-    /** Copies one direction until end of stream, then half-closes the destination so the other direction can finish. */
+    /**
+     * Copies one direction until end of stream, then half-closes the destination so the other direction can finish;
+     * for a JVM where {@link SpliceRelay} cannot work.
+     */
     private void pump(SocketChannel from, SocketChannel to, Meter meter, boolean upward) {
         ByteBuffer buf = ByteBuffer.allocateDirect(TUNNEL_BUFFER);
         try {
