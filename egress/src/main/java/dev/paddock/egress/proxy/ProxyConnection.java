@@ -302,9 +302,7 @@ final class ProxyConnection implements Runnable {
             }
             SocketChannel up = upstream.channel;
             widenSendBuffer(client);
-            if (SpliceRelay.available(client, up)) {
-                SpliceRelay.run(client, up, activity, audit.meter::addUp, audit.meter::addDown);
-            } else {
+            if (!SpliceRelay.tryRun(client, up, activity, audit.meter::addUp, audit.meter::addDown)) {
                 Thread downstream = Thread.ofVirtual().name("egress-tunnel-down").start(() -> pump(up, client, audit.meter, false));
                 pump(client, up, audit.meter, true);
                 try {

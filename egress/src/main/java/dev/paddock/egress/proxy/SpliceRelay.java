@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Field;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.Semaphore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +28,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * channels' descriptors, so a channel closed meanwhile (the watchdog, the other direction failing) can never leave
  * a descriptor number that a later open reuses; closing the relay shuts both sockets down, which wakes both
  * threads. Needs {@code --add-opens java.base/sun.nio.ch=ALL-UNNAMED} to read the descriptors; without it
- * {@link #available} is false and the proxy copies through a buffer as before.
+ * {@link #tryRun} declines and the proxy copies through a buffer as before. It also declines past
+ * {@link #MAX_SPLICED} tunnels at once: two platform threads (and two pids) per tunnel would not scale to thousands
+ * of idle keep-alive tunnels, which copy on virtual threads instead.
  */
 final class SpliceRelay implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(SpliceRelay.class);
@@ -39,6 +42,8 @@ final class SpliceRelay implements Closeable {
     private static final int SHUT_WR = 1, SHUT_RDWR = 2;
     private static final int EINTR = 4;
     private static final long STACK = 256 * 1024;
+    static final int MAX_SPLICED = 64;
+    private static final Semaphore SLOTS = new Semaphore(MAX_SPLICED);
 
     private static final Field FD_VAL;
     private static final MethodHandle SPLICE, PIPE2, FCNTL, DUP, SHUTDOWN, CLOSE;
@@ -102,9 +107,20 @@ final class SpliceRelay implements Closeable {
 
     /**
      * Relays both directions until both ends have finished or the relay is closed (attach it to the connection's
-     * activity so the watchdog's close stops it); half-closes each destination at its source's end of stream.
+     * activity so the watchdog's close stops it); half-closes each destination at its source's end of stream. False,
+     * having done nothing, where this JVM cannot splice or {@link #MAX_SPLICED} tunnels are spliced already.
      */
-    static void run(SocketChannel client, SocketChannel upstream, Activity activity, Moved up, Moved down) throws IOException {
+    static boolean tryRun(SocketChannel client, SocketChannel upstream, Activity activity, Moved up, Moved down) throws IOException {
+        if (!available(client, upstream) || !SLOTS.tryAcquire()) return false;
+        try {
+            run(client, upstream, activity, up, down);
+            return true;
+        } finally {
+            SLOTS.release();
+        }
+    }
+
+    private static void run(SocketChannel client, SocketChannel upstream, Activity activity, Moved up, Moved down) throws IOException {
         SpliceRelay relay = open(client, upstream);
         activity.attach(relay);
         try {

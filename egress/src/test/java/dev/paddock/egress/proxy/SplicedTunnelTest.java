@@ -76,6 +76,29 @@ class SplicedTunnelTest {
         }
     }
 
+    @Test
+    void tunnelsPastTheSplicedCapCopyOnVirtualThreads(@TempDir Path dir) throws Exception {
+        int idle = SpliceRelay.MAX_SPLICED;
+        try (Fixture f = new Fixture(EgressConfig.defaults().maxConnectionsPerListener(idle + 8));
+             var l = f.proxy.listen("sbx_splice_cap", dir.resolve("p.sock"), Fixture.limited("api.test:" + f.upstreams.httpPort()))) {
+            java.util.List<SocketChannel> held = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < idle; i++) {
+                    SocketChannel ch = open(l, f.upstreams.httpPort());
+                    held.add(ch);
+                    Channels.newInputStream(ch).readNBytes(ESTABLISHED.length());
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> relayThreads() == 2L * idle);
+                // every splice slot is held by an idle tunnel: more tunnels still work, copied, with no thread of their own
+                for (int i = 0; i < 3; i++) exchange(l, f.upstreams.httpPort());
+                assertThat(relayThreads()).isEqualTo(2L * idle);
+            } finally {
+                for (SocketChannel ch : held) ch.close();
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> l.activeConnections() == 0 && relayThreads() == 0);
+        }
+    }
+
     private static SocketChannel open(ProxyListener l, int port) throws IOException {
         SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(l.socketPath()));
         String connect = "CONNECT api.test:" + port + " HTTP/1.1\r\nHost: api.test:" + port + "\r\n\r\n";
