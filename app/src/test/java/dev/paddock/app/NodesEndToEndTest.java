@@ -17,6 +17,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -215,8 +216,17 @@ class NodesEndToEndTest {
         long epochB = apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong();
         String onB = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
         new ProcessBuilder("kill", "-STOP", Long.toString(b.pid())).start().waitFor();
+        // a request forwarded to the frozen node gives up once its lease lapses, without waiting for it to wake
+        CompletableFuture<String> forwarded = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(apiA.call("POST", "/v1/sandboxes/" + onB + "/exec", Map.of(), echo("never")), StandardCharsets.UTF_8);
+            } catch (ApiException e) {
+                return e.code() + ": " + e.getMessage();
+            }
+        });
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + onB).path("state").asString().equals("failed"));
+        assertThat(forwarded.get(30, TimeUnit.SECONDS)).as("answered while the node is still frozen").contains("node_unreachable");
         assertThat(apiA.get("/v1/nodes/" + nodeB).path("state").asString()).isEqualTo("lost");
         new ProcessBuilder("kill", "-CONT", Long.toString(b.pid())).start().waitFor();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))

@@ -29,6 +29,7 @@ final class PostgresDatabase implements Database {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresDatabase.class);
     private static final int POOL_SIZE = 16;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration SOCKET_TIMEOUT = Duration.ofMinutes(2);
     private static final int WRITE_ATTEMPTS = 8;
 
     private final String display;
@@ -55,6 +56,9 @@ final class PostgresDatabase implements Database {
         config.setPoolName("paddock-store");
         config.addDataSourceProperty("ApplicationName", "paddock");
         config.addDataSourceProperty("tcpKeepAlive", "true");
+        // a partition that drops packets would otherwise hold a query (and its pool connection) for TCP's keepalive,
+        // about two hours; every statement here is short, and one that waits on another's lock waits seconds at most
+        config.addDataSourceProperty("socketTimeout", Long.toString(SOCKET_TIMEOUT.toSeconds()));
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(config);

@@ -24,6 +24,8 @@ final class QueueClient {
     private static final String BETA = "managed-agents-2026-04-01";
     /** Events per page when following a session: a read re-reads at most this many. */
     private static final int EVENT_PAGE = 100;
+    /** How long an answer's head (and a whole JSON answer) may take: a server that accepts and never answers must not hold a worker. */
+    static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(60);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private final String baseUrl;
@@ -103,7 +105,7 @@ final class QueueClient {
 
     /** Opens the session's event stream; the caller reads SSE lines from it and closes it. */
     InputStream stream(String session) throws IOException, InterruptedException {
-        HttpRequest r = request("/v1/sessions/" + session + "/events/stream", null).header("Accept", "text/event-stream").GET().build();
+        HttpRequest r = request("/v1/sessions/" + session + "/events/stream", ANSWER_TIMEOUT).header("Accept", "text/event-stream").GET().build();
         HttpResponse<InputStream> resp = http.send(r, HttpResponse.BodyHandlers.ofInputStream());
         if (resp.statusCode() / 100 != 2) {
             try (InputStream in = resp.body()) {
@@ -143,7 +145,6 @@ final class QueueClient {
                 .header("anthropic-version", "2023-06-01")
                 .header("anthropic-beta", BETA)
                 .header("Anthropic-Worker-ID", workerId);
-        if (timeout != null) b.timeout(timeout);
-        return b;
+        return b.timeout(timeout == null ? ANSWER_TIMEOUT : timeout);
     }
 }

@@ -19,7 +19,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * Hands one request on to the node that holds its sandbox and streams the answer back: the body both ways as it
@@ -28,6 +34,9 @@ import java.util.concurrent.Executors;
  * no caller on a path that carries its own credential (a port's token URL), which the node checks itself. A
  * forwarded port's answer is filtered here as this node filters its own ({@link PortAnswers}).
  * Forwarding rather than redirecting keeps clients that drop credentials on a redirect to another host working.
+ * A node that stops renewing its lease (frozen, partitioned, dead without closing its sockets) ends the wait for its
+ * answer and the answer's relay within a second of its lease lapsing: no fixed limit fits both a create and an exec
+ * that streams for an hour, but a node that lost its lease will not answer.
  */
 final class Forwarder implements AutoCloseable {
     /** Headers that belong to one connection, carry the client's credential, or that the JDK client sets itself. */
@@ -37,6 +46,8 @@ final class Forwarder implements AutoCloseable {
     private static final Set<String> NOT_RETURNED = Set.of("connection", "keep-alive", "transfer-encoding", "content-length",
             "date", "server", ":status");
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** How often a wait for a node's answer checks that the node still holds its lease. */
+    private static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
     /** What RFC 3986 allows unescaped in a path or query (unreserved, sub-delims, ':', '@', '/', '?'). */
     private static final String URI_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?";
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -48,9 +59,12 @@ final class Forwarder implements AutoCloseable {
             .executor(Executors.newVirtualThreadPerTaskExecutor())
             .build();
     private final NodeAuth auth;
+    private final Predicate<String> nodeAlive;
 
-    Forwarder(NodeAuth auth) {
+    /** {@code nodeAlive}: whether a node still holds its lease (true when that cannot be known, e.g. the store is down). */
+    Forwarder(NodeAuth auth, Predicate<String> nodeAlive) {
         this.auth = auth;
+        this.nodeAlive = nodeAlive;
     }
 
     /**
@@ -79,17 +93,71 @@ final class Forwarder implements AutoCloseable {
                 }
             }
         }
-        HttpResponse<InputStream> response;
+        HttpResponse<InputStream> response = answer(client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofInputStream()), nodeId);
+        Thread relaying = Thread.currentThread();
+        AtomicBoolean done = new AtomicBoolean();
+        Thread watch = Thread.ofVirtual().name("forward-watch").start(() -> {
+            while (!done.get()) {
+                try {
+                    Thread.sleep(LIVENESS_CHECK);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (!done.get() && !alive(nodeId)) {
+                    // ends the relay's read: the body stream gives up on an interrupt
+                    if (!done.get()) relaying.interrupt();
+                    return;
+                }
+            }
+        });
         try {
-            response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-        } catch (IOException e) {
+            relay(ctx, response, PortAnswers.isProxyPath(ctx.path()));
+        } finally {
+            done.set(true);
+            watch.interrupt();
+            boolean joined = false;
+            while (!joined) {
+                try {
+                    watch.join();
+                    joined = true;
+                } catch (InterruptedException e) {
+                    // the watch's own interrupt: cleared below
+                }
+            }
+            Thread.interrupted(); // an interrupt from the watch is spent on the relay, not on what this thread does next
+        }
+    }
+
+    /** The answer's head, waited for while the node holds its lease. */
+    private HttpResponse<InputStream> answer(CompletableFuture<HttpResponse<InputStream>> pending, String nodeId) {
+        try {
+            for (;;) {
+                try {
+                    return pending.get(LIVENESS_CHECK.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    if (!alive(nodeId)) {
+                        pending.cancel(true);
+                        throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId
+                                + " (which holds this sandbox) stopped renewing its lease before it answered; retry, or wait until it is marked lost and its sandboxes failed");
+                    }
+                }
+            }
+        } catch (ExecutionException e) {
             throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId + " (which holds this sandbox) did not answer ("
-                    + e.getClass().getSimpleName() + "); retry, or wait until it is marked lost and its sandboxes failed");
+                    + e.getCause().getClass().getSimpleName() + "); retry, or wait until it is marked lost and its sandboxes failed");
         } catch (InterruptedException e) {
+            pending.cancel(true);
             Thread.currentThread().interrupt();
             throw new PaddockException(ErrorCode.INTERRUPTED, "the forwarded request was interrupted");
         }
-        relay(ctx, response, PortAnswers.isProxyPath(ctx.path()));
+    }
+
+    private boolean alive(String nodeId) {
+        try {
+            return nodeAlive.test(nodeId);
+        } catch (RuntimeException e) {
+            return true; // unknown (the store does not answer): the node may well be serving
+        }
     }
 
     private static HttpRequest.BodyPublisher publisher(Context ctx, byte[] body) {

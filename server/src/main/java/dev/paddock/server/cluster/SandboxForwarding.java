@@ -52,7 +52,7 @@ public final class SandboxForwarding implements AutoCloseable {
         this.json = json;
         this.bodies = bodies;
         this.auth = auth;
-        this.forwarder = new Forwarder(auth);
+        this.forwarder = new Forwarder(auth, nodeId -> liveElsewhere(nodeId).isPresent());
         this.webSockets = new WebSocketForwarder(auth);
         this.clock = clock;
     }
