@@ -62,6 +62,11 @@ public final class ApiKeys {
         return store.findActiveByHash(hash(secret)).map(k -> new Principal(k.tenantId(), k.id(), k.admin()));
     }
 
+    /** Whether the key of this id was revoked; false for an id the store does not know (e.g. a node's own principal). */
+    public boolean revoked(String keyId) {
+        return keyId != null && store.find(keyId).map(k -> k.revokedAt() != null).orElse(false);
+    }
+
     /**
      * Creates a key on behalf of {@code caller}, an admin: the operator creates keys in any tenant ({@code tenantId}
      * null: a new tenant), a tenant admin only in its own ({@code tenantId} null or its own).

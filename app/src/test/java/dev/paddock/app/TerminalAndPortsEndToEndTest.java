@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.access.ApiKeys;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.io.IOException;
@@ -177,6 +178,21 @@ class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
         assertThat(byKeyStatus("/v1/sandboxes/" + sandbox + "/ports/8001/proxy/")).isEqualTo(404);
         api.call("DELETE", "/v1/sandboxes/" + sandbox + "/ports/8000", Map.of(), null);
         assertThat(raw("GET", url + "index.html", null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void aPortOpenedWithAKeyThatIsRevokedLaterStopsAnsweringItsToken() throws Exception {
+        startInSandbox("mkdir -p /tmp/rev && echo revoked-port > /tmp/rev/index.html && cd /tmp/rev && exec python3 -m http.server 8200 --bind 127.0.0.1", 8200);
+        JsonNode created = api.json("POST", "/v1/api_keys", Map.of(), obj().put("name", "port-opener").put("tenant_id", ApiKeys.OPERATOR_TENANT));
+        PaddockClient opener = new PaddockClient(server.app.url(), created.path("key").asString());
+        String url = opener.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 8200)).path("url").asString();
+        assertThat(raw("GET", url + "index.html", null).body()).isEqualTo("revoked-port\n");
+
+        api.call("DELETE", "/v1/api_keys/" + created.path("id").asString(), Map.of(), null);
+        HttpResponse<String> after = raw("GET", url + "index.html", null);
+        assertThat(after.statusCode()).isEqualTo(401);
+        assertThat(after.body()).contains("invalid_port_token").contains("revoked");
+        assertThat(api.get("/v1/sandboxes/" + sandbox + "/ports").path("data").toString()).as("the port was closed").doesNotContain("8200");
     }
 
     @Test

@@ -70,7 +70,7 @@ final class TwoNodes implements AutoCloseable {
     /** The terminal and port routes on {@code host}. */
     static TerminalsAndPorts terminalsAndPorts(RuntimeHost host) {
         return new TerminalsAndPorts(new TerminalSessions(host, Duration.ofMinutes(1), 64 * 1024, Clock.systemUTC()),
-                new PortForwards(host, Clock.systemUTC()));
+                new PortForwards(host, keyId -> false, Clock.systemUTC()));
     }
 
     @Override

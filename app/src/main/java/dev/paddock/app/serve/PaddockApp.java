@@ -147,7 +147,7 @@ public final class PaddockApp implements AutoCloseable {
                 new AgentsRoutes(agents),
                 new McpRoutes(new McpHttpEndpoint(host, browser, keys, serverConfig.version(), serverConfig.maxJsonBytes())),
                 new TerminalsAndPorts(new TerminalSessions(host, s.terminalGrace(), (int) Math.min(Integer.MAX_VALUE, s.terminalBuffer()), Clock.systemUTC()),
-                        new PortForwards(host, Clock.systemUTC())));
+                        new PortForwards(host, keys::revoked, Clock.systemUTC())));
     }
 
     /** Fails closed: a configured default disk limit that this host cannot enforce would silently be none. */

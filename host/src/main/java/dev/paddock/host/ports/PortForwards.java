@@ -20,10 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * Ports of sandboxes opened for forwarding (in memory: a restart of the server closes them). Each open port has
- * its own token, so a browser can reach it without the API key; closing the port revokes the token. A connection
+ * its own token, so a browser can reach it without the API key; closing the port revokes the token, and so does
+ * revoking the API key that opened it (checked in the shared store on each new connection, so on every node). A connection
  * goes to {@code 127.0.0.1:port} inside the sandbox over the driver's own channel ({@link RuntimeHost#connectPort}).
  */
 public final class PortForwards {
@@ -31,6 +33,7 @@ public final class PortForwards {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final RuntimeHost host;
+    private final Predicate<String> keyRevoked;
     private final Clock clock;
     private final Map<String, OpenPort> byKey = new ConcurrentHashMap<>();
     /** The connections in use through each open port (HTTP requests, WebSockets): closing the port ends them. */
@@ -39,8 +42,10 @@ public final class PortForwards {
     /** An open port: who opened it (its tenant reaches it), its token and when it was opened. */
     public record OpenPort(Principal owner, String sandboxId, int port, String token, Instant createdAt) {}
 
-    public PortForwards(RuntimeHost host, Clock clock) {
+    /** {@code keyRevoked}: whether the API key of this id was revoked (a port it opened stops answering its token). */
+    public PortForwards(RuntimeHost host, Predicate<String> keyRevoked, Clock clock) {
         this.host = host;
+        this.keyRevoked = keyRevoked;
         this.clock = clock;
     }
 
@@ -92,7 +97,18 @@ public final class PortForwards {
         if (p == null || !MessageDigest.isEqual(expected, given)) {
             throw new PaddockException(ErrorCode.INVALID_PORT_TOKEN, "the port token is unknown, or the port was closed; open the port again for a new URL");
         }
+        if (keyRevoked.test(p.owner().keyId())) {
+            closeRevoked(p);
+            throw new PaddockException(ErrorCode.INVALID_PORT_TOKEN, "the API key that opened this port was revoked, which closed the port; open it again with a valid key");
+        }
         return p;
+    }
+
+    private synchronized void closeRevoked(OpenPort p) {
+        String key = key(p.sandboxId(), p.port());
+        if (!byKey.remove(key, p)) return;
+        Set<ExecHandle> live = connections.remove(key);
+        if (live != null) live.forEach(ExecHandle::kill);
     }
 
     /** A stream to the open port inside the sandbox; its use counts as activity. */
