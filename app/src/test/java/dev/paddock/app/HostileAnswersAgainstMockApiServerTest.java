@@ -6,7 +6,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +32,7 @@ class HostileAnswersAgainstMockApiServerTest {
     static final String ID = "sbx_0123456789abcdefghjkmnpqrs";
     @TempDir
     Path home;
-    final List<ServerSocket> servers = new ArrayList<>();
+    final List<ScriptedSocketServer> servers = new ArrayList<>();
 
     interface Answer {
         void write(OutputStream out) throws IOException;
@@ -41,7 +40,7 @@ class HostileAnswersAgainstMockApiServerTest {
 
     @AfterEach
     void stop() throws IOException {
-        for (ServerSocket s : servers) s.close();
+        for (ScriptedSocketServer s : servers) s.close();
     }
 
     @Test
@@ -184,20 +183,10 @@ class HostileAnswersAgainstMockApiServerTest {
     }
 
     private Cli.Result run(Answer answer, String... args) throws Exception {
-        ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        ScriptedSocketServer server = new ScriptedSocketServer(s -> serve(s, answer));
         servers.add(server);
-        Thread.ofVirtual().start(() -> {
-            while (!server.isClosed()) {
-                try {
-                    Socket s = server.accept();
-                    Thread.ofVirtual().start(() -> serve(s, answer));
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        });
         Files.createDirectories(home);
-        Cli cli = new Cli(Map.of("PADDOCK_URL", "http://127.0.0.1:" + server.getLocalPort(), "PADDOCK_API_KEY", "pdk_hostile_test"), home);
+        Cli cli = new Cli(Map.of("PADDOCK_URL", server.url(), "PADDOCK_API_KEY", "pdk_hostile_test"), home);
         return CompletableFuture.supplyAsync(() -> cli.run(args)).get(120, TimeUnit.SECONDS);
     }
 

@@ -40,7 +40,7 @@ class PairedDaemonEndToEndTest {
     /** One server for the class (its start is most of a test's time); each test pairs a daemon of its own. */
     static BwrapServer server;
     static PaddockClient api;
-    LoopbackRelayProxy network;
+    LoopbackGate network;
     Path daemonDir;
     DaemonRuntime daemon;
     CompletableFuture<Boolean> serving;
@@ -58,7 +58,7 @@ class PairedDaemonEndToEndTest {
 
     @BeforeEach
     void start() throws Exception {
-        network = new LoopbackRelayProxy(server.app.port());
+        network = new LoopbackGate(server.app.port());
         daemonDir = Files.createTempDirectory(Path.of("/tmp"), "pdmd");
     }
 

@@ -32,7 +32,7 @@ class ReadinessEndToEndTest {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private Path dataDir;
     private PaddockApp app;
-    private PostgresGate gate;
+    private LoopbackGate gate;
 
     @AfterEach
     void tearDown() throws Exception {
@@ -46,7 +46,7 @@ class ReadinessEndToEndTest {
     void readinessFollowsPostgresDownHungAndBackWhileLivenessStaysUp() throws Exception {
         StoreLocation.Postgres db = TestPostgres.freshDatabase();
         int pgPort = Integer.parseInt(db.jdbcUrl().replaceFirst("^jdbc:postgresql://[^:/]+:(\\d+)/.*$", "$1"));
-        gate = new PostgresGate(pgPort);
+        gate = new LoopbackGate(pgPort);
         StoreLocation.Postgres gated = new StoreLocation.Postgres(db.jdbcUrl().replaceFirst(":" + pgPort + "/", ":" + gate.port() + "/"),
                 db.user(), db.password());
         dataDir = Files.createTempDirectory(Path.of("/tmp"), "paddock-ready");

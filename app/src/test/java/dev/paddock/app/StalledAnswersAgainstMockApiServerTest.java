@@ -6,8 +6,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +31,7 @@ class StalledAnswersAgainstMockApiServerTest {
     static final String ID = "sbx_0123456789abcdefghjkmnpqrs";
     @TempDir
     Path home;
-    final List<ServerSocket> servers = new ArrayList<>();
+    final List<ScriptedSocketServer> servers = new ArrayList<>();
 
     interface Answer {
         void write(OutputStream out) throws IOException, InterruptedException;
@@ -41,7 +39,7 @@ class StalledAnswersAgainstMockApiServerTest {
 
     @AfterEach
     void stop() throws IOException {
-        for (ServerSocket s : servers) s.close();
+        for (ScriptedSocketServer s : servers) s.close();
     }
 
     @Test
@@ -165,20 +163,10 @@ class StalledAnswersAgainstMockApiServerTest {
     }
 
     private Cli.Result run(Function<String, Answer> answers, String timeout, String... args) throws Exception {
-        ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        ScriptedSocketServer server = new ScriptedSocketServer(s -> serve(s, answers));
         servers.add(server);
-        Thread.ofVirtual().start(() -> {
-            while (!server.isClosed()) {
-                try {
-                    Socket s = server.accept();
-                    Thread.ofVirtual().start(() -> serve(s, answers));
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        });
         Files.createDirectories(home);
-        Cli cli = new Cli(Map.of("PADDOCK_URL", "http://127.0.0.1:" + server.getLocalPort(), "PADDOCK_API_KEY", "pdk_stalled_test",
+        Cli cli = new Cli(Map.of("PADDOCK_URL", server.url(), "PADDOCK_API_KEY", "pdk_stalled_test",
                 "PADDOCK_HTTP_TIMEOUT", timeout), home);
         return CompletableFuture.supplyAsync(() -> cli.run(args)).get(120, TimeUnit.SECONDS);
     }

@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
@@ -185,29 +187,37 @@ final class SandboxObjects {
         boolean egress = proxyToken != null;
         ObjectMeta meta = meta(ObjectNames.pod(id), id, fence);
         if (egress) meta.getAnnotations().put(ANNOTATION_EGRESS_SOCKET, spec.egress().socketDir() + "/" + spec.egress().socketName());
-        PodBuilder pod = new PodBuilder()
-                .withMetadata(meta)
-                .withNewSpec()
-                    .withRuntimeClassName(config.runtimeClass())
-                    .withHostname(ObjectNames.pod(id))
-                    .withRestartPolicy("Never")
-                    .withAutomountServiceAccountToken(false)
-                    .withEnableServiceLinks(false)
-                    .withTerminationGracePeriodSeconds(1L)
-                    .withNewSecurityContext()
-                        .withRunAsUser(config.uid()).withRunAsGroup(config.uid()).withFsGroup(config.uid()).withRunAsNonRoot(true)
-                        .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
-                    .endSecurityContext()
-                    .addNewVolume().withName(VOLUME).withNewPersistentVolumeClaim().withClaimName(ObjectNames.claim(id)).endPersistentVolumeClaim().endVolume()
-                    .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
-                    .withInitContainers(layout(image, limits, egress ? spec.egress().caCertificatePem() : null, egress))
-                    .withContainers(sandbox(image, environment(requestEnv(spec, egress), egress ? proxyUrl(id, proxyToken) : null), limits,
-                            !spec.writableRootfs(), egress ? Boolean.TRUE : null))
-                .endSpec();
+        PodSpec podSpec = lockedSpec(egress)
+                .withHostname(ObjectNames.pod(id))
+                .addNewVolume().withName(VOLUME).withNewPersistentVolumeClaim().withClaimName(ObjectNames.claim(id)).endPersistentVolumeClaim().endVolume()
+                .withInitContainers(layout(image, limits, egress ? spec.egress().caCertificatePem() : null, egress))
+                .withContainers(sandbox(image, environment(requestEnv(spec, egress), egress ? proxyUrl(id, proxyToken) : null), limits,
+                        !spec.writableRootfs(), egress ? Boolean.TRUE : null))
+                .build();
+        return new PodBuilder().withMetadata(meta).withSpec(podSpec).build();
+    }
+
+    /**
+     * What the spec of every sandbox pod has, a pool's too: the RuntimeClass, no restarts, no service account token
+     * or service variables, the sandbox's uid (non-root) and the runtime's seccomp profile, a 64 MiB memory
+     * {@code /tmp}, and with egress the small memory volume of the proxy's socket.
+     */
+    private PodSpecBuilder lockedSpec(boolean egress) {
+        PodSpecBuilder spec = new PodSpecBuilder()
+                .withRuntimeClassName(config.runtimeClass())
+                .withRestartPolicy("Never")
+                .withAutomountServiceAccountToken(false)
+                .withEnableServiceLinks(false)
+                .withTerminationGracePeriodSeconds(1L)
+                .withNewSecurityContext()
+                    .withRunAsUser(config.uid()).withRunAsGroup(config.uid()).withFsGroup(config.uid()).withRunAsNonRoot(true)
+                    .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
+                .endSecurityContext()
+                .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume();
         if (egress) {
-            pod.editSpec().addNewVolume().withName(EGRESS_VOLUME).withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("1Mi")).endEmptyDir().endVolume().endSpec();
+            spec.addNewVolume().withName(EGRESS_VOLUME).withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("1Mi")).endEmptyDir().endVolume();
         }
-        return pod.build();
+        return spec;
     }
 
     /**
@@ -226,26 +236,10 @@ final class SandboxObjects {
             CA_VARIABLES.forEach(k -> env.put(k, CA_BUNDLE));
         }
         Container sandbox = sandbox(shape.image(), env, limits, true, egress ? Boolean.FALSE : null);
-        PodBuilder pod = new PodBuilder()
+        return new PodBuilder()
                 .withNewMetadata().withLabels(poolSelector(pool)).endMetadata()
-                .withNewSpec()
-                    .withRuntimeClassName(config.runtimeClass())
-                    .withRestartPolicy("Never")
-                    .withAutomountServiceAccountToken(false)
-                    .withEnableServiceLinks(false)
-                    .withTerminationGracePeriodSeconds(1L)
-                    .withNewSecurityContext()
-                        .withRunAsUser(config.uid()).withRunAsGroup(config.uid()).withFsGroup(config.uid()).withRunAsNonRoot(true)
-                        .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile()
-                    .endSecurityContext()
-                    .addNewVolume().withName("tmp").withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("64Mi")).endEmptyDir().endVolume()
-                    .withInitContainers(layout(shape.image(), limits, null, false))
-                    .withContainers(sandbox)
-                .endSpec();
-        if (egress) {
-            pod.editSpec().addNewVolume().withName(EGRESS_VOLUME).withNewEmptyDir().withMedium("Memory").withSizeLimit(new Quantity("1Mi")).endEmptyDir().endVolume().endSpec();
-        }
-        return pod.build();
+                .withSpec(lockedSpec(egress).withInitContainers(layout(shape.image(), limits, null, false)).withContainers(sandbox).build())
+                .build();
     }
 
     /**

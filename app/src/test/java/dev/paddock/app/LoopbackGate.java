@@ -10,12 +10,13 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP forwarder on loopback in front of a real PostgreSQL, to take it away from a server under test and give it
- * back: {@link #stop()} is a database that went down (every connection reset, new ones refused), {@link #hang()} one
- * that stops answering without a word (connections stay open, nothing passes, new ones are accepted and left
- * waiting), {@link #open()} brings it back for new connections.
+ * A TCP forwarder on loopback in front of a real service (PostgreSQL, a Paddock server), to fail the network
+ * between it and its client and mend it: {@link #cut()} drops every connection at once (new ones go through),
+ * {@link #stop()} is a service that went down (every connection reset, new ones refused), {@link #hang()} one that
+ * stops answering without a word (connections stay open, nothing passes, new ones are accepted and left waiting),
+ * {@link #open()} brings it back for new connections.
  */
-final class PostgresGate implements AutoCloseable {
+final class LoopbackGate implements AutoCloseable {
     enum Mode { OPEN, STOPPED, HUNG }
 
     private final ServerSocket listener;
@@ -23,13 +24,17 @@ final class PostgresGate implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile Mode mode = Mode.OPEN;
 
-    PostgresGate(int targetPort) throws IOException {
+    LoopbackGate(int targetPort) throws IOException {
         this.target = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofVirtual().start(this::accept);
     }
 
     int port() { return listener.getLocalPort(); }
+
+    void cut() {
+        closeAll();
+    }
 
     void stop() {
         mode = Mode.STOPPED;
