@@ -2,6 +2,7 @@ package dev.paddock.driver.kubernetes;
 
 import static dev.paddock.driver.kubernetes.ClusterPods.annotations;
 import static dev.paddock.driver.kubernetes.ClusterPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.edit;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -180,7 +181,7 @@ final class AgentSandboxes implements ClusterSandboxes {
     private void claimEgress(String sandboxId, Pod pod) {
         if (!pods.holders.needsClaim(pod)) return;
         pods.holders.claim(sandboxId, pod);
-        call("mark this server as the egress holder in the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+        edit("mark this server as the egress holder in the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
             markHolder(s);
             return s;
         }));
@@ -197,7 +198,7 @@ final class AgentSandboxes implements ClusterSandboxes {
 
     @Override
     public void suspend(String sandboxId) {
-        call("suspend the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+        edit("suspend the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
             s.getSpec().replicas = 0;
             return s;
         }));
@@ -211,7 +212,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         if (current == null || ended(current)) {
             throw new PaddockException(ErrorCode.SANDBOX_UNREACHABLE, "sandbox " + sandboxId + " cannot resume: its Sandbox object is gone or ended");
         }
-        AgentSandbox resumed = call("resume the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+        AgentSandbox resumed = edit("resume the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
             pods.objects.readdress(templatePod(s), sandboxId);
             markHolder(s);
             s.getSpec().replicas = 1;
@@ -228,7 +229,7 @@ final class AgentSandboxes implements ClusterSandboxes {
         pods.unroute(sandboxId);
         AgentSandbox current = call("read the Sandbox of " + sandboxId, () -> resource(sandboxId).get());
         if (current != null && pods.ours(current)) {
-            call("end the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
+            edit("end the Sandbox of " + sandboxId, () -> resource(sandboxId).edit(s -> {
                 if (s.getMetadata().getAnnotations() == null) s.getMetadata().setAnnotations(new HashMap<>());
                 s.getMetadata().getAnnotations().put(ANNOTATION_ENDED, "true");
                 s.getSpec().replicas = 0;

@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  * route through the gateway and its egress holder, and whether an object is this installation's.
  */
 final class ClusterPods {
+    /** Tries of an edit that keeps meeting a concurrent writer before it is given up. */
+    private static final int EDIT_ATTEMPTS = 8;
     private static final Logger LOG = LoggerFactory.getLogger(ClusterPods.class);
 
     final KubernetesClient client;
@@ -172,6 +174,23 @@ final class ClusterPods {
 
     static Map<String, String> annotations(HasMetadata o) {
         return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
+    }
+
+    /**
+     * Runs an edit (read, change, write back with the read's resourceVersion) as {@link #call} does, again while the
+     * write meets 409: another writer (the agent-sandbox controller updating a Sandbox's status, the kubelet a pod's)
+     * changed the object between the read and the write, which on a live cluster is routine, not a failure.
+     */
+    static <T> T edit(String what, Supplier<T> action) {
+        return call(what, () -> {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return action.get();
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() != HttpURLConnection.HTTP_CONFLICT || attempt >= EDIT_ATTEMPTS) throw e;
+                }
+            }
+        });
     }
 
     /** Runs an API call; a refusal or failure of the API server becomes {@code cluster_api_error} naming what was attempted. */

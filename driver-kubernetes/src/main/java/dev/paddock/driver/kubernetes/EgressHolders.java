@@ -1,6 +1,7 @@
 package dev.paddock.driver.kubernetes;
 
 import static dev.paddock.driver.kubernetes.ClusterPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.edit;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -64,7 +65,7 @@ final class EgressHolders {
     /** Marks this server as the holder of a re-attached, running pod, so other servers relay its connections here. */
     void claim(String sandboxId, Pod pod) {
         if (!needsClaim(pod)) return;
-        call("mark this server as the egress holder of " + sandboxId, () -> client.pods().inNamespace(config.namespace())
+        edit("mark this server as the egress holder of " + sandboxId, () -> client.pods().inNamespace(config.namespace())
                 .withName(podNames.apply(sandboxId)).edit(p -> {
                     mark(p);
                     return p;

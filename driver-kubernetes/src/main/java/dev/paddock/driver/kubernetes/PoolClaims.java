@@ -2,6 +2,7 @@ package dev.paddock.driver.kubernetes;
 
 import static dev.paddock.driver.kubernetes.ClusterPods.annotations;
 import static dev.paddock.driver.kubernetes.ClusterPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.edit;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -195,7 +196,7 @@ final class PoolClaims {
             podAnnotations.put(SandboxObjects.ANNOTATION_EGRESS_SOCKET, spec.egress().socketDir() + "/" + spec.egress().socketName());
             podAnnotations.put(SandboxObjects.ANNOTATION_EGRESS_TOKEN, token);
         }
-        AgentSandbox adopted = call("adopt the Sandbox of " + id, () -> pods.client.resources(AgentSandbox.class).inNamespace(pods.config.namespace())
+        AgentSandbox adopted = edit("adopt the Sandbox of " + id, () -> pods.client.resources(AgentSandbox.class).inNamespace(pods.config.namespace())
                 .withName(bound.get(id)).edit(s -> {
                     if (s.getMetadata().getLabels() == null) s.getMetadata().setLabels(new HashMap<>());
                     s.getMetadata().getLabels().putAll(labels);
@@ -208,7 +209,7 @@ final class PoolClaims {
                 }));
         pods.waitUntil(() -> pods.exists(id), "the agent-sandbox controller made no pod for Sandbox " + bound.get(id),
                 ErrorCode.SANDBOX_START_TIMEOUT, id);
-        Pod pod = call("adopt the pod of " + id, () -> pods.pod(id).edit(p -> {
+        Pod pod = edit("adopt the pod of " + id, () -> pods.pod(id).edit(p -> {
             p.getMetadata().getLabels().putAll(labels);
             if (p.getMetadata().getAnnotations() == null) p.getMetadata().setAnnotations(new HashMap<>());
             p.getMetadata().getAnnotations().putAll(podAnnotations);

@@ -2,6 +2,7 @@ package dev.paddock.driver.kubernetes;
 
 import static dev.paddock.driver.kubernetes.ClusterPods.annotations;
 import static dev.paddock.driver.kubernetes.ClusterPods.call;
+import static dev.paddock.driver.kubernetes.ClusterPods.edit;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
@@ -142,7 +143,7 @@ final class SandboxPods implements ClusterSandboxes {
     }
 
     private void annotate(String sandboxId, String suspended) {
-        call("mark the claim of " + sandboxId, () -> claim(sandboxId).edit(c -> {
+        edit("mark the claim of " + sandboxId, () -> claim(sandboxId).edit(c -> {
             if (c.getMetadata().getAnnotations() == null) c.getMetadata().setAnnotations(new HashMap<>());
             if (suspended == null) c.getMetadata().getAnnotations().remove(ObjectNames.ANNOTATION_SUSPENDED);
             else c.getMetadata().getAnnotations().put(ObjectNames.ANNOTATION_SUSPENDED, suspended);
