@@ -2,6 +2,7 @@ package dev.paddock.host;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.ErrorType;
+import dev.paddock.core.FileTrees;
 import dev.paddock.core.Ids;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
@@ -20,14 +21,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -434,12 +433,8 @@ final class Checkpoints {
         }
     }
 
-    /** Deletes a file or a directory tree, not following links. */
     private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(root)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        }
+        FileTrees.delete(root);
     }
 
     private static void deleteTreeQuietly(Path root) {

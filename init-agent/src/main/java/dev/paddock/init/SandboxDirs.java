@@ -1,6 +1,7 @@
 package dev.paddock.init;
 
 import dev.paddock.core.ErrorCode;
+import dev.paddock.core.FileTrees;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.spi.SandboxRef;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -70,8 +70,8 @@ public record SandboxDirs(String sandboxId, Path runDir, Path sandboxDir) {
     /** Deletes a directory tree without following symlinks (they are removed, not their targets). */
     public static void deleteTree(Path dir) {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(dir)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        try {
+            FileTrees.delete(dir);
         } catch (IOException | UncheckedIOException e) {
             throw PaddockException.internal("cannot remove " + dir + ": " + e.getMessage(), e);
         }

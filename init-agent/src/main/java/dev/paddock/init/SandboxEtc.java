@@ -1,7 +1,9 @@
 package dev.paddock.init;
 
+import dev.paddock.core.FileTrees;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -15,7 +17,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -116,9 +117,9 @@ public final class SandboxEtc {
 
     public static void delete(Path dir) {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try (Stream<Path> tree = Files.walk(dir)) {
-            for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException ignored) {
+        try {
+            FileTrees.delete(dir);
+        } catch (IOException | UncheckedIOException ignored) {
             // rewritten on the next create of this id
         }
     }

@@ -1,6 +1,7 @@
 package dev.paddock.agents.skills;
 
 import dev.paddock.core.ErrorCode;
+import dev.paddock.core.FileTrees;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,11 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -132,8 +131,8 @@ public final class SkillArchives {
     public void deleteAll(String skillId) {
         Path dir = root.resolve(checkedId(skillId));
         if (!Files.exists(dir)) return;
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        try {
+            FileTrees.delete(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("deleting the skill's files failed", e);
         }
