@@ -105,6 +105,11 @@ final class MockCluster implements AutoCloseable {
         if (controller != null) controller.close();
         kubelet.close();
         kubeletClient.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // the mock server gives up waiting for a connection still closing (a watch of a fake controller, on a
+            // loaded machine): it listens no more, which is all a test's end needs; what the test proved stands
+        }
     }
 }
