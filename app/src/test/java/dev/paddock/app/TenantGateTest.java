@@ -47,6 +47,7 @@ class TenantGateTest {
     /** Routes without an id: collections (listed per tenant, checked below), creates, and tenant-free endpoints. */
     private static final Map<String, String> NO_TENANT_ID = Map.ofEntries(
             Map.entry("GET /v1/health", "public"),
+            Map.entry("GET /v1/health/ready", "public"),
             Map.entry("GET /metrics", "aggregate counts only"),
             Map.entry("GET /v1/openapi.json", "the API's description, the same for every server"),
             Map.entry("GET /v1/drivers", "the server's drivers, the same for every tenant"),
