@@ -2,6 +2,7 @@ package dev.paddock.agents;
 
 import dev.paddock.access.Principal;
 import dev.paddock.core.BoundedBuffer;
+import dev.paddock.core.FileTrees;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.Text;
 import dev.paddock.core.egress.SecretValue;
@@ -13,11 +14,8 @@ import dev.paddock.host.RuntimeHost;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
@@ -164,19 +162,7 @@ final class ResourcePlacement {
 
     private static void deleteTree(Path root) {
         try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.delete(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                    Files.delete(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            FileTrees.delete(root);
         } catch (IOException ignored) {
             // a leftover clone is private to the server; the next start's data directory keeps it until removed
         }

@@ -382,7 +382,7 @@ final class Checkpoints {
     /** The archive first: a record without its file would be listed but not restorable, a file without record is an orphan. */
     private void deleteFiles(CheckpointRecord cp) throws IOException {
         Files.deleteIfExists(dirOf(cp).resolve(cp.id() + ".tar"));
-        deleteTree(memoryImage(cp));
+        FileTrees.delete(memoryImage(cp));
         try {
             host.store().checkpoints().delete(cp.id());
         } catch (PaddockException e) {
@@ -407,7 +407,7 @@ final class Checkpoints {
             try {
                 if (host.store().checkpoints().find(cpId).isEmpty()) {
                     Files.deleteIfExists(archive(cpId));
-                    deleteTree(image(cpId));
+                    FileTrees.delete(image(cpId));
                     log.info("deleted checkpoint archive {} of {}: its record was never stored", cpId, dir);
                 }
             } catch (RuntimeException e) {
@@ -425,21 +425,17 @@ final class Checkpoints {
      */
     private void deletePartials(boolean alone) throws IOException {
         try (Stream<Path> files = Files.list(partials)) {
-            for (Path p : files.filter(p -> !p.getFileName().toString().endsWith(LANDING_SUFFIX)).toList()) deleteTree(p);
+            for (Path p : files.filter(p -> !p.getFileName().toString().endsWith(LANDING_SUFFIX)).toList()) FileTrees.delete(p);
         }
         if (!alone) return;
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".partial")).toList()) deleteTree(p);
+            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".partial")).toList()) FileTrees.delete(p);
         }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        FileTrees.delete(root);
     }
 
     private static void deleteTreeQuietly(Path root) {
         try {
-            deleteTree(root);
+            FileTrees.delete(root);
         } catch (IOException ignored) {
             // best effort: a partial image is never listed and goes at the next start
         }
