@@ -46,8 +46,11 @@ final class BwrapArgs {
     }
 
     static List<String> build(Path bwrap, Path initBinary, Path workspace, String hostname, Root root, Map<String, String> env, Egress egress) {
+        // no --disable-userns: the seccomp filter refuses every way to a new user namespace, and bwrap's own refusal
+        // (a nested user namespace whose sysctl it writes) costs each start a lookup that grows with the number of
+        // sandboxes on the host (docs/BENCHMARKS.md, ManySandboxesBench)
         List<String> a = new ArrayList<>(List.of(bwrap.toString(),
-                "--unshare-all", "--unshare-user", "--disable-userns",
+                "--unshare-all", "--unshare-user",
                 "--new-session", "--cap-drop", "ALL", "--seccomp", SECCOMP_FD, "--as-pid-1",
                 "--hostname", hostname,
                 "--clearenv"));

@@ -17,7 +17,7 @@ class BwrapArgsTest {
     @Test
     void unsharesEverythingDropsCapabilitiesAndDoesNotDieWithTheHost() {
         var a = args(new BwrapArgs.Root.Host(Path.of("/data/etc/base-1"), Path.of("/data/sandboxes/x/etc")), Map.of());
-        assertThat(a).contains("--unshare-all", "--unshare-user", "--disable-userns", "--new-session", "--as-pid-1", "--clearenv");
+        assertThat(a).contains("--unshare-all", "--unshare-user", "--new-session", "--as-pid-1", "--clearenv");
         assertThat(String.join(" ", a)).contains("--cap-drop ALL").contains("--seccomp " + BwrapArgs.SECCOMP_FD).contains("--ro-bind /usr /usr")
                 .doesNotContain("--ro-bind /etc /etc").contains("--ro-bind /data/etc/base-1 /etc --ro-bind /data/sandboxes/x/etc /etc/paddock")
                 .contains("--bind /data/sandboxes/x/workspace /workspace").contains("--ro-bind /data/bin/init " + SandboxLayout.INIT_PATH)
