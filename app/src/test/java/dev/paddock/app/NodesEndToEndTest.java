@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.app.TerminalAndPortsEndToEndTest.TerminalClient;
 import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
@@ -34,9 +35,10 @@ import tools.jackson.databind.node.ObjectNode;
  * another holds (forwarded, SSE included), creates are placed by labels, a node killed with SIGKILL under load loses
  * its lease: its sandbox with a checkpoint in the shared checkpoint directory goes on as a new sandbox on a survivor
  * that carries the labels its create asked for (the old one's reason names it), one whose labels no survivor carries
- * fails saying so, the others fail with the reason, and every acknowledged create stays known; the restarted node is a new epoch and reaps
- * its orphaned backend sandboxes, and a node frozen past its lease is fenced, then rejoins by itself as a new epoch
- * and serves again without a restart. Real JVMs, bwrap and PostgreSQL on loopback.
+ * fails saying so, the others fail with the reason, and every acknowledged create stays known; the restarted node is
+ * a new epoch and reaps its orphaned backend sandboxes, and a node frozen past its lease is fenced (requests and
+ * WebSockets forwarded to it end without waiting for it to wake), then rejoins by itself as a new epoch and serves
+ * again without a restart. Real JVMs, bwrap and PostgreSQL on loopback.
  */
 @Tag("bwrap")
 class NodesEndToEndTest {
@@ -215,6 +217,11 @@ class NodesEndToEndTest {
         // itself as a new epoch, reaps what it lost and serves again, with no restart
         long epochB = apiA.get("/v1/nodes/" + nodeB).path("epoch").asLong();
         String onB = apiA.json("POST", "/v1/sandboxes", Map.of(), createIn("b")).path("id").asString();
+        ObjectNode sh = Json.object();
+        sh.putArray("command").add("sh");
+        TerminalClient terminalViaA = TerminalClient.connect(apiA.baseUrl(),
+                apiA.json("POST", "/v1/sandboxes/" + onB + "/pty", Map.of(), sh).path("attach_url").asString());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !terminalViaA.controls.isEmpty());
         new ProcessBuilder("kill", "-STOP", Long.toString(b.pid())).start().waitFor();
         // a request forwarded to the frozen node gives up once its lease lapses, without waiting for it to wake
         CompletableFuture<String> forwarded = CompletableFuture.supplyAsync(() -> {
@@ -227,6 +234,8 @@ class NodesEndToEndTest {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> apiA.get("/v1/sandboxes/" + onB).path("state").asString().equals("failed"));
         assertThat(forwarded.get(30, TimeUnit.SECONDS)).as("answered while the node is still frozen").contains("node_unreachable");
+        // so is a WebSocket relayed to it, which would otherwise wait for as long as it may idle
+        assertThat(terminalViaA.closed.get(30, TimeUnit.SECONDS)).as("closed while the node is still frozen").isEqualTo(1011);
         assertThat(apiA.get("/v1/nodes/" + nodeB).path("state").asString()).isEqualTo("lost");
         new ProcessBuilder("kill", "-CONT", Long.toString(b.pid())).start().waitFor();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))

@@ -53,7 +53,7 @@ public final class SandboxForwarding implements AutoCloseable {
         this.bodies = bodies;
         this.auth = auth;
         this.forwarder = new Forwarder(auth, nodeId -> liveElsewhere(nodeId).isPresent());
-        this.webSockets = new WebSocketForwarder(auth);
+        this.webSockets = new WebSocketForwarder(auth, nodeId -> liveElsewhere(nodeId).isPresent());
         this.clock = clock;
     }
 

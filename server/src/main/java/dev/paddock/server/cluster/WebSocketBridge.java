@@ -161,6 +161,21 @@ public final class WebSocketBridge implements Session.Listener, WebSocket.Listen
         endClient(1011, "the node that holds the sandbox went away");
     }
 
+    /** The holder stopped renewing its lease: the client hears 1011 and the holder's connection is cut. */
+    void holderLost(String reason) {
+        endClient(1011, reason.length() > 120 ? reason.substring(0, 120) : reason);
+        WebSocket holder = upstream.getNow(null);
+        if (holder != null) holder.abort();
+    }
+
+    /** Whether both sides are done with: nothing is left to relay or to end. */
+    boolean finished() {
+        WebSocket holder = upstream.getNow(null);
+        Session s = client;
+        boolean holderDone = holder == null || holder.isInputClosed() && holder.isOutputClosed();
+        return holderDone && (s == null || ended.get() || !s.isOpen());
+    }
+
     private void endClient(int code, String reason) {
         if (!ended.compareAndSet(false, true)) return;
         Session s = client;

@@ -13,18 +13,24 @@ import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServerContainer;
 
 /**
  * Hands a WebSocket on to the node that holds its sandbox: opens the same path there first (with the cluster
  * secret; the path's own token is checked by that node, which keeps its tokens), so a refusal there (an unknown
  * token, a sandbox that is gone) reaches the client as that node's answer; then accepts the client's upgrade here
- * and joins the two sockets ({@link WebSocketBridge}).
+ * and joins the two sockets ({@link WebSocketBridge}). A joined pair ends, with 1011 for the client, within a second or
+ * two of the holder's lease lapsing: a frozen or partitioned node neither sends nor closes, and its socket would
+ * otherwise hold the client for as long as the connection idles.
  */
 final class WebSocketForwarder implements AutoCloseable {
     private static final Duration HANDSHAKE = Duration.ofSeconds(10);
@@ -35,10 +41,47 @@ final class WebSocketForwarder implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(5))
             .executor(Executors.newVirtualThreadPerTaskExecutor())
             .build();
-    private final NodeAuth auth;
+    /** How often the holders of joined sockets are checked for a live lease. */
+    private static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
 
-    WebSocketForwarder(NodeAuth auth) {
+    private final NodeAuth auth;
+    private final Predicate<String> nodeAlive;
+    /** The joined pairs still open, with the node that holds each one's sandbox. */
+    private final Map<WebSocketBridge, String> joined = new ConcurrentHashMap<>();
+    private final Thread leaseWatch;
+
+    /** {@code nodeAlive}: whether a node still holds its lease (true when that cannot be known, e.g. the store is down). */
+    WebSocketForwarder(NodeAuth auth, Predicate<String> nodeAlive) {
         this.auth = auth;
+        this.nodeAlive = nodeAlive;
+        this.leaseWatch = Thread.ofVirtual().name("websocket-lease-watch").start(this::watchLeases);
+    }
+
+    /** Ends the pairs whose holder stopped renewing its lease; forgets the pairs that ended on their own. */
+    private void watchLeases() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(LIVENESS_CHECK);
+            } catch (InterruptedException e) {
+                return;
+            }
+            joined.keySet().removeIf(WebSocketBridge::finished);
+            Map<String, Boolean> alive = new HashMap<>();
+            joined.forEach((bridge, nodeId) -> {
+                if (!alive.computeIfAbsent(nodeId, this::alive)) {
+                    joined.remove(bridge);
+                    bridge.holderLost("node " + nodeId + " (which holds the sandbox) stopped renewing its lease");
+                }
+            });
+        }
+    }
+
+    private boolean alive(String nodeId) {
+        try {
+            return nodeAlive.test(nodeId);
+        } catch (RuntimeException e) {
+            return true; // unknown (the store does not answer): the node may well be serving
+        }
     }
 
     /** Relays the upgrade request in {@code ctx} to the node; always answers it (throws {@link ApiErrors.Answered} once done). */
@@ -82,6 +125,7 @@ final class WebSocketForwarder implements AutoCloseable {
             holder.abort();
             throw new PaddockException(ErrorCode.WEBSOCKET_UPGRADE_REQUIRED, "this endpoint is a WebSocket: connect with a WebSocket upgrade");
         }
+        joined.put(bridge, nodeId);
         throw new ApiErrors.Answered();
     }
 
@@ -119,6 +163,7 @@ final class WebSocketForwarder implements AutoCloseable {
 
     @Override
     public void close() {
+        leaseWatch.interrupt();
         client.close();
     }
 }
