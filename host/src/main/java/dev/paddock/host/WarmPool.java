@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -29,6 +31,8 @@ import org.slf4j.LoggerFactory;
 final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
     private static final String NO_TENANT = "warm-pool";
+    /** How long a close waits for a sandbox the refill is starting (a browser sandbox takes seconds under load). */
+    private static final Duration REFILL_WAIT = Duration.ofSeconds(60);
 
     record Entry(SandboxSpec spec, Sandbox sandbox) {}
 
@@ -39,6 +43,9 @@ final class WarmPool implements AutoCloseable {
     private final Consumer<String> closeEgress;
     private final ConcurrentLinkedQueue<Entry> ready = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
+    /** Counted down by {@link #close()}: ends a refill's wait before it starts. */
+    private final CountDownLatch closing = new CountDownLatch(1);
+    private volatile Thread refill;
     private volatile boolean closed;
 
     /** {@code openEgress} wires a spec's network (the host's egress port); {@code closeEgress} undoes it by sandbox id. */
@@ -111,9 +118,9 @@ final class WarmPool implements AutoCloseable {
     /** Refills in the background; after a claim it waits the profile's refill delay first. */
     private void refillAsync(Duration delay) {
         if (profile.size() == 0 || closed || !refilling.compareAndSet(false, true)) return;
-        Thread.ofVirtual().name("paddock-warm-pool-" + profile.name()).start(() -> {
+        refill = Thread.ofVirtual().name("paddock-warm-pool-" + profile.name()).start(() -> {
             try {
-                Thread.sleep(delay);
+                if (closing.await(delay.toNanos(), TimeUnit.NANOSECONDS)) return;
                 while (!closed && ready.size() < profile.size()) {
                     Entry e = startOne();
                     if (closed) discard(e); else ready.add(e);
@@ -172,9 +179,26 @@ final class WarmPool implements AutoCloseable {
         return driver.id();
     }
 
+    /**
+     * Ends the waiting sandboxes, and the one a refill is starting once it is up: a host that stopped while a refill
+     * ran would otherwise leave that sandbox running, with no record, until the next host's reaper.
+     */
     @Override
     public void close() {
         closed = true;
+        closing.countDown();
+        Thread r = refill;
+        if (r != null) {
+            try {
+                if (!r.join(REFILL_WAIT)) {
+                    log.warn("warm pool '{}' refill still starting a sandbox after {}; interrupting it", profile.name(), REFILL_WAIT);
+                    r.interrupt();
+                    r.join(Duration.ofSeconds(5));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         for (Entry e; (e = ready.poll()) != null; ) discard(e);
     }
 }

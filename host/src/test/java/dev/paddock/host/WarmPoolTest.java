@@ -88,6 +88,27 @@ class WarmPoolTest {
     }
 
     @Test
+    void closingTheHostWhileARefillStartsASandboxEndsThatSandboxToo() throws Exception {
+        host.close();
+        host = new RuntimeHost(HostFixture.config(dataDir, "bwrap"), store, List.of(bwrap), Clock.systemUTC());
+        SandboxRequest kind = new SandboxRequest(null, null, false, null, Map.of("KIND", "slow"), null, null, null, null);
+        java.util.concurrent.CountDownLatch preparing = new java.util.concurrent.CountDownLatch(1);
+        host.addWarmPool(new WarmProfile("slow", 1, kind, r -> kind.env().equals(r.env()), s -> {
+            preparing.countDown();
+            try {
+                Thread.sleep(1500); // a sandbox that takes a while to get ready, as a browser does
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, false, Duration.ZERO));
+        host.start();
+        assertThat(preparing.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(bwrap.list()).as("the refill's sandbox is up, being prepared").hasSize(1);
+        host.close();
+        assertThat(bwrap.list()).as("left running after the host closed").isEmpty();
+    }
+
+    @Test
     void aProfilesSandboxesArePreparedFrozenWhileTheyWaitAndThawedWhenClaimed() throws Exception {
         host.close();
         host = new RuntimeHost(HostFixture.config(dataDir, "bwrap"), store, List.of(bwrap), Clock.systemUTC());
