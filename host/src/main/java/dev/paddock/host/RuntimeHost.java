@@ -446,12 +446,6 @@ public final class RuntimeHost implements AutoCloseable {
     }
 
     /**
-     * Changes the network policy of a running (or suspended) sandbox: validated as a create's, effective for new
-     * connections at once (open ones are closed), recorded in its spec (a restarted host keeps it) and as a
-     * {@code sandbox.network_changed} event with the old and the new policy. Credentials stay as they were bound
-     * at the start. Only a sandbox with an egress listener can change (see {@link EgressLeases#change}).
-     */
-    /**
      * Records the node labels a create asked for ({@code placement.node_labels}) with the sandbox, so that a node
      * it is relocated to after a node loss carries them too.
      */
@@ -461,6 +455,12 @@ public final class RuntimeHost implements AutoCloseable {
         store.sandboxes().setNodeLabels(r.id(), r.fence(), nodeLabels);
     }
 
+    /**
+     * Changes the network policy of a running (or suspended) sandbox: validated as a create's, effective for new
+     * connections at once (open ones are closed), recorded in its spec (a restarted host keeps it) and as a
+     * {@code sandbox.network_changed} event with the old and the new policy. Credentials stay as they were bound
+     * at the start. Only a sandbox with an egress listener can change (see {@link EgressLeases#change}).
+     */
     public SandboxRecord changeNetwork(Principal caller, String id, NetworkPolicy network) {
         Objects.requireNonNull(network, "network");
         SandboxRecord found = find(caller, id);

@@ -10,9 +10,11 @@ import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -65,6 +67,34 @@ public record SandboxDirs(String sandboxId, Path runDir, Path sandboxDir) {
             throw PaddockException.internal("cannot list " + run + ": " + e.getMessage(), e);
         }
         return out;
+    }
+
+    /**
+     * Creates each of {@code dirs} (and their parents) with the permissions {@code mode} ({@code "rwx------"}); an
+     * existing one gets them too. For a driver's state directory at start.
+     */
+    public static void makeDirs(String mode, Path... dirs) {
+        Path current = null;
+        try {
+            for (Path d : dirs) {
+                current = d;
+                Files.createDirectories(d);
+                Files.setPosixFilePermissions(d, PosixFilePermissions.fromString(mode));
+            }
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot prepare the directory " + current + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
+    public static void claimRunDir(String driver, String sandboxId, Path runDir) {
+        try {
+            Files.createDirectory(runDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (FileAlreadyExistsException e) {
+            throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a " + driver + " sandbox with id " + sandboxId + " already runs; terminate it or use another id");
+        } catch (IOException e) {
+            throw PaddockException.internal("cannot create " + runDir + ": " + e.getMessage(), e);
+        }
     }
 
     /** Deletes a directory tree without following symlinks (they are removed, not their targets). */

@@ -27,7 +27,6 @@ import dev.paddock.workspace.HostDirWorkspace;
 import dev.paddock.workspace.TarLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -164,7 +163,7 @@ public final class BwrapDriver implements SandboxDriver {
         }
         BwrapArgs.Root root = resolveRoot(spec);
         spec.env().forEach(SandboxLayout::checkEnv);
-        claimRunDir(paths);
+        SandboxDirs.claimRunDir(ID, paths.sandboxId(), paths.runDir());
         int uid = allocateUid(paths);
         SandboxMeta meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), Instant.now(), fence, Map.of());
         SandboxCgroup cgroup = null;
@@ -464,33 +463,10 @@ public final class BwrapDriver implements SandboxDriver {
     }
 
     private void prepareDataDir() {
-        try {
-            Path data = config.dataDir();
-            Files.createDirectories(data);
-            // sandbox uids must be able to reach their workspace and the init binary, nothing else
-            Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx--x--x"));
-            for (String d : List.of("bin", "sandboxes")) {
-                Files.createDirectories(data.resolve(d));
-                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx--x--x"));
-            }
-            for (String d : List.of("run", "uids", "disks")) {
-                Files.createDirectories(data.resolve(d));
-                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx------"));
-            }
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the data directory " + config.dataDir() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
-    private static void claimRunDir(SandboxPaths paths) {
-        try {
-            Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (FileAlreadyExistsException e) {
-            throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a bwrap sandbox with id " + paths.sandboxId() + " already runs; terminate it or use another id");
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot create " + paths.runDir() + ": " + e.getMessage(), e);
-        }
+        Path data = config.dataDir();
+        // sandbox uids must be able to reach their workspace and the init binary, nothing else
+        SandboxDirs.makeDirs("rwx--x--x", data, data.resolve("bin"), data.resolve("sandboxes"));
+        SandboxDirs.makeDirs("rwx------", data.resolve("run"), data.resolve("uids"), data.resolve("disks"));
     }
 
     private static void makeWorkspace(SandboxPaths paths, int uid) {

@@ -146,7 +146,7 @@ public final class DockerDriver implements SandboxDriver {
         Map<String, String> labels = labels(spec, fence);
         ContainerConfig.environment(spec.env(), null); // checks the names and values before anything is made
         RootImages.Root root = images.resolve(spec.image());
-        claimRunDir(paths);
+        SandboxDirs.claimRunDir(ID, paths.sandboxId(), paths.runDir());
         String containerId = null;
         try {
             makeSandboxDirs(paths);
@@ -377,29 +377,9 @@ public final class DockerDriver implements SandboxDriver {
     }
 
     private void prepareDataDir() {
-        try {
-            // sandbox processes reach nothing here by path (everything they use is bound into the container)
-            Files.createDirectories(config.dataDir());
-            for (Path d : List.of(config.dataDir().resolve("bin"), config.stateDir(), config.stateDir().resolve("sandboxes"))) {
-                Files.createDirectories(d);
-                Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx--x--x"));
-            }
-            Files.createDirectories(config.stateDir().resolve("run"));
-            Files.setPosixFilePermissions(config.stateDir().resolve("run"), PosixFilePermissions.fromString("rwx------"));
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the data directory " + config.dataDir() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
-    private void claimRunDir(SandboxDirs paths) {
-        try {
-            Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (FileAlreadyExistsException e) {
-            throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a docker sandbox with id " + paths.sandboxId() + " already runs; terminate it or use another id");
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot create " + paths.runDir() + ": " + e.getMessage(), e);
-        }
+        // sandbox processes reach nothing here by path (everything they use is bound into the container)
+        SandboxDirs.makeDirs("rwx--x--x", config.dataDir().resolve("bin"), config.stateDir(), config.stateDir().resolve("sandboxes"));
+        SandboxDirs.makeDirs("rwx------", config.stateDir().resolve("run"));
     }
 
     /** The workspace, outputs and control directory, owned by the sandbox uid; a kept workspace is handed over whole. */

@@ -22,7 +22,6 @@ import dev.paddock.init.SandboxEtc;
 import dev.paddock.init.SandboxLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -137,7 +136,7 @@ public final class GvisorDriver implements SandboxDriver {
         OciBundle.Root root = resolveRoot(spec, paths);
         spec.env().forEach(SandboxLayout::checkEnv);
         boolean overlay = root instanceof OciBundle.Root.Image i && i.writable();
-        claimRunDir(paths);
+        SandboxDirs.claimRunDir(ID, paths.sandboxId(), paths.runDir());
         GvisorMeta meta = new GvisorMeta(spec.sandboxId(), spec.image(), overlay, Instant.now(), fence);
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
         try {
@@ -353,32 +352,10 @@ public final class GvisorDriver implements SandboxDriver {
     }
 
     private void prepareDataDir() {
-        try {
-            Path data = config.stateDir();
-            Files.createDirectories(data);
-            // the sandbox processes reach their files through gVisor's gofer (root): nothing here is for other host users
-            for (String d : List.of("bin", "rootfs")) {
-                Files.createDirectories(data.resolve(d));
-                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwxr-xr-x"));
-            }
-            for (String d : List.of("run", "runsc", "sandboxes")) {
-                Files.createDirectories(data.resolve(d));
-                Files.setPosixFilePermissions(data.resolve(d), PosixFilePermissions.fromString("rwx------"));
-            }
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot prepare the data directory " + config.stateDir() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Creating the run directory is the claim on the id: of two concurrent creates, exactly one gets it. */
-    private static void claimRunDir(SandboxDirs paths) {
-        try {
-            Files.createDirectory(paths.runDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (FileAlreadyExistsException e) {
-            throw new PaddockException(ErrorCode.SANDBOX_EXISTS, "a gvisor sandbox with id " + paths.sandboxId() + " already runs; terminate it or use another id");
-        } catch (IOException e) {
-            throw PaddockException.internal("cannot create " + paths.runDir() + ": " + e.getMessage(), e);
-        }
+        Path data = config.stateDir();
+        // the sandbox processes reach their files through gVisor's gofer (root): nothing here is for other host users
+        SandboxDirs.makeDirs("rwxr-xr-x", data.resolve("bin"), data.resolve("rootfs"));
+        SandboxDirs.makeDirs("rwx------", data.resolve("run"), data.resolve("runsc"), data.resolve("sandboxes"));
     }
 
     private static void makeSandboxDir(SandboxDirs paths) {
