@@ -47,7 +47,7 @@ final class Forwarder implements AutoCloseable {
             "date", "server", ":status");
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     /** How often a wait for a node's answer checks that the node still holds its lease. */
-    private static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
+    static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
     /** What RFC 3986 allows unescaped in a path or query (unreserved, sub-delims, ':', '@', '/', '?'). */
     private static final String URI_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?";
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -61,7 +61,7 @@ final class Forwarder implements AutoCloseable {
     private final NodeAuth auth;
     private final Predicate<String> nodeAlive;
 
-    /** {@code nodeAlive}: whether a node still holds its lease (true when that cannot be known, e.g. the store is down). */
+    /** {@code nodeAlive}: whether a node still holds its lease (true when that cannot be known, e.g. the store is down; never throws). */
     Forwarder(NodeAuth auth, Predicate<String> nodeAlive) {
         this.auth = auth;
         this.nodeAlive = nodeAlive;
@@ -103,7 +103,7 @@ final class Forwarder implements AutoCloseable {
                 } catch (InterruptedException e) {
                     return;
                 }
-                if (!done.get() && !alive(nodeId)) {
+                if (!done.get() && !nodeAlive.test(nodeId)) {
                     // ends the relay's read: the body stream gives up on an interrupt
                     if (!done.get()) relaying.interrupt();
                     return;
@@ -135,7 +135,7 @@ final class Forwarder implements AutoCloseable {
                 try {
                     return pending.get(LIVENESS_CHECK.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
-                    if (!alive(nodeId)) {
+                    if (!nodeAlive.test(nodeId)) {
                         pending.cancel(true);
                         throw new PaddockException(ErrorCode.NODE_UNREACHABLE, "node " + nodeId
                                 + " (which holds this sandbox) stopped renewing its lease before it answered; retry, or wait until it is marked lost and its sandboxes failed");
@@ -149,14 +149,6 @@ final class Forwarder implements AutoCloseable {
             pending.cancel(true);
             Thread.currentThread().interrupt();
             throw new PaddockException(ErrorCode.INTERRUPTED, "the forwarded request was interrupted");
-        }
-    }
-
-    private boolean alive(String nodeId) {
-        try {
-            return nodeAlive.test(nodeId);
-        } catch (RuntimeException e) {
-            return true; // unknown (the store does not answer): the node may well be serving
         }
     }
 

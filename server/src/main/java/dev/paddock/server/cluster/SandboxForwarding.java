@@ -52,8 +52,8 @@ public final class SandboxForwarding implements AutoCloseable {
         this.json = json;
         this.bodies = bodies;
         this.auth = auth;
-        this.forwarder = new Forwarder(auth, nodeId -> liveElsewhere(nodeId).isPresent());
-        this.webSockets = new WebSocketForwarder(auth, nodeId -> liveElsewhere(nodeId).isPresent());
+        this.forwarder = new Forwarder(auth, this::holdsLease);
+        this.webSockets = new WebSocketForwarder(auth, this::holdsLease);
         this.clock = clock;
     }
 
@@ -80,6 +80,18 @@ public final class SandboxForwarding implements AutoCloseable {
                 return;
             }
             link.sessionSandbox().apply(tenant, s.group(1)).ifPresent(id -> forwardToHolder(ctx, id, false));
+        }
+    }
+
+    /**
+     * Whether a node a request or WebSocket was handed to still holds its lease; true when that cannot be known (the
+     * store does not answer): the node may well be serving, and cutting it off then would end healthy streams.
+     */
+    private boolean holdsLease(String nodeId) {
+        try {
+            return liveElsewhere(nodeId).isPresent();
+        } catch (RuntimeException unknown) {
+            return true;
         }
     }
 

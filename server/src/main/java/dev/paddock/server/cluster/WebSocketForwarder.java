@@ -41,16 +41,13 @@ final class WebSocketForwarder implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(5))
             .executor(Executors.newVirtualThreadPerTaskExecutor())
             .build();
-    /** How often the holders of joined sockets are checked for a live lease. */
-    private static final Duration LIVENESS_CHECK = Duration.ofSeconds(1);
-
     private final NodeAuth auth;
     private final Predicate<String> nodeAlive;
     /** The joined pairs still open, with the node that holds each one's sandbox. */
     private final Map<WebSocketBridge, String> joined = new ConcurrentHashMap<>();
     private final Thread leaseWatch;
 
-    /** {@code nodeAlive}: whether a node still holds its lease (true when that cannot be known, e.g. the store is down). */
+    /** {@code nodeAlive}: whether a node still holds its lease (true when that cannot be known, e.g. the store is down; never throws). */
     WebSocketForwarder(NodeAuth auth, Predicate<String> nodeAlive) {
         this.auth = auth;
         this.nodeAlive = nodeAlive;
@@ -61,26 +58,18 @@ final class WebSocketForwarder implements AutoCloseable {
     private void watchLeases() {
         while (!Thread.currentThread().isInterrupted()) {
             try {
-                Thread.sleep(LIVENESS_CHECK);
+                Thread.sleep(Forwarder.LIVENESS_CHECK); // as often as a forwarded request's wait
             } catch (InterruptedException e) {
                 return;
             }
             joined.keySet().removeIf(WebSocketBridge::finished);
             Map<String, Boolean> alive = new HashMap<>();
             joined.forEach((bridge, nodeId) -> {
-                if (!alive.computeIfAbsent(nodeId, this::alive)) {
+                if (!alive.computeIfAbsent(nodeId, nodeAlive::test)) {
                     joined.remove(bridge);
                     bridge.holderLost("node " + nodeId + " (which holds the sandbox) stopped renewing its lease");
                 }
             });
-        }
-    }
-
-    private boolean alive(String nodeId) {
-        try {
-            return nodeAlive.test(nodeId);
-        } catch (RuntimeException e) {
-            return true; // unknown (the store does not answer): the node may well be serving
         }
     }
 
