@@ -43,10 +43,9 @@ final class WarmPool implements AutoCloseable {
     private final Consumer<String> closeEgress;
     private final ConcurrentLinkedQueue<Entry> ready = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean refilling = new AtomicBoolean();
-    /** Counted down by {@link #close()}: ends a refill's wait before it starts. */
+    /** Counted down by {@link #close()}: the pool is closed, and a refill waiting out its delay ends at once. */
     private final CountDownLatch closing = new CountDownLatch(1);
     private volatile Thread refill;
-    private volatile boolean closed;
 
     /** {@code openEgress} wires a spec's network (the host's egress port); {@code closeEgress} undoes it by sandbox id. */
     WarmPool(SandboxDriver driver, WarmProfile profile, Supplier<String> ownerId, UnaryOperator<SandboxSpec> openEgress, Consumer<String> closeEgress) {
@@ -117,13 +116,13 @@ final class WarmPool implements AutoCloseable {
 
     /** Refills in the background; after a claim it waits the profile's refill delay first. */
     private void refillAsync(Duration delay) {
-        if (profile.size() == 0 || closed || !refilling.compareAndSet(false, true)) return;
+        if (profile.size() == 0 || closed() || !refilling.compareAndSet(false, true)) return;
         refill = Thread.ofVirtual().name("paddock-warm-pool-" + profile.name()).start(() -> {
             try {
                 if (closing.await(delay.toNanos(), TimeUnit.NANOSECONDS)) return;
-                while (!closed && ready.size() < profile.size()) {
+                while (!closed() && ready.size() < profile.size()) {
                     Entry e = startOne();
-                    if (closed) discard(e); else ready.add(e);
+                    if (closed()) discard(e); else ready.add(e);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -179,13 +178,16 @@ final class WarmPool implements AutoCloseable {
         return driver.id();
     }
 
+    private boolean closed() {
+        return closing.getCount() == 0;
+    }
+
     /**
      * Ends the waiting sandboxes, and the one a refill is starting once it is up: a host that stopped while a refill
      * ran would otherwise leave that sandbox running, with no record, until the next host's reaper.
      */
     @Override
     public void close() {
-        closed = true;
         closing.countDown();
         Thread r = refill;
         if (r != null) {
