@@ -4,6 +4,7 @@ import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 
 /** Reads request bodies within the server's limits: JSON into memory (small), uploads as a bounded stream. */
 public final class Bodies {
@@ -74,6 +75,25 @@ public final class Bodies {
     }
 
     private static final long DRAIN_LIMIT = 1L << 20;
+    /** How long the rest of a refused body is read before the connection closes anyway. */
+    private static final Duration LINGER = Duration.ofSeconds(5);
+
+    /**
+     * Reads and drops what is left of a request body whose answer was sent, for up to {@link #LINGER}, so the
+     * connection ends with the client's data read and the answer it has not read yet is not reset away.
+     */
+    static void discardRest(Context ctx) {
+        long deadline = System.nanoTime() + LINGER.toNanos();
+        try {
+            InputStream in = ctx.req().getInputStream();
+            byte[] buffer = new byte[64 * 1024];
+            while (System.nanoTime() < deadline && in.read(buffer) >= 0) {
+                // dropped
+            }
+        } catch (IOException | RuntimeException e) {
+            // the client went away, or the body was taken as a reader or by the multipart parser: nothing to keep
+        }
+    }
 
     /**
      * Reads what a handler left unread of a small request body (an endpoint that ignores its body, or one that
