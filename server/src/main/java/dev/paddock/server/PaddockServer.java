@@ -14,6 +14,7 @@ import dev.paddock.server.http.Bodies;
 import dev.paddock.server.http.ConsoleFiles;
 import dev.paddock.server.http.HttpMetrics;
 import dev.paddock.server.http.JsonErrorPages;
+import dev.paddock.server.http.UnreadBodies;
 import dev.paddock.server.routes.ApiKeyRoutes;
 import dev.paddock.server.routes.CheckpointRoutes;
 import dev.paddock.server.routes.ExecRoutes;
@@ -30,10 +31,13 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.config.SizeUnit;
 import io.javalin.http.Context;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.DispatcherType;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.server.AbstractConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,7 +158,10 @@ public final class PaddockServer implements AutoCloseable {
         c.http.defaultContentType = "application/json";
         c.startup.showJavalinBanner = false;
         c.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorPages(json)));
-        c.jetty.modifyServletContextHandler(context -> context.setErrorHandler(new JsonErrorPages(json)));
+        c.jetty.modifyServletContextHandler(context -> {
+            context.setErrorHandler(new JsonErrorPages(json));
+            context.addFilter(new FilterHolder(new UnreadBodies()), "/*", EnumSet.of(DispatcherType.REQUEST));
+        });
         c.router.javaLangErrorHandler(errors::handleError);
         consoleServed = ConsoleFiles.register(c, config.consoleResource());
         modules.forEach(m -> m.configure(c));
@@ -176,7 +183,6 @@ public final class PaddockServer implements AutoCloseable {
             r.beforeMatched(forwarding::handle);
             r.wsBeforeUpgrade("/v1/sandboxes/<rest>", forwarding::beforeUpgrade); // before the routes' own
         }
-        r.after(Bodies::drainUnread);
         r.exception(Exception.class, errors::handle);
         r.error(404, errors::statusPage);
         r.error(405, errors::statusPage);

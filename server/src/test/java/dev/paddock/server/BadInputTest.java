@@ -152,7 +152,16 @@ class BadInputTest {
         Arrays.fill(json, (byte) ' ');
         byte[] upload = new byte[(int) TestServer.UPLOAD_LIMIT * 2];
         String put = "/v1/sandboxes/" + sandbox + "/files/content?path=big.bin";
+        Api anonymous = new Api(t.server.port(), null);
         for (int i = 0; i < 15; i++) {
+            // refused before the body is looked at: no key, no such route, the MCP endpoint's own limit
+            anonymous.send(anonymous.request("POST", "/v1/sandboxes", HttpRequest.BodyPublishers.ofByteArray(upload)))
+                    .error(401, "authentication_error", null);
+            api.send(api.request("POST", "/v1/nothing-here", HttpRequest.BodyPublishers.ofByteArray(upload)))
+                    .error(404, "not_found_error", "route_not_found");
+            api.send(api.request("POST", "/mcp", HttpRequest.BodyPublishers.ofByteArray(json))
+                            .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream"))
+                    .error(413, "request_too_large", "request_too_large");
             api.send(api.request("POST", "/v1/sandboxes", HttpRequest.BodyPublishers.ofByteArray(json)))
                     .error(413, "request_too_large", "request_too_large");
             api.send(api.request("PUT", put, HttpRequest.BodyPublishers.ofByteArray(upload)))

@@ -78,32 +78,7 @@ public final class ApiErrors {
             statusPage(ctx);
             return;
         }
-        PaddockException pe = classify(e, ctx);
-        if (pe.type() == ErrorType.REQUEST_TOO_LARGE) refuseBody(ctx, pe);
-        else write(ctx, pe);
-    }
-
-    /**
-     * Answers a request whose body is refused while the client may still be sending it: the answer goes out at once
-     * and says the connection ends, then the rest of the body is read and dropped for a while. A socket closed with
-     * input unread is reset by the kernel, and a client still sending loses an answer it has not read yet.
-     */
-    private void refuseBody(Context ctx, PaddockException pe) {
-        ctx.attribute(WRITTEN, Boolean.TRUE);
-        ErrorDetails details = ctx.attribute(DETAILS);
-        byte[] body = json.write(ErrorBody.of(pe.errorCode(), pe.getMessage(), details == null ? null : details.of(pe)));
-        var res = ctx.res();
-        res.setStatus(pe.errorCode().httpStatus());
-        res.setContentType("application/json");
-        res.setHeader("Connection", "close");
-        res.setContentLength(body.length);
-        try {
-            res.getOutputStream().write(body);
-            res.getOutputStream().close(); // the answer is complete: the server's side of the connection ends here
-        } catch (IOException gone) {
-            return;
-        }
-        Bodies.discardRest(ctx);
+        write(ctx, classify(e, ctx)); // a body left unread is UnreadBodies' to deal with
     }
 
     /**

@@ -4,7 +4,6 @@ import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 
 /** Reads request bodies within the server's limits: JSON into memory (small), uploads as a bounded stream. */
 public final class Bodies {
@@ -71,46 +70,6 @@ public final class Bodies {
             return ctx.req().getInputStream();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the request body", e);
-        }
-    }
-
-    private static final long DRAIN_LIMIT = 1L << 20;
-    /** How long the rest of a refused body is read before the connection closes anyway. */
-    private static final Duration LINGER = Duration.ofSeconds(5);
-
-    /**
-     * Reads and drops what is left of a request body whose answer was sent, for up to {@link #LINGER}, so the
-     * connection ends with the client's data read and the answer it has not read yet is not reset away.
-     */
-    static void discardRest(Context ctx) {
-        long deadline = System.nanoTime() + LINGER.toNanos();
-        try {
-            InputStream in = ctx.req().getInputStream();
-            byte[] buffer = new byte[64 * 1024];
-            while (System.nanoTime() < deadline && in.read(buffer) >= 0) {
-                // dropped
-            }
-        } catch (IOException | RuntimeException e) {
-            // the client went away, or the body was taken as a reader or by the multipart parser: nothing to keep
-        }
-    }
-
-    /**
-     * Reads what a handler left unread of a small request body (an endpoint that ignores its body, or one that
-     * failed early). Jetty closes a connection whose request content was not consumed, without saying so in the
-     * response, so a client reusing that kept-alive connection for its next request would get no answer at all.
-     * Bodies above 1 MiB are not drained: there closing the connection is the cheaper answer.
-     */
-    public static void drainUnread(Context ctx) {
-        long length = ctx.req().getContentLengthLong();
-        if (length <= 0 || length > DRAIN_LIMIT) return;
-        try {
-            InputStream in = ctx.req().getInputStream();
-            byte[] buffer = new byte[8192];
-            long left = DRAIN_LIMIT;
-            for (int n; left > 0 && (n = in.read(buffer)) >= 0; ) left -= n;
-        } catch (IOException | IllegalStateException e) {
-            // the body was taken as a reader, or the client went away: nothing left to keep the connection for
         }
     }
 }
