@@ -1063,8 +1063,8 @@ static int open_launch_ns(const char *nsfile, const char *id) {
  * it has one) attached where it is on the host: a clone of that one mount, taken here in the host's namespace, since a
  * mount of another namespace cannot be bound. setns needs this process alone on its filesystem information (a clone
  * without CLONE_FS, as clone_vfork makes) and sets its root and working directory to the namespace's: every path
- * used after this is absolute. The clone is held by the copy (bwrap's outer process keeps it while the sandbox runs)
- * and goes with it. None of this grows with the number of sandboxes. Before Linux 5.2 (no open_tree) the sandbox
+ * used after this is absolute. The clone is held by the copy (bwrap's outer process, until the sandbox serves) and
+ * goes with it. None of this grows with the number of sandboxes. Before Linux 5.2 (no open_tree) the sandbox
  * starts in the host's namespace, as it did before. 0, or -1 with errno set.
  */
 static int own_mounts(const char *own, int nsfd) {
@@ -1085,16 +1085,20 @@ static int own_mounts(const char *own, int nsfd) {
  * no copy-on-write faults, which on a virtual machine are most of what a fork costs. Each runs on a stack of its own;
  * what they write to memory (a FILE for the pid file, the seccomp program) is theirs alone until they exec.
  */
-struct launch_req { int report, report_read, lfd, logfd, devnull; const char *pidfile; int seccomp; uid_t uid; gid_t gid; char **cmd; const char *own; int nsfd; };
+struct launch_req { int report, report_read, lfd, logfd, devnull; int seccomp; uid_t uid; gid_t gid; char **cmd; const char *own; int nsfd; int bwrap_pidfd; pid_t bwrap_pid; };
 
 #define CLONE_STACK (256u * 1024)
 
-/* A child sharing this memory on its own stack (with a guard page); returns once it exec'd or exited. */
-static pid_t clone_vfork(int (*fn)(void *), void *arg) {
+/*
+ * A child sharing this memory on its own stack (with a guard page); returns once it exec'd or exited. EXTRA adds
+ * clone flags: CLONE_FILES (the child's new descriptors are the parent's too), CLONE_PIDFD (a pidfd of the child
+ * is stored in *PIDFD).
+ */
+static pid_t clone_vfork(int (*fn)(void *), void *arg, int extra, int *pidfd) {
     unsigned char *m = mmap(NULL, CLONE_STACK + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (m == MAP_FAILED) return -1;
     if (mprotect(m, 4096, PROT_NONE)) { munmap(m, CLONE_STACK + 4096); return -1; }
-    pid_t pid = clone(fn, m + 4096 + CLONE_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+    pid_t pid = clone(fn, m + 4096 + CLONE_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD | extra, arg, pidfd);
     int e = errno;
     munmap(m, CLONE_STACK + 4096);
     errno = e;
@@ -1104,10 +1108,6 @@ static pid_t clone_vfork(int (*fn)(void *), void *arg) {
 static int launch_sandbox(void *arg) {
     struct launch_req *r = arg;
     close(r->report_read);
-    FILE *pf = fopen(r->pidfile, "we");
-    if (!pf || fprintf(pf, "%d\n", getpid()) < 0 || fclose(pf)) {
-        dprintf(r->report, "cannot write %s: %s", r->pidfile, strerror(errno)); _exit(1);
-    }
     if (r->own && own_mounts(r->own, r->nsfd)) {
         dprintf(r->report, "cannot prepare the mount namespace (%s): %s", r->own, strerror(errno)); _exit(1);
     }
@@ -1137,10 +1137,46 @@ static int launch_sandbox(void *arg) {
     _exit(1);
 }
 
+/* Shares the launcher's descriptors, so the pidfd of the process that becomes bwrap is the launcher's. */
 static int launch_detach(void *arg) {
+    struct launch_req *r = arg;
     setsid();
-    pid_t second = clone_vfork(launch_sandbox, arg);
-    _exit(second < 0 ? 1 : 0);
+    r->bwrap_pid = clone_vfork(launch_sandbox, arg, CLONE_PIDFD, &r->bwrap_pidfd);
+    _exit(r->bwrap_pid < 0 ? 1 : 0);
+}
+
+/*
+ * Once init serves, bwrap's outer process has nothing left to do but wait for it: it holds memory, page tables and
+ * a copy of the launch namespace per sandbox, and is one more task for every pivot_root on the host to visit. It is
+ * killed here (init, started without --die-with-parent, goes on; the host's init reaps it when it ends), after init's
+ * host pid was read from its children and found while bwrap still lived: the pidfd names bwrap and nothing else.
+ * Init's pid goes to PIDFILE, written whole under a temporary name. 0, or -1 with a message in MSG.
+ */
+static int drop_bwrap(struct launch_req *r, const char *pidfile, char *msg, size_t len) {
+    char path[64], kids[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)r->bwrap_pid, (int)r->bwrap_pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, kids, sizeof kids - 1);
+    if (fd >= 0) close(fd);
+    long init = n > 0 ? strtol(kids, NULL, 10) : 0;
+    int alive = r->bwrap_pidfd >= 0 ? !syscall(SYS_pidfd_send_signal, r->bwrap_pidfd, 0, NULL, 0) : !kill(r->bwrap_pid, 0);
+    if (init <= 0 || !alive) {
+        snprintf(msg, len, "the sandbox's bwrap ended before its init could be found");
+        return -1;
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", pidfile) >= (int)sizeof tmp) { snprintf(msg, len, "pid file path too long"); return -1; }
+    FILE *pf = fopen(tmp, "we");
+    if (!pf || fprintf(pf, "%ld\n", init) < 0 || fclose(pf) || rename(tmp, pidfile)) {
+        snprintf(msg, len, "cannot write %s: %s", pidfile, strerror(errno));
+        return -1;
+    }
+    if (r->bwrap_pidfd < 0) return 0; /* before Linux 5.3 (no pidfds) bwrap stays: a pid alone could name another process */
+    if (syscall(SYS_pidfd_send_signal, r->bwrap_pidfd, SIGKILL, NULL, 0) && errno != ESRCH) {
+        snprintf(msg, len, "cannot end the sandbox's bwrap: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static int launch(int argc, char **argv) {
@@ -1196,8 +1232,8 @@ static int launch(int argc, char **argv) {
     int report[2];
     if (pipe2(report, O_CLOEXEC)) die("launch: pipe: %s", strerror(errno));
 
-    struct launch_req req = { report[1], report[0], lfd, logfd, devnull, pidfile, seccomp, uid, gid, cmd, own, nsfd };
-    pid_t first = clone_vfork(launch_detach, &req);
+    struct launch_req req = { report[1], report[0], lfd, logfd, devnull, seccomp, uid, gid, cmd, own, nsfd, -1, -1 };
+    pid_t first = clone_vfork(launch_detach, &req, CLONE_FILES, NULL);
     if (first < 0) die("launch: fork: %s", strerror(errno));
     close(report[1]); close(lfd);
     int st;
@@ -1211,7 +1247,10 @@ static int launch(int argc, char **argv) {
     while (len < (ssize_t)sizeof msg - 1 && (n = read(report[0], msg + len, sizeof msg - 1 - len)) != 0) {
         if (n < 0) { if (errno == EINTR) continue; die("launch: reading the readiness pipe: %s", strerror(errno)); }
         len += n;
-        if (msg[0] == '+') return 0;
+        if (msg[0] == '+') {
+            if (!drop_bwrap(&req, pidfile, msg, sizeof msg)) return 0;
+            die("launch: %s", msg);
+        }
     }
     msg[len] = 0;
     if (len > 0) die("launch: %s", msg);

@@ -102,8 +102,8 @@ class HostFaultTest {
         RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
         try {
             String id = host.create(ALICE, SandboxRequest.defaults()).id();
-            long bwrap = Long.parseLong(Files.readString(dataDir.resolve("run").resolve(id).resolve("bwrap.pid")).trim());
-            ProcessHandle.of(bwrap).orElseThrow().descendants().forEach(ProcessHandle::destroyForcibly);
+            long init = Long.parseLong(Files.readString(dataDir.resolve("run").resolve(id).resolve("init.pid")).trim());
+            ProcessHandle.of(init).orElseThrow().destroyForcibly();
 
             await().atMost(Duration.ofSeconds(10)).until(() -> host.get(ALICE, id).state() == SandboxState.FAILED);
             SandboxRecord failed = host.get(ALICE, id);

@@ -94,9 +94,6 @@ public final class BwrapDriver implements SandboxDriver {
         if (freed > 0) log.info("freed {} sandbox uid claim(s) left by a process that died mid-create", freed);
         if (!kernelLimitsChecked.getAndSet(true)) {
             KernelLimits.read().shortOf(config.uidCount(), KernelLimits.processesPerSandbox(disk != null)).ifPresent(log::warn);
-            if (disk != null) {
-                KernelLimits.mountNamespacesShortOf(KernelLimits.sysctl("user/max_mnt_namespaces"), config.uidCount()).ifPresent(log::warn);
-            }
         }
     }
 

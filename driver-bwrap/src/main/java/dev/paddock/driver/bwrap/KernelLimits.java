@@ -10,16 +10,15 @@ import java.util.Optional;
 
 /**
  * The kernel limits that bound how many sandboxes this host holds at once. Every idle bwrap sandbox keeps
- * {@link #PROCESSES_PER_SANDBOX} processes (bwrap and its init), each a pid and a thread, and one more where it has a
- * disk of its own: the kernel runs a thread ({@code kworker/R-ext4-rsv-conversion}) for every mounted ext4 image. So
- * {@code kernel.pid_max} (32,768 on many distributions) is the first to run out. Namespace limits
- * ({@code user.max_*_namespaces}) count per uid, and every sandbox has its own, so they bound the count only in one
- * place: where sandboxes have disk images, each one's launcher makes a mount namespace as root (a copy of the
- * driver's launch namespace, see own_mounts in paddock-init.c), and all of those count against root's
- * {@code user.max_mnt_namespaces}.
+ * {@link #PROCESSES_PER_SANDBOX} process (its init; bwrap's outer process ends once init serves), a pid and a thread,
+ * and one more where it has a disk of its own: the kernel runs a thread ({@code kworker/R-ext4-rsv-conversion}) for
+ * every mounted ext4 image. So {@code kernel.pid_max} (32,768 on many distributions) is the first to run out.
+ * Namespace limits ({@code user.max_*_namespaces}) count per uid, and every sandbox has its own; the mount namespace a
+ * launcher makes as root (a copy of the driver's launch namespace, see own_mounts in paddock-init.c) goes with bwrap's
+ * outer process, so root's count holds only the starts under way.
  */
 record KernelLimits(long pidMax, long threadsMax, long processes) {
-    static final int PROCESSES_PER_SANDBOX = 2;
+    static final int PROCESSES_PER_SANDBOX = 1;
     /** The kernel thread of a sandbox's mounted disk image. */
     static final int PROCESSES_PER_DISK = 1;
     /** What a host sized for many sandboxes sets, as the warning suggests it. */
@@ -56,26 +55,11 @@ record KernelLimits(long pidMax, long threadsMax, long processes) {
         long needed = neededFor(wanted, perSandbox);
         return Optional.of("this host has room for about " + room + " more sandboxes, fewer than bwrap_uid_count (" + wanted + "): "
                 + describe() + ", and each idle sandbox holds " + perSandbox + " processes"
-                + (perSandbox > PROCESSES_PER_SANDBOX ? " (bwrap, its init and the kernel thread of its disk image)" : " (bwrap and its init)")
+                + (perSandbox > PROCESSES_PER_SANDBOX ? " (its init and the kernel thread of its disk image)" : " (its init)")
                 + ". Creates beyond that answer 503 host_at_capacity. For " + wanted + " sandboxes set kernel.pid_max and"
                 + " kernel.threads-max to at least " + needed + ", e.g. sysctl -w kernel.pid_max=" + Math.max(needed, SUGGESTED_PID_MAX)
                 + " kernel.threads-max=" + Math.max(needed, SUGGESTED_PID_MAX) + ", or lower bwrap_uid_count");
     }
-
-    /**
-     * A warning when root's mount namespace limit {@code maxMntNamespaces} (-1 if unknown) is below {@code wanted}
-     * sandboxes with disk images, each holding one as long as it runs, besides those the rest of the host makes.
-     */
-    static Optional<String> mountNamespacesShortOf(long maxMntNamespaces, long wanted) {
-        if (maxMntNamespaces < 0 || maxMntNamespaces >= wanted + MNT_NAMESPACES_SPARE) return Optional.empty();
-        long needed = wanted + MNT_NAMESPACES_SPARE;
-        return Optional.of("user.max_mnt_namespaces is " + maxMntNamespaces + ", and each sandbox with a disk image holds a mount namespace"
-                + " of root's while it runs: fewer than bwrap_uid_count (" + wanted + ") fit. Creates beyond that answer 503 host_at_capacity."
-                + " For " + wanted + " sandboxes set sysctl -w user.max_mnt_namespaces=" + needed + ", or lower bwrap_uid_count");
-    }
-
-    /** Mount namespaces of root's that the rest of a host may hold (services, containers). */
-    static final long MNT_NAMESPACES_SPARE = 1000;
 
     String describe() {
         return "kernel.pid_max " + pidMax + ", kernel.threads-max " + threadsMax + ", " + processes + " processes running";

@@ -28,7 +28,7 @@ record SandboxPaths(String sandboxId, Path runDir, Path sandboxDir) {
 
     Path socket() { return runDir.resolve("init.sock"); }
     Path log() { return runDir.resolve("init.log"); }
-    Path pidFile() { return runDir.resolve("bwrap.pid"); }
+    Path pidFile() { return runDir.resolve("init.pid"); }
     Path meta() { return runDir.resolve("sandbox.properties"); }
     Path workspace() { return sandboxDir.resolve("workspace"); }
     /** Bound read-write at /mnt/session/outputs; kept after the sandbox ends, like the workspace. */

@@ -48,7 +48,7 @@ class BwrapLifecycleTest {
         assertThat(s.inspect().frozen()).isTrue();
         assertThatThrownBy(() -> s.exec(ExecRequest.of("true"), null)).isInstanceOf(PaddockException.class)
                 .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_not_running");
-        Path counterFile = Path.of("/proc").resolve(Long.toString(bwrapPid(s)));
+        Path counterFile = Path.of("/proc").resolve(Long.toString(initPid(s)));
         assertThat(counterFile).exists();
         s.resume();
         long a = counter(s);
@@ -63,12 +63,11 @@ class BwrapLifecycleTest {
 
     /** Reads the counter through the host's view of the workspace-less /tmp: via /proc/<pid>/root while frozen. */
     private long counter(Sandbox s, boolean fromHost) throws Exception {
-        long init = Long.parseLong(Files.readString(Path.of("/proc/" + bwrapPid(s) + "/task/" + bwrapPid(s) + "/children")).trim().split(" ")[0]);
-        return Long.parseLong(Files.readString(Path.of("/proc/" + init + "/root/tmp/counter")).trim());
+        return Long.parseLong(Files.readString(Path.of("/proc/" + initPid(s) + "/root/tmp/counter")).trim());
     }
 
-    private long bwrapPid(Sandbox s) throws Exception {
-        return Long.parseLong(Files.readString(env.dataDir.resolve("run").resolve(s.ref().sandboxId()).resolve("bwrap.pid")).trim());
+    private long initPid(Sandbox s) throws Exception {
+        return Long.parseLong(Files.readString(env.dataDir.resolve("run").resolve(s.ref().sandboxId()).resolve("init.pid")).trim());
     }
 
     @Test
@@ -77,11 +76,11 @@ class BwrapLifecycleTest {
         String id = s.ref().sandboxId();
         sh(s, "echo kept > /workspace/file.txt");
         s.startProcess(ExecRequest.of("sleep", "1000"));
-        long bwrap = bwrapPid(s);
+        long init = initPid(s);
         List<Path> cgroupDirs = cgroupDirs(id);
         assertThat(cgroupDirs).isNotEmpty().allMatch(Files::isDirectory);
         s.terminate(TerminationReason.USER_REQUEST);
-        assertThat(gone(bwrap)).isTrue();
+        assertThat(gone(init)).isTrue();
         assertThat(cgroupDirs).noneMatch(Files::exists);
         assertThat(env.dataDir.resolve("run").resolve(id)).doesNotExist();
         assertThat(Files.readString(env.dataDir.resolve("sandboxes").resolve(id).resolve("workspace/file.txt"))).isEqualTo("kept\n");
@@ -130,9 +129,9 @@ class BwrapLifecycleTest {
     @Test
     void destroyCleansUpASandboxFoundByList() throws Exception {
         Sandbox s = env.create();
-        long bwrap = bwrapPid(s);
+        long init = initPid(s);
         env.driver.destroy(s.ref());
-        assertThat(gone(bwrap)).isTrue();
+        assertThat(gone(init)).isTrue();
         assertThat(env.driver.list()).isEmpty();
         assertThat(cgroupDirs(s.ref().sandboxId())).isEmpty();
     }

@@ -13,15 +13,18 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every sandbox's disk image is a mount on the host; bwrap starts in a mount namespace of its own that holds its
- * sandbox's disk and none of the others (so the work of a start does not grow with the number of sandboxes), and
- * nothing of it stays mounted once the sandboxes are gone, also when a new driver (a restarted host) deletes them.
+ * sandbox's disk and none of the others (so the work of a start does not grow with the number of sandboxes), that
+ * namespace goes with bwrap's outer process once the sandbox serves, and nothing of it stays mounted once the
+ * sandboxes are gone, also when a new driver (a restarted host) deletes them.
  */
 class BwrapOwnMountsTest {
     private static final long DISK = 64L << 20;
@@ -46,7 +49,7 @@ class BwrapOwnMountsTest {
         Sandbox first = withDisk();
         long launchNs = launchNamespacePid();
         int launchMounts = ownMounts(mountsOf(launchNs)).size();
-        int firstMounts = ownMounts(mountsOf(bwrapPid(first))).size();
+        int firstMounts = mountsOf(initPid(first)).size();
         List<Sandbox> more = new ArrayList<>();
         for (int i = 0; i < 4; i++) more.add(withDisk());
         Sandbox last = more.getLast();
@@ -56,11 +59,11 @@ class BwrapOwnMountsTest {
         assertThat(launchNamespacePid()).as("one launch namespace for all of them").isEqualTo(launchNs);
         assertThat(mountsOf(launchNs)).as("the launch namespace").noneMatch(l -> mountPoint(l).startsWith(sandboxes.toString()));
         assertThat(ownMounts(mountsOf(launchNs))).hasSize(launchMounts);
-        // each launcher's copy is the launch namespace's mounts and its own disk, the fifth one as the first
-        List<String> lastMounts = ownMounts(mountsOf(bwrapPid(last)));
-        assertThat(lastMounts).as("mounts where the fifth sandbox's bwrap started").hasSize(firstMounts).hasSize(launchMounts + 1)
-                .filteredOn(l -> mountPoint(l).startsWith(sandboxes.toString())).extracting(BwrapOwnMountsTest::mountPoint)
-                .containsExactly(sandboxDir(last).toString());
+        // the fifth sandbox has as many mounts as the first: its own, none of the others' disks
+        assertThat(mountsOf(initPid(last))).as("mounts of the fifth sandbox").hasSize(firstMounts);
+        assertThat(sh(last, "cat /proc/self/mountinfo").out()).doesNotContain(first.ref().sandboxId());
+        // no process is left in a launcher's copy of the launch namespace: it went with bwrap's outer process
+        assertThat(processesIn(sandboxes)).as("processes whose mount table has this data directory's sandboxes/").isEmpty();
     }
 
     @Test
@@ -71,8 +74,8 @@ class BwrapOwnMountsTest {
         String identity = Files.getAttribute(ns, "unix:dev") + ":" + Files.getAttribute(ns, "unix:ino");
         Path own = sandboxDir(s);
 
-        // the launch namespace's pid now names another process (here a sandbox's bwrap, in a namespace of root's)
-        var reused = launch(own, "/proc/" + bwrapPid(s) + "/ns/mnt", identity);
+        // the launch namespace's pid now names another process (here this test's, in the host's namespace, root's)
+        var reused = launch(own, "/proc/" + ProcessHandle.current().pid() + "/ns/mnt", identity);
         assertThat(reused.exit()).isEqualTo(1);
         assertThat(reused.err()).contains("is not the launch mount namespace").contains("refusing");
         // a sandbox's own namespace, even named with its true identity: it belongs to the sandbox's user namespace
@@ -98,8 +101,6 @@ class BwrapOwnMountsTest {
         long second = launchNamespacePid();
         assertThat(second).isNotEqualTo(first);
         assertThat(sh(next, "echo ok > /workspace/f && cat /workspace/f").out()).isEqualTo("ok\n");
-        assertThat(mountsOf(bwrapPid(next))).filteredOn(l -> mountPoint(l).startsWith(env.dataDir.resolve("sandboxes").toString()))
-                .extracting(BwrapOwnMountsTest::mountPoint).containsExactly(sandboxDir(next).toString());
         env.driver.close();
         awaitGone(second);
         assertThat(sh(next, "cat /workspace/f").out()).as("a launched sandbox outlives the launch namespace").isEqualTo("ok\n");
@@ -112,10 +113,6 @@ class BwrapOwnMountsTest {
         String aDir = sandboxDir(a).toString(), bDir = sandboxDir(b).toString();
         assertThat(hostMounts()).as("the host has both disks").anyMatch(l -> l.contains(aDir)).anyMatch(l -> l.contains(bDir));
 
-        // bwrap itself (its outer process) stays in the namespace it started in: B's disk is there, A's is not
-        List<String> launched = mountsOf(bwrapPid(b));
-        assertThat(launched).as("mounts where B's bwrap started").anyMatch(l -> l.contains(bDir)).noneMatch(l -> l.contains(aDir));
-        assertThat(mountsOf(bwrapPid(a))).noneMatch(l -> l.contains(bDir));
         // the sandbox sees neither the other sandbox nor the directory of all of them
         var inside = sh(b, "cat /proc/self/mountinfo; ls / /mnt");
         assertThat(inside.out()).doesNotContain(a.ref().sandboxId());
@@ -158,10 +155,11 @@ class BwrapOwnMountsTest {
             sh(foreign, "echo one > /workspace/f");
             Sandbox b = withDisk(); // another data directory's disk is in the host's namespace when the launch namespace is made
             String foreignDir = other.dataDir.resolve("sandboxes").resolve(foreign.ref().sandboxId()).toString();
-            assertThat(mountsOf(bwrapPid(b))).as("mounts where B's bwrap started").anyMatch(l -> l.contains(foreignDir));
+            // the launch namespace, made while the foreign disk was mounted, has it; B's sandbox and its start do not
+            assertThat(processesIn(Path.of(foreignDir))).as("processes whose mount table has the foreign disk").containsExactly(launchNamespacePid());
 
             foreign.terminate(TerminationReason.USER_REQUEST);
-            assertThat(mountsOf(bwrapPid(b))).as("mounts where B's bwrap started").noneMatch(l -> l.contains(foreignDir));
+            assertThat(processesIn(Path.of(foreignDir))).as("the host's unmount reached the launch namespace").isEmpty();
             awaitNoLoopDevice(other.dataDir);
             // mounted again for a read, the image has what the ended sandbox wrote: it was never mounted twice
             var ws = other.driver.workspace(foreign.ref()).orElseThrow();
@@ -211,19 +209,36 @@ class BwrapOwnMountsTest {
         return new TestSandboxes.Run(p.waitFor(), "", err, null);
     }
 
-    /** Init, pid 1 of the sandbox: bwrap's child. */
+    /** Init, pid 1 of the sandbox, as the host sees it. */
     private long initPid(Sandbox s) throws Exception {
-        String children = Files.readString(Path.of("/proc/" + bwrapPid(s) + "/task/" + bwrapPid(s) + "/children")).trim();
-        return Long.parseLong(children.split(" ")[0]);
+        return Long.parseLong(Files.readString(env.dataDir.resolve("run").resolve(s.ref().sandboxId()).resolve("init.pid")).trim());
+    }
+
+    /** The processes other than the host's own namespace's whose mount table has a mount at or under {@code dir}. */
+    private static List<Long> processesIn(Path dir) throws Exception {
+        String self = Files.readSymbolicLink(Path.of("/proc/self/ns/mnt")).toString();
+        Set<String> seen = new HashSet<>();
+        List<Long> found = new ArrayList<>();
+        try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+            for (Path p : procs) {
+                try {
+                    String ns = Files.readSymbolicLink(p.resolve("ns/mnt")).toString();
+                    if (ns.equals(self) || !seen.add(ns)) continue;
+                    if (mountsOf(Long.parseLong(p.getFileName().toString())).stream().anyMatch(l -> mountPoint(l).startsWith(dir.toString()))) {
+                        found.add(Long.parseLong(p.getFileName().toString()));
+                    }
+                } catch (IOException gone) {
+                    // ended meanwhile, or a kernel thread
+                }
+            }
+        }
+        return found;
     }
 
     private Path sandboxDir(Sandbox s) {
         return env.dataDir.resolve("sandboxes").resolve(s.ref().sandboxId());
     }
 
-    private long bwrapPid(Sandbox s) throws Exception {
-        return Long.parseLong(Files.readString(env.dataDir.resolve("run").resolve(s.ref().sandboxId()).resolve("bwrap.pid")).trim());
-    }
 
     private static List<String> mountsOf(long pid) throws Exception {
         return Files.readAllLines(Path.of("/proc/" + pid + "/mountinfo"));
