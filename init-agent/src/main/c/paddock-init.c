@@ -1160,6 +1160,7 @@ static int drop_bwrap(struct launch_req *r, const char *pidfile, char *msg, size
     if (fd >= 0) close(fd);
     long init = n > 0 ? strtol(kids, NULL, 10) : 0;
     int alive = r->bwrap_pidfd >= 0 ? !syscall(SYS_pidfd_send_signal, r->bwrap_pidfd, 0, NULL, 0) : !kill(r->bwrap_pid, 0);
+    if (alive && fd < 0) return 0; /* a kernel without the children file (CONFIG_PROC_CHILDREN): bwrap stays, no pid file */
     if (init <= 0 || !alive) {
         snprintf(msg, len, "the sandbox's bwrap ended before its init could be found");
         return -1;
@@ -1171,7 +1172,7 @@ static int drop_bwrap(struct launch_req *r, const char *pidfile, char *msg, size
         snprintf(msg, len, "cannot write %s: %s", pidfile, strerror(errno));
         return -1;
     }
-    if (r->bwrap_pidfd < 0) return 0; /* before Linux 5.3 (no pidfds) bwrap stays: a pid alone could name another process */
+    if (r->bwrap_pidfd < 0) return 0; /* before Linux 5.2 (no CLONE_PIDFD) bwrap stays: a pid alone could name another process */
     if (syscall(SYS_pidfd_send_signal, r->bwrap_pidfd, SIGKILL, NULL, 0) && errno != ESRCH) {
         snprintf(msg, len, "cannot end the sandbox's bwrap: %s", strerror(errno));
         return -1;

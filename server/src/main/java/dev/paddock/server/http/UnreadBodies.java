@@ -31,6 +31,7 @@ public final class UnreadBodies implements Filter {
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain) throws IOException, ServletException {
         chain.doFilter(request, response);
         if (request.isAsyncStarted() || !(request instanceof HttpServletRequest req) || !(response instanceof HttpServletResponse res)) return;
+        if (res.getStatus() == HttpServletResponse.SC_SWITCHING_PROTOCOLS) return; // a WebSocket: the connection is no longer HTTP's
         ServletInputStream in;
         try {
             in = req.getInputStream();
