@@ -1212,6 +1212,12 @@ static int launch(int argc, char **argv) {
     if (lfd < 0 || bind(lfd, (struct sockaddr *)&addr, sizeof addr) || chmod(sock, 0600) || listen(lfd, 128))
         die("launch: cannot listen on %s: %s", sock, strerror(errno));
 
+    /* The host makes the disk, the cgroups and the workspace while this process starts; one byte on stdin says they are ready. */
+    char ok = 0;
+    ssize_t got;
+    while ((got = read(0, &ok, 1)) < 0 && errno == EINTR) {}
+    if (got != 1 || ok != 'g') die("launch: the host gave up before the sandbox's directories were ready");
+
     /*
      * Join the cgroups while still root, so bwrap and everything below is counted and limited from its first
      * instruction. Each FILE is a v1 "tasks" file (or a v2 cgroup.procs): "0" moves the calling thread, and this
@@ -1219,12 +1225,6 @@ static int launch(int argc, char **argv) {
      * RCU grace period costs milliseconds (10-20 ms on a busy host) for every cgroup.procs write of a pid.
      */
     for (int k = 0; k < njoin; k++) write_file(joins[k], "0");
-
-    /* The host prepares the workspace while this process starts; one byte on stdin says it is ready. */
-    char ok = 0;
-    ssize_t got;
-    while ((got = read(0, &ok, 1)) < 0 && errno == EINTR) {}
-    if (got != 1 || ok != 'g') die("launch: the host gave up before the sandbox's directories were ready");
 
     int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);

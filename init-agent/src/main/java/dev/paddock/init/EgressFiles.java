@@ -25,6 +25,13 @@ public record EgressFiles(Path socketDir, String socketName, Path caBundle, Map<
     }
 
     public static EgressFiles prepare(EgressAttachment attachment, Path filesDir, int uid) {
+        EgressFiles files = of(attachment, filesDir);
+        files.write(attachment, uid);
+        return files;
+    }
+
+    /** Where {@link #write} puts the files for {@code attachment}, checked, with nothing written yet. */
+    public static EgressFiles of(EgressAttachment attachment, Path filesDir) {
         Path dir = Path.of(attachment.socketDir());
         if (!dir.isAbsolute() || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             throw PaddockException.internal("the egress socket directory " + dir + " is missing or not a directory", null);
@@ -33,8 +40,14 @@ public record EgressFiles(Path socketDir, String socketName, Path caBundle, Map<
         if (name == null || name.isEmpty() || name.contains("/") || name.equals(".") || name.equals("..")) {
             throw PaddockException.internal("invalid egress socket name '" + name + "'", null);
         }
+        return new EgressFiles(dir, name, filesDir.resolve(BUNDLE_NAME), attachment.env());
+    }
+
+    /** Hands the socket directory to {@code uid} and writes the CA bundle. */
+    public void write(EgressAttachment attachment, int uid) {
+        Path dir = socketDir, filesDir = caBundle.getParent();
         try {
-            Path socket = dir.resolve(name);
+            Path socket = dir.resolve(socketName);
             chown(dir, uid);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
             if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
@@ -44,7 +57,7 @@ public record EgressFiles(Path socketDir, String socketName, Path caBundle, Map<
             }
             Files.createDirectories(filesDir);
             Files.setPosixFilePermissions(filesDir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            Path bundle = filesDir.resolve(BUNDLE_NAME);
+            Path bundle = caBundle;
             StringBuilder text = new StringBuilder();
             if (Files.isRegularFile(HOST_BUNDLE)) {
                 text.append(Files.readString(HOST_BUNDLE, StandardCharsets.UTF_8));
@@ -53,7 +66,6 @@ public record EgressFiles(Path socketDir, String socketName, Path caBundle, Map<
             if (attachment.caCertificatePem() != null) text.append("# Paddock egress CA (TLS interception for credential hosts)\n").append(attachment.caCertificatePem());
             Files.writeString(bundle, text, StandardCharsets.UTF_8);
             Files.setPosixFilePermissions(bundle, PosixFilePermissions.fromString("rw-r--r--"));
-            return new EgressFiles(dir, name, bundle, attachment.env());
         } catch (IOException e) {
             throw PaddockException.internal("cannot prepare the egress files in " + filesDir + ": " + e.getMessage(), e);
         }

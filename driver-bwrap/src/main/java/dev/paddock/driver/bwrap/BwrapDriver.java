@@ -166,23 +166,26 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxCgroup cgroup = null;
         SandboxLauncher launcher = null;
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
+        EgressFiles egressFiles = egress ? EgressFiles.of(spec.egress(), paths.egressFiles()) : null;
+        BwrapArgs.Egress way = egress ? new BwrapArgs.Egress(egressFiles.socketDir(), egressFiles.socketName(), egressFiles.caBundle(),
+                hasSystemBundle(root), egressFiles.env()) : null;
+        List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
+        List<String> ownMounts = launchNamespace == null ? List.of() : launchNamespace.launchArgs(paths.sandboxDir()).orElse(List.of());
+        // starting a process from the JVM takes milliseconds: the launcher starts while the disk, the cgroups and the
+        // files are made here, and waits (cgroups not joined yet) until proceed() says they are ready
+        CompletableFuture<SandboxLauncher> starting = CompletableFuture.supplyAsync(() -> SandboxLauncher.start(initBinary, paths, uid, uid,
+                cgroups.open(spec.sandboxId()).selfJoinFiles(), ownMounts, args), PREPARE);
         try {
-            // before anything is written under the sandbox's directory: the disk is mounted over it
-            prepareDisk(paths, spec.limits().diskBytes());
-            cgroup = cgroups.create(spec.sandboxId(), spec.limits());
-            meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
-            // the workspace and /etc files are made on another thread while the launcher process starts (~2 ms)
-            CompletableFuture<Void> prepared = CompletableFuture.runAsync(() -> {
+            try {
+                // before anything is written under the sandbox's directory: the disk is mounted over it
+                prepareDisk(paths, spec.limits().diskBytes());
+                cgroup = cgroups.create(spec.sandboxId(), spec.limits());
+                meta = new SandboxMeta(spec.sandboxId(), uid, uid, spec.image(), meta.createdAt(), fence, cgroup.dirs());
                 makeWorkspace(paths, uid);
                 if (root instanceof BwrapArgs.Root.Host) SandboxEtc.writeOwn(paths.etc(), uid, hostname);
-            }, PREPARE);
-            BwrapArgs.Egress way = egress ? egressWay(spec, paths, uid, root) : null;
-            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
-            try {
-                List<String> ownMounts = launchNamespace == null ? List.of() : launchNamespace.launchArgs(paths.sandboxDir()).orElse(List.of());
-                launcher = SandboxLauncher.start(initBinary, paths, uid, uid, cgroup.selfJoinFiles(), ownMounts, args);
+                if (egress) egressFiles.write(spec.egress(), uid);
             } finally {
-                joinPrepared(prepared);
+                launcher = started(starting);
             }
             launcher.proceed();
             // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
@@ -194,6 +197,15 @@ public final class BwrapDriver implements SandboxDriver {
             if (cgroup != null) cleanUp(paths, cgroup, meta);
             else { unmountDisk(paths); deleteRunDir(paths); uids.release(uid, spec.sandboxId()); }
             throw e;
+        }
+    }
+
+    /** The launcher once its process started; throws what kept it from starting. */
+    private static SandboxLauncher started(CompletableFuture<SandboxLauncher> starting) {
+        try {
+            return starting.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : PaddockException.internal("cannot start the sandbox: " + e.getCause(), e.getCause());
         }
     }
 
@@ -252,14 +264,6 @@ public final class BwrapDriver implements SandboxDriver {
         }
     }
 
-    private static void joinPrepared(CompletableFuture<Void> prepared) {
-        try {
-            prepared.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : PaddockException.internal("cannot prepare the sandbox: " + e.getCause(), e.getCause());
-        }
-    }
-
     /** Returns once init serves; a failure carries the end of the sandbox's log. */
     private void awaitLaunch(SandboxLauncher launcher, SandboxPaths paths) {
         try {
@@ -273,11 +277,6 @@ public final class BwrapDriver implements SandboxDriver {
             String message = e.getMessage() + "; sandbox log: " + Text.clip(log.substring(Math.max(0, log.length() - 400)), 400);
             throw e.errorCode() == ErrorCode.SANDBOX_START_FAILED ? StartFailure.of(message) : new PaddockException(e.errorCode(), message, e);
         }
-    }
-
-    private static BwrapArgs.Egress egressWay(SandboxSpec spec, SandboxPaths paths, int uid, BwrapArgs.Root root) {
-        EgressFiles files = EgressFiles.prepare(spec.egress(), paths.egressFiles(), uid);
-        return new BwrapArgs.Egress(files.socketDir(), files.socketName(), files.caBundle(), hasSystemBundle(root), files.env());
     }
 
     /** Whether the root has a system CA bundle to mount the egress bundle over (a mount needs an existing file). */

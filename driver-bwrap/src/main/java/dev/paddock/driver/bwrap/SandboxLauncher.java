@@ -13,11 +13,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket and joins the cgroups as root,
+ * Starts a sandbox through {@code paddock-init launch}: the launcher binds the socket, joins the cgroups as root,
  * detaches (double fork + setsid), drops to the sandbox uid and execs bwrap; it exits once init inside the sandbox
- * reported on a pipe that it serves, so the first request needs no ping and nothing polls. Starting a process from
- * the JVM takes a while, so the caller prepares the workspace meanwhile and then says {@link #proceed}; the
- * launcher forks only after that. Then the caller {@link #await}s the end.
+ * reported on a pipe that it serves (and bwrap's outer process is gone), so the first request needs no ping and
+ * nothing polls. Starting a process from the JVM takes a while, so the caller makes the disk, the cgroups and the
+ * workspace meanwhile and then says {@link #proceed}; the launcher joins the cgroups and forks only after that. Then
+ * the caller {@link #await}s the end.
  */
 final class SandboxLauncher {
     private final Process process;
