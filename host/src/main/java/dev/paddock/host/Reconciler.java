@@ -32,13 +32,13 @@ final class Reconciler {
     void reconcile(SandboxRecord listed) {
         Sandbox live = host.live(listed.id());
         if (live == null || listed.state().isTerminal() || !host.ownerId().equals(listed.fence().ownerId())) return;
-        SandboxStatus seen = inspect(live, listed);
+        SandboxStatus seen = liveness(live, listed);
         if (seen == null || agrees(listed, live, seen)) return;
         host.ifUnlocked(listed.id(), () -> {
             SandboxRecord r = host.store().sandboxes().find(listed.id()).orElse(null);
             Sandbox s = host.live(listed.id());
             if (r == null || s == null || r.state().isTerminal() || !host.ownerId().equals(r.fence().ownerId())) return;
-            SandboxStatus status = inspect(s, r);
+            SandboxStatus status = liveness(s, r);
             if (status == null) return;
             if (!status.alive() && s.goneWhenNotAlive()) {
                 host.fail(r, "backend_lost", "the sandbox's backend stopped (its init process died or was killed); its workspace is kept");
@@ -64,11 +64,11 @@ final class Reconciler {
         };
     }
 
-    private static SandboxStatus inspect(Sandbox s, SandboxRecord r) {
+    private static SandboxStatus liveness(Sandbox s, SandboxRecord r) {
         try {
-            return s.inspect();
+            return s.liveness();
         } catch (RuntimeException e) {
-            log.debug("inspect of {} failed: {}", r.id(), e.getMessage());
+            log.debug("liveness of {} failed: {}", r.id(), e.getMessage());
             return null;
         }
     }

@@ -44,6 +44,15 @@ public interface Sandbox {
     SandboxStatus inspect();
 
     /**
+     * Whether the sandbox is alive and whether it is frozen, for the host's pass over every sandbox it holds (the other
+     * fields may be unknown, -1). A driver that can tell both without waking the sandbox and without reading its usage
+     * answers here more cheaply than {@link #inspect}; a busy host must not take a slow answer for a dead sandbox.
+     */
+    default SandboxStatus liveness() {
+        return inspect();
+    }
+
+    /**
      * Starts a command on a new terminal (a pty allocated inside the sandbox, as its user, like any exec); output
      * arrives as {@link ExecOutput#stdout}. Drivers without terminals throw {@link UnsupportedCapabilityException}
      * (their conformance lists {@code terminal} as unavailable).

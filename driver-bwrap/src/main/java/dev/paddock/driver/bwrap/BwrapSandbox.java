@@ -72,6 +72,19 @@ final class BwrapSandbox extends InitSandbox {
         driver.release(paths, meta);
     }
 
+    /**
+     * From the cgroup alone, without a ping that wakes init: when init ends, the kernel ends every process of its pid
+     * namespace, and the cgroup holds nothing else, so a cgroup with processes is a live sandbox. Where the count
+     * cannot be read, {@link #inspect} answers.
+     */
+    @Override
+    public SandboxStatus liveness() {
+        if (terminated || !cgroup.exists()) return new SandboxStatus(false, false, -1, -1, -1, -1, -1);
+        int pids = cgroup.pids();
+        if (pids < 0) return inspect();
+        return new SandboxStatus(pids > 0, cgroup.frozen(), -1, -1, pids, -1, -1);
+    }
+
     @Override
     public SandboxStatus inspect() {
         boolean frozen = !terminated && cgroup.exists() && cgroup.frozen();

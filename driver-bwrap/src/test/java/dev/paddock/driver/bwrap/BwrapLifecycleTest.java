@@ -91,6 +91,34 @@ class BwrapLifecycleTest {
                 .extracting(e -> ((PaddockException) e).code()).isEqualTo("sandbox_not_running");
     }
 
+    @Test
+    void livenessComesFromTheCgroupSoASlowInitIsNotTakenForADeadOne() throws Exception {
+        Sandbox s = env.create();
+        assertThat(s.liveness().alive()).isTrue();
+        assertThat(s.liveness().frozen()).isFalse();
+        s.suspend();
+        assertThat(s.liveness().alive()).isTrue();
+        assertThat(s.liveness().frozen()).isTrue();
+        s.resume();
+
+        // init stopped from the host cannot answer a ping: inspect() says not alive, liveness() still alive
+        long init = initPid(s);
+        new ProcessBuilder("kill", "-STOP", Long.toString(init)).start().waitFor();
+        try {
+            assertThat(s.inspect().alive()).as("a ping to a stopped init").isFalse();
+            assertThat(s.liveness().alive()).as("its processes are there").isTrue();
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(init)).start().waitFor();
+        }
+        assertThat(sh(s, "echo back").out()).isEqualTo("back\n");
+
+        // init killed: the kernel ends its pid namespace, the cgroup empties
+        new ProcessBuilder("kill", "-KILL", Long.toString(init)).start().waitFor();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !s.liveness().alive());
+        s.terminate(TerminationReason.USER_REQUEST);
+        assertThat(s.liveness().alive()).isFalse();
+    }
+
     /** Gone, or a zombie waiting for the host's reaper: either way nothing runs any more. */
     private static boolean gone(long pid) throws Exception {
         Path stat = Path.of("/proc/" + pid + "/stat");
