@@ -166,16 +166,16 @@ public final class BwrapDriver implements SandboxDriver {
         SandboxCgroup cgroup = null;
         SandboxLauncher launcher = null;
         String hostname = spec.sandboxId().length() > 63 ? spec.sandboxId().substring(0, 63) : spec.sandboxId();
-        EgressFiles egressFiles = egress ? EgressFiles.of(spec.egress(), paths.egressFiles()) : null;
-        BwrapArgs.Egress way = egress ? new BwrapArgs.Egress(egressFiles.socketDir(), egressFiles.socketName(), egressFiles.caBundle(),
-                hasSystemBundle(root), egressFiles.env()) : null;
-        List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
-        List<String> ownMounts = launchNamespace == null ? List.of() : launchNamespace.launchArgs(paths.sandboxDir()).orElse(List.of());
-        // starting a process from the JVM takes milliseconds: the launcher starts while the disk, the cgroups and the
-        // files are made here, and waits (cgroups not joined yet) until proceed() says they are ready
-        CompletableFuture<SandboxLauncher> starting = CompletableFuture.supplyAsync(() -> SandboxLauncher.start(initBinary, paths, uid, uid,
-                cgroups.open(spec.sandboxId()).selfJoinFiles(), ownMounts, args), PREPARE);
         try {
+            EgressFiles egressFiles = egress ? EgressFiles.of(spec.egress(), paths.egressFiles()) : null;
+            BwrapArgs.Egress way = egress ? new BwrapArgs.Egress(egressFiles.socketDir(), egressFiles.socketName(), egressFiles.caBundle(),
+                    hasSystemBundle(root), egressFiles.env()) : null;
+            List<String> args = BwrapArgs.build(config.bwrap(), initBinary, paths.workspace(), hostname, root, spec.env(), way);
+            List<String> ownMounts = launchNamespace == null ? List.of() : launchNamespace.launchArgs(paths.sandboxDir()).orElse(List.of());
+            // starting a process from the JVM takes milliseconds: the launcher starts while the disk, the cgroups and the
+            // files are made here, and waits (cgroups not joined yet) until proceed() says they are ready
+            CompletableFuture<SandboxLauncher> starting = CompletableFuture.supplyAsync(() -> SandboxLauncher.start(initBinary, paths, uid, uid,
+                    cgroups.open(spec.sandboxId()).selfJoinFiles(), ownMounts, args), PREPARE);
             try {
                 // before anything is written under the sandbox's directory: the disk is mounted over it
                 prepareDisk(paths, spec.limits().diskBytes());
