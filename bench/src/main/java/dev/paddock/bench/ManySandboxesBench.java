@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * each new sandbox had used once it answered (its cgroup's {@code cpu_nanos}: the launcher, bwrap setting up the
  * mount namespace, and init), plus the number of mounts in the host's mount table at the row's end. Arguments: the
  * repository, N (default {@code PADDOCK_BENCH_MANY}, else 10,000; a host needs {@code kernel.pid_max} above about
- * 3 per sandbox, see docs/CONFIGURATION.md), and {@code --no-report} to print without rewriting docs/BENCHMARKS.md.
+ * 2 per sandbox, see docs/CONFIGURATION.md), and {@code --no-report} to print without rewriting docs/BENCHMARKS.md.
  */
 public final class ManySandboxesBench {
     private static final String CREATE = "{\"limits\":{\"memory\":\"64m\"}}";
@@ -72,11 +72,11 @@ public final class ManySandboxesBench {
     }
 
     /**
-     * Each idle sandbox holds three processes (bwrap, its init and the kernel thread of its disk image): a run the
+     * Each idle sandbox holds two processes (its init and the kernel thread of its disk image): a run the
      * kernel's limits cannot hold is refused before it starts, naming the setting, rather than stopped by 503s.
      */
     private static void checkProcessLimits(int n) throws IOException {
-        long needed = 3L * n + 10_000;
+        long needed = 2L * n + 10_000;
         for (String name : List.of("pid_max", "threads-max")) {
             long value;
             try (var in = Files.newInputStream(Path.of("/proc/sys/kernel", name))) {
