@@ -21,6 +21,7 @@ final class McpHttpErrors {
         resp.setContentType("application/json");
         resp.setCharacterEncoding("UTF-8");
         resp.setHeader("Cache-Control", "no-store");
+        if (status == 413) resp.setHeader("Connection", "close"); // the body may still be coming: the connection ends after it
         byte[] body = body(code, message);
         resp.setContentLength(body.length);
         try {

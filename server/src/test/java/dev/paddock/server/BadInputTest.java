@@ -173,6 +173,33 @@ class BadInputTest {
     }
 
     @Test
+    void aRequestWithoutABodyOrWithASmallUnreadOneKeepsItsConnection() throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", t.server.port())) {
+            socket.setSoTimeout(10_000);
+            var out = socket.getOutputStream();
+            var in = new java.io.DataInputStream(socket.getInputStream());
+            // an answer with no body of its own (204) to a request with none
+            api.send(api.request("PUT", "/v1/sandboxes/" + sandbox + "/files/content?path=kept.txt", HttpRequest.BodyPublishers.ofString("x")));
+            out.write(RawHttp.bytes("DELETE /v1/sandboxes/" + sandbox + "/files?path=kept.txt HTTP/1.1\r\nHost: x\r\nx-api-key: " + t.adminKey + "\r\n\r\n"));
+            assertThat(answerHead(in)).startsWith("HTTP/1.1 204").doesNotContainIgnoringCase("connection: close");
+            // answered 401 before a byte of it is read; the server reads it after the answer
+            out.write(RawHttp.bytes("POST /v1/sandboxes HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + " ".repeat(1000)));
+            assertThat(answerHead(in)).startsWith("HTTP/1.1 401").doesNotContainIgnoringCase("connection: close");
+            out.write(RawHttp.bytes("GET /v1/sandboxes/" + sandbox + " HTTP/1.1\r\nHost: x\r\nx-api-key: " + t.adminKey + "\r\n\r\n"));
+            assertThat(answerHead(in)).as("the same connection serves a third request").startsWith("HTTP/1.1 200");
+        }
+    }
+
+    /** One answer's head from a kept-alive connection; its body (by Content-Length) is read past. */
+    private static String answerHead(java.io.DataInputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) head.append((char) in.readUnsignedByte());
+        var length = java.util.regex.Pattern.compile("(?im)^content-length:\\s*(\\d+)").matcher(head);
+        if (length.find()) in.readNBytes(Integer.parseInt(length.group(1)));
+        return head.toString();
+    }
+
+    @Test
     void oversizedUploadIs413AndLeavesNoFile() {
         byte[] big = new byte[(int) TestServer.UPLOAD_LIMIT + 1];
         String path = "/v1/sandboxes/" + sandbox + "/files/content?path=big.bin";

@@ -184,9 +184,15 @@ public final class BwrapDriver implements SandboxDriver {
                 makeWorkspace(paths, uid);
                 if (root instanceof BwrapArgs.Root.Host) SandboxEtc.writeOwn(paths.etc(), uid, hostname);
                 if (egress) egressFiles.write(spec.egress(), uid);
-            } finally {
-                launcher = started(starting);
+            } catch (RuntimeException setup) {
+                try {
+                    launcher = started(starting); // to be aborted below
+                } catch (RuntimeException alsoLauncher) {
+                    setup.addSuppressed(alsoLauncher);
+                }
+                throw setup;
             }
+            launcher = started(starting);
             launcher.proceed();
             // written while bwrap sets up; a host that dies before this line leaves a run dir that destroy() handles
             meta.write(paths.meta());

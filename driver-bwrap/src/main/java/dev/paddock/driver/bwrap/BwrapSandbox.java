@@ -74,15 +74,13 @@ final class BwrapSandbox extends InitSandbox {
 
     /**
      * From the cgroup alone, without a ping that wakes init: when init ends, the kernel ends every process of its pid
-     * namespace, and the cgroup holds nothing else, so a cgroup with processes is a live sandbox. Where the count
-     * cannot be read, {@link #inspect} answers.
+     * namespace, and the cgroup holds nothing else, so a cgroup with a live process is a live sandbox (an exited init
+     * that nobody reaps does not count: the host's pid 1 may not reap).
      */
     @Override
     public SandboxStatus liveness() {
         if (terminated || !cgroup.exists()) return new SandboxStatus(false, false, -1, -1, -1, -1, -1);
-        int pids = cgroup.pids();
-        if (pids < 0) return inspect();
-        return new SandboxStatus(pids > 0, cgroup.frozen(), -1, -1, pids, -1, -1);
+        return new SandboxStatus(cgroup.populated(), cgroup.frozen(), -1, -1, -1, -1, -1);
     }
 
     @Override

@@ -78,7 +78,10 @@ public final class ApiErrors {
             statusPage(ctx);
             return;
         }
-        write(ctx, classify(e, ctx)); // a body left unread is UnreadBodies' to deal with
+        PaddockException pe = classify(e, ctx);
+        // a body refused while it may still be coming: say the connection ends (UnreadBodies reads what follows)
+        if (pe.type() == ErrorType.REQUEST_TOO_LARGE) ctx.header("Connection", "close");
+        write(ctx, pe);
     }
 
     /**

@@ -137,6 +137,12 @@ public final class CgroupV1 implements CgroupSystem {
             return CgroupFiles.read(state()).equals("FROZEN");
         }
 
+        /** cgroup.procs leaves out a process that exited and waits to be reaped (pids.current counts it). */
+        @Override
+        public boolean populated() {
+            return !CgroupFiles.pids(dir("freezer").resolve("cgroup.procs")).isEmpty();
+        }
+
         /** v1 has no cgroup.kill: freeze so nothing can fork, SIGKILL every member, thaw so the kills land. */
         @Override
         public void killAll() {

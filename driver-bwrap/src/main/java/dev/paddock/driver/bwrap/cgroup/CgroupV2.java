@@ -151,6 +151,12 @@ public final class CgroupV2 implements CgroupSystem {
             return CgroupFiles.keyed(dir.resolve("cgroup.events"), "frozen", 0) == 1;
         }
 
+        /** "populated" drops when the last process exits, not when it is reaped. */
+        @Override
+        public boolean populated() {
+            return CgroupFiles.keyed(dir.resolve("cgroup.events"), "populated", 0) == 1;
+        }
+
         @Override
         public void killAll() {
             if (!exists()) return;

@@ -28,6 +28,9 @@ public interface SandboxCgroup {
 
     boolean frozen();
 
+    /** Whether a live process is in the group: one that exited and waits to be reaped does not count. */
+    boolean populated();
+
     /** SIGKILLs every process in the group and waits until it is empty. */
     void killAll();
 
