@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,7 +38,7 @@ public final class ClusterAccess {
         config.setConnectionTimeout(3000);
         config.setRequestTimeout(5000);
         config.setRequestRetryBackoffLimit(0);
-        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build()) {
+        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new QueuedSendsHttpClientFactory()).build()) {
             client.getKubernetesVersion();
             return null;
         } catch (KubernetesClientException e) {
@@ -51,7 +50,7 @@ public final class ClusterAccess {
     public static KubernetesClient connect(String namespace) {
         Config config = Config.autoConfigure(null);
         if (namespace != null && !namespace.isBlank()) config.setNamespace(namespace);
-        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new JdkHttpClientFactory()).build();
+        return new KubernetesClientBuilder().withConfig(config).withHttpClientFactory(new QueuedSendsHttpClientFactory()).build();
     }
 
     /** The namespace of the kubeconfig's context (or the pod's own), {@code default} when none is named. */

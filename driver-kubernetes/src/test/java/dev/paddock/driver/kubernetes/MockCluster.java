@@ -56,7 +56,7 @@ final class MockCluster implements AutoCloseable {
     }
 
     KubernetesClient client() {
-        return server.createClient(new JdkHttpClientFactory());
+        return server.createClient(new QueuedSendsHttpClientFactory());
     }
 
     KubernetesDriver driver(String installation) {

@@ -10,10 +10,14 @@ import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecOutput;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.ExecResult;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +66,28 @@ class PodExecAgainstMockApiServerTest extends SandboxOnMockCluster {
         assertThat(r.stdout().strip()).isEqualTo("12");
         assertThat(none.result().exitCode()).isZero();
         assertThat(none.stdout()).isEmpty();
+    }
+
+    /**
+     * Stdin goes out as many WebSocket messages; a command that reads slowly fills the socket buffers, so a message
+     * is still being sent when the next one is ready. The JDK's WebSocket refuses a send while another is pending,
+     * which lost the command's result ("could not send"): sends are queued instead, and every byte arrives in order.
+     * (The client never closes stdin, so the command reads exactly the bytes it is given.)
+     */
+    @Test
+    void stdinLargerThanTheSocketBuffersReachesASlowReaderWholeAgainstMockApiServer() throws Exception {
+        byte[] bytes = new byte[8 << 20];
+        new Random(17).nextBytes(bytes);
+        String expected = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        try (var api = cluster.client()) {
+            String pod = api.pods().inNamespace(MockCluster.NAMESPACE).list().getItems().getFirst().getMetadata().getName();
+            PodExec exec = new PodExec(api, MockCluster.NAMESPACE, pod);
+
+            PodExec.Result r = exec.run(List.of("/bin/sh", "-c", "sleep 1; head -c " + bytes.length + " | sha256sum"), new ByteArrayInputStream(bytes));
+
+            assertThat(r.exitCode()).isZero();
+            assertThat(new String(r.stdout(), StandardCharsets.UTF_8)).startsWith(expected);
+        }
     }
 
     @Test
