@@ -30,6 +30,13 @@ final class PostgresDatabase implements Database {
     private static final int POOL_SIZE = 16;
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration SOCKET_TIMEOUT = Duration.ofMinutes(2);
+    /**
+     * How long the database lets a session sit inside a transaction with no statement running before it ends the
+     * session: a server frozen or cut off mid-transaction (SIGSTOP, a partition) would otherwise hold its row locks
+     * for as long as its connection lives, and every other server writing those rows (a survivor marking it lost,
+     * taking over its sandboxes) would wait with it. Every transaction here runs its statements back to back.
+     */
+    static final Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(10);
     private static final int WRITE_ATTEMPTS = 8;
 
     private final String display;
@@ -59,6 +66,7 @@ final class PostgresDatabase implements Database {
         // a partition that drops packets would otherwise hold a query (and its pool connection) for TCP's keepalive,
         // about two hours; every statement here is short, and one that waits on another's lock waits seconds at most
         config.addDataSourceProperty("socketTimeout", Long.toString(SOCKET_TIMEOUT.toSeconds()));
+        config.addDataSourceProperty("options", "-c idle_in_transaction_session_timeout=" + IDLE_IN_TRANSACTION.toMillis());
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(config);
