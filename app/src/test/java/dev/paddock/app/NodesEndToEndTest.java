@@ -27,6 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -44,6 +46,8 @@ import tools.jackson.databind.node.ObjectNode;
 class NodesEndToEndTest {
     static final String KEY = "pdk_nodes_test_admin_key_0123456789abcdef";
     ServerNodes cluster;
+    @RegisterExtension
+    final TestExecutionExceptionHandler nodeLogs = ServerNodes.logsOnFailure(() -> cluster);
     Path sharedCheckpoints;
 
     @AfterEach

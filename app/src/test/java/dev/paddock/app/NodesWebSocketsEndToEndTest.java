@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -41,6 +43,8 @@ class NodesWebSocketsEndToEndTest {
     static final String KEY = "pdk_nodes_ws_test_admin_key_0123456789abcdef";
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     ServerNodes cluster;
+    @RegisterExtension
+    final TestExecutionExceptionHandler nodeLogs = ServerNodes.logsOnFailure(() -> cluster);
     PaddockClient apiA;
     PaddockClient apiB;
     String sandbox;

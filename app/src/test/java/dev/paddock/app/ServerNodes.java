@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * {@code paddock serve} processes with the bwrap driver on one fresh PostgreSQL database: the nodes of one Paddock,
@@ -44,6 +46,18 @@ final class ServerNodes implements AutoCloseable {
         StringBuilder all = new StringBuilder();
         for (ServerProcess s : servers) all.append("--- log of ").append(s.dataDir).append(":\n").append(s.logTail()).append('\n');
         return all.toString();
+    }
+
+    /**
+     * Prints every node's log tail when a test fails, before its clean-up removes the logs: a test with
+     * {@code @RegisterExtension} of this shows in its report what the servers said.
+     */
+    static TestExecutionExceptionHandler logsOnFailure(Supplier<ServerNodes> nodes) {
+        return (context, failure) -> {
+            ServerNodes cluster = nodes.get();
+            if (cluster != null) System.err.println(cluster.logTails());
+            throw failure;
+        };
     }
 
     /** Stops one node (waking it first if the test froze it) and removes all it left behind. */
