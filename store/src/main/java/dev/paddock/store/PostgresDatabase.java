@@ -36,7 +36,7 @@ final class PostgresDatabase implements Database {
      * for as long as its connection lives, and every other server writing those rows (a survivor marking it lost,
      * taking over its sandboxes) would wait with it. Every transaction here runs its statements back to back.
      */
-    static final Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(10);
+    private static final Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(10);
     private static final int WRITE_ATTEMPTS = 8;
 
     private final String display;

@@ -105,7 +105,7 @@ final class QueuedSendsHttpClientFactory extends JdkHttpClientFactory {
     /** Passes each event on with the one queueing socket of its JDK WebSocket. */
     private static final class QueuingListener implements WebSocket.Listener {
         private final WebSocket.Listener app;
-        private volatile QueuedSends socket;
+        private QueuedSends socket; // made once, under the lock of socket(WebSocket)
 
         QueuingListener(WebSocket.Listener app) {
             this.app = app;
