@@ -57,15 +57,20 @@ final class BwrapArgs {
         SandboxLayout.environment(env, egress != null, egress == null ? Map.of() : egress.env())
                 .forEach((k, v) -> a.addAll(List.of("--setenv", k, v)));
         switch (root) {
+            // /tmp is a directory on bwrap's root tmpfs, not a tmpfs of its own: the same memory-backed, throwaway
+            // /tmp, one superblock fewer. Every superblock costs every memory cgroup on the host a shrinker slot, so
+            // each one a sandbox mounts makes the next sandbox dearer (docs/BENCHMARKS.md, ManySandboxesBench).
             case Root.Host h -> a.addAll(List.of("--ro-bind", "/usr", "/usr",
                     "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
                     "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
                     "--ro-bind", h.etcBase().toString(), "/etc",
-                    "--ro-bind", h.etcOwn().toString(), "/etc/" + SandboxEtc.OWN_DIR));
-            case Root.Image i when i.writable() -> a.addAll(List.of("--overlay-src", i.rootfs().toString(), "--tmp-overlay", "/"));
-            case Root.Image i -> a.addAll(List.of("--ro-bind", i.rootfs().toString(), "/"));
+                    "--ro-bind", h.etcOwn().toString(), "/etc/" + SandboxEtc.OWN_DIR,
+                    "--perms", "1777", "--dir", "/tmp"));
+            case Root.Image i when i.writable() -> a.addAll(List.of("--overlay-src", i.rootfs().toString(), "--tmp-overlay", "/",
+                    "--tmpfs", "/tmp"));
+            case Root.Image i -> a.addAll(List.of("--ro-bind", i.rootfs().toString(), "/", "--tmpfs", "/tmp"));
         }
-        a.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        a.addAll(List.of("--proc", "/proc", "--dev", "/dev",
                 "--bind", workspace.toString(), "/workspace",
                 "--ro-bind", initBinary.toString(), SandboxLayout.INIT_PATH));
         a.addAll(outputsMount(root, workspace.resolveSibling("outputs")));

@@ -34,6 +34,16 @@ class BwrapIsolationTest extends OneSandboxTest {
     }
 
     @Test
+    void tmpIsAStickyDirectoryOnTheRootTmpfsOfEachSandboxNotAFilesystemOfItsOwn() {
+        // a filesystem of its own would cost every memory cgroup on the host one more shrinker slot (BwrapArgs)
+        assertThat(sh(sandbox, "stat -c '%a %d' /tmp; stat -c %d /; stat -f -c %T /tmp; grep -c ' /tmp ' /proc/self/mountinfo").out())
+                .matches("1777 (\\d+)\n\\1\ntmpfs\n0\n");
+        Sandbox other = env.create();
+        sh(other, "echo theirs > /tmp/other.txt");
+        assertThat(sh(sandbox, "cat /tmp/other.txt 2>&1").out()).contains("No such file");
+    }
+
+    @Test
     void anotherSandboxsWorkspaceIsInvisible() {
         Sandbox other = env.create();
         sh(other, "echo secret > /workspace/secret.txt");
