@@ -18,42 +18,19 @@ import dev.paddock.core.spi.TerminationReason;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Sandboxes as agent-sandbox {@code Sandbox} objects, against fabric8's mock API server with a fake agent-sandbox
  * controller (no real controller runs here) and the fake kubelet that runs pods as bwrap sandboxes.
  */
 @Tag("bwrap")
-class AgentSandboxDriverAgainstMockApiServerTest {
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    KubernetesClient api;
-
-    @AfterEach
-    void stop() {
-        if (driver != null) driver.close();
-        if (api != null) api.close();
-        if (cluster != null) cluster.close();
-    }
-
-    private void start(boolean served, AgentSandboxMode mode) {
-        cluster = new MockCluster(dir, served);
-        api = cluster.client();
-        driver = cluster.driver("install-a", mode);
-    }
-
+class AgentSandboxDriverAgainstMockApiServerTest extends DriverOnMockCluster {
     private AgentSandbox sandboxObject(String id) {
         return api.resources(AgentSandbox.class).inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod(id)).get();
     }

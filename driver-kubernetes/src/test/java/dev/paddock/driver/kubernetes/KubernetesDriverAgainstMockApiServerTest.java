@@ -16,40 +16,21 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The driver's objects and lifecycle against fabric8's mock API server in CRUD mode. What a kubelet would do (run
  * the pod, report it Running) the fake kubelet does; no command runs here (see the exec and files tests).
  */
-class KubernetesDriverAgainstMockApiServerTest {
+class KubernetesDriverAgainstMockApiServerTest extends DriverOnMockCluster {
     static final Fence FENCE = new Fence("host-a", 3);
-
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    KubernetesClient api;
 
     @BeforeEach
     void start() {
-        cluster = new MockCluster(dir);
-        driver = cluster.driver("install-a");
-        api = cluster.client();
-    }
-
-    @AfterEach
-    void stop() {
-        driver.close();
-        api.close();
-        cluster.close();
+        start(false, AgentSandboxMode.OFF);
     }
 
     static SandboxSpec spec(String id) {

@@ -13,37 +13,19 @@ import dev.paddock.core.spi.SandboxSpec;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code limits.disk} on Kubernetes: the workspace claim requests exactly that much storage and the sandbox container
  * gets the same {@code ephemeral-storage} limit. The fake kubelet's provisioner makes a sized claim a filesystem of
  * its size ({@link ClaimDisks}), so a write past the limit fails inside the pod with ENOSPC, as under bwrap.
  */
-class PodDiskLimitAgainstMockApiServerTest {
+class PodDiskLimitAgainstMockApiServerTest extends DriverOnMockCluster {
     private static final long DISK = 64L << 20;
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    KubernetesClient api;
-
-    @AfterEach
-    void stop() {
-        if (driver != null) driver.close();
-        if (api != null) api.close();
-        if (cluster != null) cluster.close();
-    }
 
     private Sandbox create(boolean agentSandbox, String id) {
-        cluster = new MockCluster(dir, agentSandbox);
-        api = cluster.client();
-        driver = cluster.driver("install-a", agentSandbox ? AgentSandboxMode.ON : AgentSandboxMode.OFF);
+        start(agentSandbox, agentSandbox ? AgentSandboxMode.ON : AgentSandboxMode.OFF);
         Limits limits = driver.limits(new Limits(256L << 20, 64, 0.5, DISK));
         return driver.create(new SandboxSpec(id, "ten_1", null, false, limits, Map.of(), NetworkPolicy.NONE), KubernetesDriverAgainstMockApiServerTest.FENCE);
     }
@@ -83,9 +65,7 @@ class PodDiskLimitAgainstMockApiServerTest {
 
     @Test
     void withoutADiskLimitTheClaimIsTheConfiguredSizeAndNoEphemeralStorageIsAskedAgainstMockApiServer() {
-        cluster = new MockCluster(dir);
-        api = cluster.client();
-        driver = cluster.driver("install-a");
+        start(false, AgentSandboxMode.OFF);
         driver.create(KubernetesDriverAgainstMockApiServerTest.spec("sbx_nodisk"), KubernetesDriverAgainstMockApiServerTest.FENCE);
 
         PersistentVolumeClaim claim = api.persistentVolumeClaims().inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.claim("sbx_nodisk")).get();

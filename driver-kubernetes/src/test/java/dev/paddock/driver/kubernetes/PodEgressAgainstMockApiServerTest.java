@@ -24,13 +24,13 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.store.PageRequest;
-import dev.paddock.egress.ProxyEgressPort;
+
 import dev.paddock.egress.proxy.EgressConfig;
-import dev.paddock.egress.proxy.EgressProxy;
+
 import dev.paddock.egress.tls.CertificateAuthority;
-import dev.paddock.egress.vault.Vault;
-import dev.paddock.egress.vault.VaultKey;
-import dev.paddock.store.JdbcStore;
+
+
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -68,10 +68,7 @@ class PodEgressAgainstMockApiServerTest {
     MockCluster cluster;
     KubernetesDriver driver;
     KubernetesClient api;
-    JdbcStore store;
-    EgressProxy proxy;
-    ProxyEgressPort port;
-    Vault vault;
+    ProxyForPods egress;
     HttpServer http;
     HttpsServer https;
     final List<Map<String, String>> upstreamSaw = new CopyOnWriteArrayList<>();
@@ -87,15 +84,12 @@ class PodEgressAgainstMockApiServerTest {
             server.createContext("/", this::answer);
             server.start();
         }
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
-        vault = new Vault(store.secrets(), VaultKey.fromDataDir(dir));
         // the test names resolve to loopback, which the proxy reaches only on the upstreams' ports (its test switch)
         EgressConfig config = EgressConfig.defaults()
                 .resolver(host -> List.of(InetAddress.getByAddress(host, loopback(host))))
                 .allowLoopbackUpstreamPorts(Set.of(http.getAddress().getPort(), https.getAddress().getPort()))
                 .upstreamTls(upstreamCa.clientContext());
-        proxy = new EgressProxy(config, store.egressAudit(), CertificateAuthority.ephemeral("Paddock test installation CA"));
-        port = new ProxyEgressPort(proxy, vault, dir.resolve("data"));
+        egress = ProxyForPods.open(dir, config);
         cluster = new MockCluster(dir.resolve("cluster"));
         driver = cluster.driverWithEgress("install-a");
         api = cluster.client();
@@ -123,9 +117,7 @@ class PodEgressAgainstMockApiServerTest {
         driver.close();
         api.close();
         cluster.close();
-        port.close();
-        proxy.close();
-        store.close();
+        egress.close();
         http.stop(0);
         https.stop(0);
     }
@@ -142,7 +134,7 @@ class PodEgressAgainstMockApiServerTest {
     SandboxSpec spec(String id, List<CredentialBinding> credentials) {
         NetworkPolicy policy = new NetworkPolicy(NetworkPolicy.Mode.LIMITED,
                 List.of("allowed.test:" + httpPort(), "secure.test:" + httpsPort()), false);
-        EgressAttachment attachment = port.open(TENANT, id, policy, credentials);
+        EgressAttachment attachment = egress.port().open(TENANT, id, policy, credentials);
         return new SandboxSpec(id, TENANT, null, false, new Limits(256L << 20, 64, 0.5), Map.of(), policy, credentials, attachment);
     }
 
@@ -177,14 +169,14 @@ class PodEgressAgainstMockApiServerTest {
         assertThat(forged.stdout()).isEqualTo("407");
         assertThat(upstreamSaw).extracting(m -> m.get("path")).doesNotContain("/direct", "/forged");
 
-        List<EgressAuditEntry> audit = store.egressAudit().list("sbx_net", PageRequest.first(50)).data();
+        List<EgressAuditEntry> audit = egress.store().egressAudit().list("sbx_net", PageRequest.first(50)).data();
         assertThat(audit).anyMatch(e -> e.record().host().equals("allowed.test") && e.record().decision() == EgressDecision.ALLOWED);
         assertThat(audit).anyMatch(e -> e.record().host().equals("denied.test") && e.record().decision() != EgressDecision.ALLOWED);
     }
 
     @Test
     void theProxyPlacesTheCredentialThePodOnlyHasAPlaceholderForAgainstMockApiServerAndFakeKubelet() throws Exception {
-        String secretId = vault.create(TENANT, "api", SecretValue.of(SECRET)).id();
+        String secretId = egress.vault().create(TENANT, "api", SecretValue.of(SECRET)).id();
         CredentialBinding binding = new CredentialBinding(secretId, List.of("secure.test"), "x-api-key", null, "API_KEY");
         Sandbox sandbox = driver.create(spec("sbx_cred", List.of(binding)), KubernetesDriverAgainstMockApiServerTest.FENCE);
 
@@ -196,7 +188,7 @@ class PodEgressAgainstMockApiServerTest {
         assertThat(call.exit()).as(call.stderr()).isZero();
         assertThat(call.stdout()).isEqualTo("upstream saw /api\n");
         assertThat(upstreamSaw).singleElement().satisfies(m -> assertThat(m.get("x-api-key")).isEqualTo(SECRET));
-        assertThat(store.egressAudit().list("sbx_cred", PageRequest.first(50)).data())
+        assertThat(egress.store().egressAudit().list("sbx_cred", PageRequest.first(50)).data())
                 .anyMatch(e -> e.record().host().equals("secure.test") && e.record().decision() == EgressDecision.ALLOWED);
     }
 

@@ -14,13 +14,12 @@ import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
 import dev.paddock.core.spi.TerminationReason;
-import dev.paddock.egress.ProxyEgressPort;
+
 import dev.paddock.egress.proxy.EgressConfig;
-import dev.paddock.egress.proxy.EgressProxy;
-import dev.paddock.egress.tls.CertificateAuthority;
-import dev.paddock.egress.vault.Vault;
-import dev.paddock.egress.vault.VaultKey;
-import dev.paddock.store.JdbcStore;
+
+
+
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
@@ -57,9 +56,7 @@ class WarmPoolAgainstMockApiServerTest {
     MockCluster cluster;
     KubernetesDriver driver;
     KubernetesClient api;
-    JdbcStore store;
-    EgressProxy proxy;
-    ProxyEgressPort port;
+    ProxyForPods egress;
     HttpServer http;
 
     @BeforeEach
@@ -68,15 +65,13 @@ class WarmPoolAgainstMockApiServerTest {
         http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         http.createContext("/", this::answer);
         http.start();
-        store = JdbcStore.openSqlite(dir.resolve("paddock.db"));
         EgressConfig config = EgressConfig.defaults()
                 .resolver(host -> {
                     if (!host.equals("allowed.test")) throw new java.net.UnknownHostException(host);
                     return List.of(InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1}));
                 })
                 .allowLoopbackUpstreamPorts(Set.of(http.getAddress().getPort()));
-        proxy = new EgressProxy(config, store.egressAudit(), CertificateAuthority.ephemeral("Paddock test installation CA"));
-        port = new ProxyEgressPort(proxy, new Vault(store.secrets(), VaultKey.fromDataDir(dir)), dir.resolve("data"));
+        egress = ProxyForPods.open(dir, config);
         cluster = new MockCluster(dir.resolve("cluster"), true, true);
         driver = cluster.driverWithPool("install-a", POOL);
         api = cluster.client();
@@ -95,15 +90,13 @@ class WarmPoolAgainstMockApiServerTest {
         driver.close();
         api.close();
         cluster.close();
-        port.close();
-        proxy.close();
-        store.close();
+        egress.close();
         http.stop(0);
     }
 
     SandboxSpec withNetwork(String id, Limits limits) {
         NetworkPolicy policy = new NetworkPolicy(NetworkPolicy.Mode.LIMITED, List.of("allowed.test:" + http.getAddress().getPort()), false);
-        EgressAttachment attachment = port.open("ten_1", id, policy, List.of());
+        EgressAttachment attachment = egress.port().open("ten_1", id, policy, List.of());
         return new SandboxSpec(id, "ten_1", null, false, limits, Map.of("GREETING", "it's \"quoted\" $HOME"), policy, List.of(), attachment);
     }
 
