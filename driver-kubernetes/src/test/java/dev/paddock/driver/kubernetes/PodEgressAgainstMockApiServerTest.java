@@ -41,7 +41,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,6 @@ import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A kubernetes sandbox with a network, against fabric8's mock API server and the fake kubelet: its pod reaches
@@ -59,15 +57,10 @@ import org.junit.jupiter.api.io.TempDir;
  * its proxy credential, over the one way its NetworkPolicy opens; curl runs in the pod for real. The upstreams are
  * HTTP and HTTPS servers on loopback, which the proxy may reach through its test switch.
  */
-class PodEgressAgainstMockApiServerTest {
+class PodEgressAgainstMockApiServerTest extends DriverOnMockCluster {
     static final String SECRET = "k8s-egress-secret-4d1e";
     static final String TENANT = "ten_1";
 
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    KubernetesClient api;
     ProxyForPods egress;
     HttpServer http;
     HttpsServer https;
@@ -113,10 +106,7 @@ class PodEgressAgainstMockApiServerTest {
     }
 
     @AfterEach
-    void stop() {
-        driver.close();
-        api.close();
-        cluster.close();
+    void stopProxyAndUpstreams() {
         egress.close();
         http.stop(0);
         https.stop(0);

@@ -36,7 +36,6 @@ import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Warm pools against fabric8's mock API server, the fake kubelet and the FAKE agent-sandbox controllers
@@ -46,16 +45,11 @@ import org.junit.jupiter.api.io.TempDir;
  * (written through the exec API), which an unclaimed pool pod does not have, so the egress gateway lets nothing of it
  * through. Real egress proxy, curl in the pod.
  */
-class WarmPoolAgainstMockApiServerTest {
+class WarmPoolAgainstMockApiServerTest extends DriverOnMockCluster {
     /** With a disk, as a server's pool has (its default_disk): creates asking for no disk get that one. */
     static final WarmPoolShape POOL = new WarmPoolShape(2, KubernetesConfig.DEFAULT_IMAGE, 0.5, 256L << 20, 64L << 20);
     static final Limits SHAPE = new Limits(POOL.memoryBytes(), 64, POOL.cpus(), POOL.diskBytes());
 
-    @TempDir
-    Path dir;
-    MockCluster cluster;
-    KubernetesDriver driver;
-    KubernetesClient api;
     ProxyForPods egress;
     HttpServer http;
 
@@ -86,10 +80,7 @@ class WarmPoolAgainstMockApiServerTest {
     }
 
     @AfterEach
-    void stop() {
-        driver.close();
-        api.close();
-        cluster.close();
+    void stopProxyAndUpstream() {
         egress.close();
         http.stop(0);
     }
