@@ -66,7 +66,7 @@ final class PostgresDatabase implements Database {
         // a partition that drops packets would otherwise hold a query (and its pool connection) for TCP's keepalive,
         // about two hours; every statement here is short, and one that waits on another's lock waits seconds at most
         config.addDataSourceProperty("socketTimeout", Long.toString(SOCKET_TIMEOUT.toSeconds()));
-        config.addDataSourceProperty("options", "-c idle_in_transaction_session_timeout=" + IDLE_IN_TRANSACTION.toMillis());
+        config.addDataSourceProperty("options", startupOptions(location.options()));
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(config);
@@ -84,6 +84,12 @@ final class PostgresDatabase implements Database {
             throw e;
         }
         return new PostgresDatabase(location, pool);
+    }
+
+    /** Ours first, then the operator's from store_url: where both set the same name, the later (the operator's) wins. */
+    static String startupOptions(String operators) {
+        String ours = "-c idle_in_transaction_session_timeout=" + IDLE_IN_TRANSACTION.toMillis();
+        return operators == null || operators.isBlank() ? ours : ours + " " + operators.strip();
     }
 
     @Override

@@ -25,11 +25,18 @@ public sealed interface StoreLocation {
     }
 
     /**
-     * @param jdbcUrl    {@code jdbc:postgresql://host:port/database} with the query parameters other than user and password
+     * @param jdbcUrl    {@code jdbc:postgresql://host:port/database} with the query parameters other than user, password
+     *                   and options
      * @param user       null when not given (the driver then uses the OS user's name)
      * @param password   null when not given
+     * @param options    the URL's {@code options} (startup options, {@code -c name=value ...}); null when not given.
+     *                   Kept apart so the store can add its own to them instead of losing one or the other.
      */
-    record Postgres(String jdbcUrl, String user, String password) implements StoreLocation {
+    record Postgres(String jdbcUrl, String user, String password, String options) implements StoreLocation {
+        public Postgres(String jdbcUrl, String user, String password) {
+            this(jdbcUrl, user, password, null);
+        }
+
         @Override
         public String display() { return jdbcUrl + (user == null ? "" : " as " + user); }
 
@@ -79,13 +86,14 @@ public sealed interface StoreLocation {
         }
         if (query.containsKey("user")) user = query.remove("user");
         if (query.containsKey("password")) password = query.remove("password");
+        String options = query.remove("options");
         StringBuilder jdbc = new StringBuilder("jdbc:postgresql://").append(uri.getRawAuthority().replaceFirst("^.*@", "")).append(path);
         String sep = "?";
         for (Map.Entry<String, String> e : query.entrySet()) {
             jdbc.append(sep).append(encode(e.getKey())).append('=').append(encode(e.getValue()));
             sep = "&";
         }
-        return new Postgres(jdbc.toString(), user, password);
+        return new Postgres(jdbc.toString(), user, password, options);
     }
 
     private static String encode(String s) {

@@ -38,6 +38,17 @@ class StoreLocationTest {
     }
 
     @Test
+    void startupOptionsAreKeptApartSoTheStoreCanAddItsOwnAfterThem() {
+        StoreLocation.Postgres pg = (StoreLocation.Postgres) StoreLocation.parse(
+                "postgresql://h/paddock?options=-c%20statement_timeout%3D5s&sslmode=require", DEFAULT);
+        assertThat(pg.jdbcUrl()).isEqualTo("jdbc:postgresql://h/paddock?sslmode=require");
+        assertThat(pg.options()).isEqualTo("-c statement_timeout=5s");
+        assertThat(PostgresDatabase.startupOptions(pg.options()))
+                .isEqualTo("-c idle_in_transaction_session_timeout=10000 -c statement_timeout=5s");
+        assertThat(PostgresDatabase.startupOptions(null)).isEqualTo("-c idle_in_transaction_session_timeout=10000");
+    }
+
+    @Test
     void whatIsNoStoreIsRefusedWithAReason() {
         assertThatThrownBy(() -> StoreLocation.parse("mysql://h/db", DEFAULT)).isInstanceOf(PaddockException.class)
                 .hasMessageContaining("must start with postgresql://");
