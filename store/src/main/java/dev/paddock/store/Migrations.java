@@ -2,6 +2,7 @@ package dev.paddock.store;
 
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
+import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Objects;
@@ -42,9 +43,14 @@ final class Migrations {
                 LOG.info("database {} migrated to schema version {}", databaseName, result.targetSchemaVersion);
             }
         } catch (FlywayException e) {
+            // a database error (connection lost, schema lock not granted, no right to change the schema) is not a
+            // damaged schema: a backup would not help
+            SQLException sql = sqlCause(e);
+            String why = firstLine(e.getMessage()) + (sql == null ? "" : " (" + firstLine(sql.getMessage()) + ")");
+            String hint = sql != null ? "check that the database is reachable and that its user may change the schema, then start again"
+                    : "restore the file from a backup or use the Paddock version that wrote it";
             throw new PaddockException(ErrorCode.STORE_MIGRATION_FAILED,
-                    "cannot bring database " + databaseName + " to the current schema: " + firstLine(e.getMessage())
-                            + "; restore the file from a backup or use the Paddock version that wrote it", e);
+                    "cannot bring database " + databaseName + " to the current schema: " + why + "; " + hint, e);
         }
     }
 
@@ -67,6 +73,13 @@ final class Migrations {
 
     private static String versionText(MigrationInfo m) {
         return m == null || m.getVersion() == null ? "unknown" : m.getVersion().getVersion();
+    }
+
+    private static SQLException sqlCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s) return s;
+        }
+        return null;
     }
 
     private static String firstLine(String message) {

@@ -38,6 +38,15 @@ public final class TestPostgres {
         return create(server, prefix + COUNTER.incrementAndGet(), template);
     }
 
+    /** A new database with no schema at all (nothing migrated). */
+    public static synchronized StoreLocation.Postgres emptyDatabase() {
+        String url = System.getenv("PADDOCK_TEST_POSTGRES_URL");
+        Prerequisites.require(url != null && !url.isBlank(),
+                "PADDOCK_TEST_POSTGRES_URL is not set (scripts/test starts a throwaway PostgreSQL and sets it)");
+        StoreLocation.Postgres server = (StoreLocation.Postgres) StoreLocation.parse(url, null);
+        return create(server, "paddock_test_" + ProcessHandle.current().pid() + "_empty_" + COUNTER.incrementAndGet(), null);
+    }
+
     /** The database as a {@code store_url} setting (a JDBC URL that carries its user and password). */
     public static String storeUrl(StoreLocation.Postgres db) {
         return db.jdbcUrl() + (db.jdbcUrl().contains("?") ? "&" : "?") + "user=" + encode(db.user()) + "&password=" + encode(db.password());
