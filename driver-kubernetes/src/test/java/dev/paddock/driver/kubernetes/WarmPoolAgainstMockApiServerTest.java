@@ -2,14 +2,17 @@ package dev.paddock.driver.kubernetes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.EgressAttachment;
+import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
+import dev.paddock.core.spi.ProcessInfo;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxSpec;
@@ -141,6 +144,22 @@ class WarmPoolAgainstMockApiServerTest extends DriverOnMockCluster {
         List<String> after = poolPods().stream().map(p -> p.getMetadata().getName()).toList();
         assertThat(after).doesNotContain(bound).hasSize(POOL.size());
         assertThat(api.pods().inNamespace(MockCluster.NAMESPACE).list().getItems()).hasSize(podsBefore + 1);
+    }
+
+    @Test
+    void aBackgroundProcessInAClaimedPoolPodHasTheRequestsVariablesAndWayOutAgainstMockApiServer() throws Exception {
+        Sandbox sandbox = driver.create(withNetwork("sbx_warm_bg", SHAPE), KubernetesDriverAgainstMockApiServerTest.FENCE);
+        assertThat(api.resources(SandboxClaimObject.class).inNamespace(MockCluster.NAMESPACE).withName(ObjectNames.pod("sbx_warm_bg")).get())
+                .as("served from the pool").isNotNull();
+
+        // what the claim wrote into the pod (variables, proxy credential) reaches a process the supervisor starts too
+        ProcessInfo p = sandbox.startProcess(ExecRequest.shell("printf '%s\\n' \"$GREETING\"; curl -sS --max-time 20 http://allowed.test:"
+                + http.getAddress().getPort() + "/background; exit 3"));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> !sandbox.processes().getFirst().running());
+        assertThat(sandbox.processes().getFirst().exitCode()).isEqualTo(3);
+        assertThat(new String(sandbox.processLogs(p.pid(), 0, 4096), StandardCharsets.UTF_8))
+                .isEqualTo("it's \"quoted\" $HOME\nupstream saw /background\n");
     }
 
     @Test
