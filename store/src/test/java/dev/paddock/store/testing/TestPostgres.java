@@ -26,10 +26,7 @@ public final class TestPostgres {
 
     /** A new, migrated, empty database of its own. */
     public static synchronized StoreLocation.Postgres freshDatabase() {
-        String url = System.getenv("PADDOCK_TEST_POSTGRES_URL");
-        Prerequisites.require(url != null && !url.isBlank(),
-                "PADDOCK_TEST_POSTGRES_URL is not set (scripts/test starts a throwaway PostgreSQL and sets it)");
-        StoreLocation.Postgres server = (StoreLocation.Postgres) StoreLocation.parse(url, null);
+        StoreLocation.Postgres server = server();
         String prefix = "paddock_test_" + ProcessHandle.current().pid() + "_";
         if (template == null) {
             template = create(server, prefix + "template", null);
@@ -40,11 +37,14 @@ public final class TestPostgres {
 
     /** A new database with no schema at all (nothing migrated). */
     public static synchronized StoreLocation.Postgres emptyDatabase() {
+        return create(server(), "paddock_test_" + ProcessHandle.current().pid() + "_empty_" + COUNTER.incrementAndGet(), null);
+    }
+
+    private static StoreLocation.Postgres server() {
         String url = System.getenv("PADDOCK_TEST_POSTGRES_URL");
         Prerequisites.require(url != null && !url.isBlank(),
                 "PADDOCK_TEST_POSTGRES_URL is not set (scripts/test starts a throwaway PostgreSQL and sets it)");
-        StoreLocation.Postgres server = (StoreLocation.Postgres) StoreLocation.parse(url, null);
-        return create(server, "paddock_test_" + ProcessHandle.current().pid() + "_empty_" + COUNTER.incrementAndGet(), null);
+        return (StoreLocation.Postgres) StoreLocation.parse(url, null);
     }
 
     /** The database as a {@code store_url} setting (a JDBC URL that carries its user and password). */
