@@ -8,12 +8,23 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.LongSupplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
  * C library calls through the FFM API, the one place that builds them: a downcall whose errno is captured
  * (the JVM may overwrite errno between the call and our read of it), the EINTR retry, and close.
+ *
+ * <p>A downcall pins the carrier of a virtual thread for as long as it runs, and the server's requests run on
+ * virtual threads over as many carriers as there are cores: two requests in fsync or a slow openat (a bulk archive
+ * import on a 2-core host) held every carrier and stalled every other request, health included, for most of a
+ * minute. So a call made on a virtual thread runs on a platform thread of {@link #BLOCKING} while the virtual
+ * thread waits unmounted; a call made on a platform thread runs where it is.
  */
 public final class NativeCall {
     private NativeCall() {}
@@ -44,8 +55,19 @@ public final class NativeCall {
         long invoke(MemorySegment state, Arena arena) throws Throwable;
     }
 
-    /** Runs a call, retrying on EINTR; a negative result becomes an {@link Errno}. */
+    /**
+     * Platform threads for the calls of virtual threads. Unbounded (idle ones end after a minute): a bounded pool
+     * could deadlock where one call waits for another to run (a read from a pipe whose writer is queued).
+     */
+    private static final ExecutorService BLOCKING = Executors.newCachedThreadPool(
+            Thread.ofPlatform().daemon().name("native-call-", 0).factory());
+
+    /** Runs a call, retrying on EINTR; a negative result becomes an {@link Errno}. Off the carrier when on a virtual thread. */
     public static long call(String name, Call call) {
+        return offCarrier(() -> callHere(name, call));
+    }
+
+    private static long callHere(String name, Call call) {
         for (;;) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment state = arena.allocate(CAPTURE);
@@ -63,10 +85,38 @@ public final class NativeCall {
 
     /** close(2), never retried: Linux frees the descriptor even when close is interrupted. */
     public static void close(int fd) {
-        try (Arena arena = Arena.ofConfined()) {
-            int ignored = (int) CLOSE.invokeExact(arena.allocate(CAPTURE), fd);
-        } catch (Throwable t) {
-            throw new IllegalStateException("close could not be called", t);
+        offCarrier(() -> {
+            try (Arena arena = Arena.ofConfined()) {
+                return (long) (int) CLOSE.invokeExact(arena.allocate(CAPTURE), fd);
+            } catch (Throwable t) {
+                throw new IllegalStateException("close could not be called", t);
+            }
+        });
+    }
+
+    /**
+     * Runs {@code work} here on a platform thread, else on one of {@link #BLOCKING} and waits for it. The wait
+     * ignores interrupts until the call is done (its result may be a descriptor that must not be lost), then
+     * restores the interrupt.
+     */
+    private static long offCarrier(LongSupplier work) {
+        if (!Thread.currentThread().isVirtual()) return work.getAsLong();
+        Future<Long> result = BLOCKING.submit(work::getAsLong);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return result.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException r) throw r;
+                    if (e.getCause() instanceof Error err) throw err;
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
         }
     }
 }
