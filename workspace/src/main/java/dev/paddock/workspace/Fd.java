@@ -1,6 +1,5 @@
 package dev.paddock.workspace;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -37,9 +36,10 @@ final class Fd implements AutoCloseable {
     /** The names in a directory, without "." and "..". Uses a fresh descriptor so concurrent listings don't share an offset. */
     static List<String> names(int dirfd) {
         List<String> names = new ArrayList<>();
-        try (Fd listing = openDirectory(dirfd, "."); Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(32 * 1024, 8);
-            for (int n; (n = Posix.getdents64(listing.fd, buf)) > 0; ) {
+        byte[] records = new byte[32 * 1024];
+        MemorySegment buf = MemorySegment.ofArray(records);
+        try (Fd listing = openDirectory(dirfd, ".")) {
+            for (int n; (n = Posix.getdents64(listing.fd, records)) > 0; ) {
                 for (int pos = 0; pos < n; ) {
                     int recordLength = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT_UNALIGNED, pos + 16));
                     String name = buf.getString(pos + 19);

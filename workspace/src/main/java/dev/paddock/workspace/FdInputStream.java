@@ -1,17 +1,12 @@
 package dev.paddock.workspace;
 
 import java.io.InputStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /** Reads an open regular file. Owns the descriptor. */
 final class FdInputStream extends InputStream {
     private static final int CHUNK = 64 * 1024;
 
     private final Fd fd;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment buffer = arena.allocate(CHUNK);
     private boolean closed;
 
     FdInputStream(Fd fd) {
@@ -28,10 +23,8 @@ final class FdInputStream extends InputStream {
     public synchronized int read(byte[] b, int off, int len) {
         if (closed) throw new IllegalStateException("stream closed");
         if (len == 0) return 0;
-        int n = Posix.read(fd.fd(), buffer, Math.min(len, CHUNK));
-        if (n == 0) return -1;
-        MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, 0, b, off, n);
-        return n;
+        int n = Posix.read(fd.fd(), b, off, Math.min(len, CHUNK));
+        return n == 0 ? -1 : n;
     }
 
     @Override
@@ -39,7 +32,6 @@ final class FdInputStream extends InputStream {
         if (!closed) {
             closed = true;
             fd.close();
-            arena.close();
         }
     }
 }

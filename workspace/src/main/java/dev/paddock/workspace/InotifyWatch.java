@@ -3,7 +3,6 @@ package dev.paddock.workspace;
 import dev.paddock.core.spi.FileChange;
 import dev.paddock.core.spi.FileChange.Kind;
 import dev.paddock.core.spi.FileWatch;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -143,25 +142,24 @@ final class InotifyWatch implements FileWatch {
 
     /** Reads every queued event (the descriptor is non-blocking) into the batch. */
     private void drain() {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(BUFFER_BYTES, 8);
-            for (int rounds = 0; rounds < 64; rounds++) { // bounded: a sandbox writing without pause must not hold us here
-                int n;
-                try {
-                    n = Posix.read(inotify, buf, BUFFER_BYTES);
-                } catch (Errno e) {
-                    if (e.errno() == Errno.EAGAIN) return;
-                    throw e;
-                }
-                if (n <= 0) return;
-                for (int pos = 0; pos + 16 <= n; ) {
-                    int wd = buf.get(ValueLayout.JAVA_INT, pos);
-                    int mask = buf.get(ValueLayout.JAVA_INT, pos + 4);
-                    int len = buf.get(ValueLayout.JAVA_INT, pos + 12);
-                    String name = len > 0 ? buf.getString(pos + 16) : "";
-                    handle(wd, mask, name);
-                    pos += 16 + len;
-                }
+        byte[] events = new byte[BUFFER_BYTES];
+        MemorySegment buf = MemorySegment.ofArray(events);
+        for (int rounds = 0; rounds < 64; rounds++) { // bounded: a sandbox writing without pause must not hold us here
+            int n;
+            try {
+                n = Posix.read(inotify, events, 0, BUFFER_BYTES);
+            } catch (Errno e) {
+                if (e.errno() == Errno.EAGAIN) return;
+                throw e;
+            }
+            if (n <= 0) return;
+            for (int pos = 0; pos + 16 <= n; ) {
+                int wd = buf.get(ValueLayout.JAVA_INT_UNALIGNED, pos);
+                int mask = buf.get(ValueLayout.JAVA_INT_UNALIGNED, pos + 4);
+                int len = buf.get(ValueLayout.JAVA_INT_UNALIGNED, pos + 12);
+                String name = len > 0 ? buf.getString(pos + 16) : "";
+                handle(wd, mask, name);
+                pos += 16 + len;
             }
         }
     }

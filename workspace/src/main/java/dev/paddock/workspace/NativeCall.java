@@ -49,7 +49,11 @@ public final class NativeCall {
                 : LINKER.downcallHandle(symbol, descriptor, capture, Linker.Option.firstVariadicArg(firstVariadic));
     }
 
-    /** One invocation of a downcall: {@code state} is the errno capture segment, {@code arena} lives for the call. */
+    /**
+     * One invocation of a downcall: {@code state} is the errno capture segment, {@code arena} lives for the call.
+     * Every segment the call touches comes from {@code arena} (results are copied out inside the call): it may run
+     * on another thread than the caller's, where the caller's confined segments are out of reach.
+     */
     @FunctionalInterface
     public interface Call {
         long invoke(MemorySegment state, Arena arena) throws Throwable;

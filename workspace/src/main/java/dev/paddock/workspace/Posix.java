@@ -67,39 +67,46 @@ final class Posix {
     }
 
     /** lstat-like when {@code name} is non-empty (never follows a final symlink); fstat when empty. */
+    // Every buffer a call fills is allocated in the call's own arena and copied out inside it: a call may run on
+    // another thread than its caller's (NativeCall), where a segment of the caller's confined arena is out of reach.
+
     static Stat stat(int dirfd, String name) {
-        try (Arena buffers = Arena.ofConfined()) {
-            MemorySegment buf = buffers.allocate(256, 8);
-            int flags = AT_SYMLINK_NOFOLLOW | (name.isEmpty() ? AT_EMPTY_PATH : 0);
-            call("statx", (s, a) -> (int) STATX.invokeExact(s, dirfd, a.allocateFrom(name), flags, STATX_BASIC_STATS, buf));
-            int mode = Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, 28));
-            int uid = buf.get(JAVA_INT, 20);
-            int gid = buf.get(JAVA_INT, 24);
-            long size = buf.get(JAVA_LONG, 40);
-            long seconds = buf.get(JAVA_LONG, 112);
-            int nanos = buf.get(JAVA_INT, 120);
-            int links = buf.get(JAVA_INT, 16);
-            return new Stat(mode, uid, gid, size, Instant.ofEpochSecond(seconds, nanos), links);
-        }
+        int flags = AT_SYMLINK_NOFOLLOW | (name.isEmpty() ? AT_EMPTY_PATH : 0);
+        Stat[] out = new Stat[1];
+        call("statx", (s, a) -> {
+            MemorySegment buf = a.allocate(256, 8);
+            int r = (int) STATX.invokeExact(s, dirfd, a.allocateFrom(name), flags, STATX_BASIC_STATS, buf);
+            if (r >= 0) {
+                out[0] = new Stat(Short.toUnsignedInt(buf.get(ValueLayout.JAVA_SHORT, 28)), buf.get(JAVA_INT, 20), buf.get(JAVA_INT, 24),
+                        buf.get(JAVA_LONG, 40), Instant.ofEpochSecond(buf.get(JAVA_LONG, 112), buf.get(JAVA_INT, 120)), buf.get(JAVA_INT, 16));
+            }
+            return r;
+        });
+        return out[0];
     }
 
     /** The device an open descriptor's file lives on (statx's stx_dev_major and stx_dev_minor). */
     static long device(int fd) {
-        try (Arena buffers = Arena.ofConfined()) {
-            MemorySegment buf = buffers.allocate(256, 8);
-            call("statx", (s, a) -> (int) STATX.invokeExact(s, fd, a.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, buf));
-            return (Integer.toUnsignedLong(buf.get(JAVA_INT, 136)) << 32) | Integer.toUnsignedLong(buf.get(JAVA_INT, 140));
-        }
+        long[] out = new long[1];
+        call("statx", (s, a) -> {
+            MemorySegment buf = a.allocate(256, 8);
+            int r = (int) STATX.invokeExact(s, fd, a.allocateFrom(""), AT_EMPTY_PATH, STATX_BASIC_STATS, buf);
+            out[0] = (Integer.toUnsignedLong(buf.get(JAVA_INT, 136)) << 32) | Integer.toUnsignedLong(buf.get(JAVA_INT, 140));
+            return r;
+        });
+        return out[0];
     }
 
     static String readlinkat(int dirfd, String name) {
-        try (Arena buffers = Arena.ofConfined()) {
-            MemorySegment buf = buffers.allocate(4097);
-            long n = call("readlinkat", (s, a) -> (long) READLINKAT.invokeExact(s, dirfd, a.allocateFrom(name), buf, 4097L));
-            if (n > 4096) throw new Errno("readlinkat", Errno.ENAMETOOLONG);
-            byte[] bytes = buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
-            return new String(bytes, StandardCharsets.UTF_8);
-        }
+        byte[][] out = new byte[1][];
+        long n = call("readlinkat", (s, a) -> {
+            MemorySegment buf = a.allocate(4097);
+            long r = (long) READLINKAT.invokeExact(s, dirfd, a.allocateFrom(name), buf, 4097L);
+            if (r >= 0 && r <= 4096) out[0] = buf.asSlice(0, r).toArray(ValueLayout.JAVA_BYTE);
+            return r;
+        });
+        if (n > 4096) throw new Errno("readlinkat", Errno.ENAMETOOLONG);
+        return new String(out[0], StandardCharsets.UTF_8);
     }
 
     static void mkdirat(int dirfd, String name, int mode) {
@@ -163,12 +170,23 @@ final class Posix {
         call("syncfs", (s, a) -> (int) SYNCFS.invokeExact(s, fd));
     }
 
-    static int read(int fd, MemorySegment buf, long length) {
-        return (int) call("read", (s, a) -> (long) READ.invokeExact(s, fd, buf, length));
+    /** Reads up to {@code length} bytes into {@code dst} at {@code offset}; 0 at the end. */
+    static int read(int fd, byte[] dst, int offset, int length) {
+        return (int) call("read", (s, a) -> {
+            MemorySegment buf = a.allocate(length);
+            long n = (long) READ.invokeExact(s, fd, buf, (long) length);
+            if (n > 0) MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, dst, offset, (int) n);
+            return n;
+        });
     }
 
-    static int write(int fd, MemorySegment buf, long length) {
-        return (int) call("write", (s, a) -> (long) WRITE.invokeExact(s, fd, buf, length));
+    /** Writes up to {@code length} bytes of {@code src} from {@code offset}; returns how many were written. */
+    static int write(int fd, byte[] src, int offset, int length) {
+        return (int) call("write", (s, a) -> {
+            MemorySegment buf = a.allocate(length);
+            MemorySegment.copy(src, offset, buf, ValueLayout.JAVA_BYTE, 0, length);
+            return (long) WRITE.invokeExact(s, fd, buf, (long) length);
+        });
     }
 
     /** lseek(2); with SEEK_DATA past the last data it fails with ENXIO. */
@@ -180,8 +198,14 @@ final class Posix {
         call("ftruncate", (s, a) -> (int) FTRUNCATE.invokeExact(s, fd, length));
     }
 
-    static int getdents64(int fd, MemorySegment buf) {
-        return (int) call("getdents64", (s, a) -> (long) GETDENTS64.invokeExact(s, fd, buf, buf.byteSize()));
+    /** Fills {@code dst} with directory records (struct linux_dirent64); returns their length, 0 at the end. */
+    static int getdents64(int fd, byte[] dst) {
+        return (int) call("getdents64", (s, a) -> {
+            MemorySegment buf = a.allocate(dst.length, 8);
+            long n = (long) GETDENTS64.invokeExact(s, fd, buf, (long) dst.length);
+            if (n > 0) MemorySegment.copy(buf, ValueLayout.JAVA_BYTE, 0, dst, 0, (int) n);
+            return n;
+        });
     }
 
     /** inotify_init1(IN_NONBLOCK | IN_CLOEXEC). */
@@ -208,11 +232,11 @@ final class Posix {
 
     /** Waits up to {@code millis} for {@code fd} to be readable; true when it is. */
     static boolean pollReadable(int fd, int millis) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pfd = arena.allocate(8, 4);
+        return call("poll", (s, a) -> {
+            MemorySegment pfd = a.allocate(8, 4);
             pfd.set(JAVA_INT, 0, fd);
             pfd.set(ValueLayout.JAVA_SHORT, 4, (short) 1); // POLLIN
-            return call("poll", (s, a) -> (int) POLL.invokeExact(s, pfd, 1L, millis)) > 0;
-        }
+            return (int) POLL.invokeExact(s, pfd, 1L, millis);
+        }) > 0;
     }
 }

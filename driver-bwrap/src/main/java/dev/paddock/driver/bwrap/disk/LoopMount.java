@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import dev.paddock.workspace.Errno;
 import dev.paddock.workspace.NativeCall;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
@@ -85,11 +84,12 @@ final class LoopMount {
     }
 
     private static void configure(int loop, int file) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment config = arena.allocate(LOOP_CONFIG_SIZE, 8); // zeroed: no offset, no size limit
+        // the config lives in the call's own arena: the call may run on another thread (NativeCall)
+        NativeCall.call("ioctl(LOOP_CONFIGURE)", (s, a) -> {
+            MemorySegment config = a.allocate(LOOP_CONFIG_SIZE, 8); // zeroed: no offset, no size limit
             config.set(JAVA_INT, 0, file);
             config.set(JAVA_INT, LO_FLAGS_OFFSET, LO_FLAGS_AUTOCLEAR);
-            NativeCall.call("ioctl(LOOP_CONFIGURE)", (s, a) -> (int) Syscalls.IOCTL_PTR.invokeExact(s, loop, LOOP_CONFIGURE, config));
-        }
+            return (int) Syscalls.IOCTL_PTR.invokeExact(s, loop, LOOP_CONFIGURE, config);
+        });
     }
 }
