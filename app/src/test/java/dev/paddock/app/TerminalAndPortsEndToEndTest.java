@@ -226,6 +226,27 @@ class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
     }
 
     @Test
+    void aServerThatClosesOnTheRequestIsABadGatewayNeverAnInternalError() throws Exception {
+        writeScript("rude_http.py");
+        startInSandbox("exec python3 /workspace/rude_http.py close 8300", 8300);
+        startInSandbox("exec python3 /workspace/rude_http.py early 8301", 8301);
+        String closing = api.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 8300)).path("url").asString();
+        String early = api.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 8301)).path("url").asString();
+        String big = "x".repeat(1 << 20);
+        for (int i = 0; i < 4; i++) {
+            for (String body : java.util.Arrays.asList(null, big)) {
+                HttpResponse<String> r = raw(body == null ? "GET" : "POST", closing, body);
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(502);
+                assertThat(r.body()).contains("upstream_response_invalid");
+            }
+            // the answer may come before the body was sent; whether it can still be read depends on timing
+            HttpResponse<String> answered = raw("POST", early, big);
+            if (answered.statusCode() == 413) assertThat(answered.body()).isEqualTo("too big!");
+            else assertThat(answered.body()).as("status %d", answered.statusCode()).contains("upstream_response_invalid");
+        }
+    }
+
+    @Test
     void theOpenPortsOfAnEndedSandboxAreForgottenAndItsTokenStopsWorking() throws Exception {
         String other = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
         String url = api.json("POST", "/v1/sandboxes/" + other + "/ports", Map.of(), obj().put("port", 8100)).path("url").asString();

@@ -61,7 +61,7 @@ final class HttpPortProxy {
         ExecHandle relay = ports.connect(port, in);
         in.endWith(relay);
         try {
-            OutputStream up = relay.stdin();
+            UpstreamWrites up = new UpstreamWrites(relay.stdin());
             long length = req.getContentLengthLong();
             boolean chunkedBody = length < 0 && "chunked".equalsIgnoreCase(Text.clip(String.valueOf(req.getHeader("Transfer-Encoding")), 40));
             up.write(requestHead(req, method, target, port.port(), length, chunkedBody, stripAuthorization));
@@ -133,15 +133,54 @@ final class HttpPortProxy {
         return out;
     }
 
-    private static void copyBody(InputStream body, OutputStream up, long length, boolean chunked) throws IOException {
+    private static void copyBody(InputStream body, UpstreamWrites up, long length, boolean chunked) throws IOException {
         if (length == 0 || (length < 0 && !chunked)) return;
         byte[] buf = new byte[64 * 1024];
-        for (int n; (n = body.read(buf)) > 0; ) {
+        for (int n; !up.closed && (n = body.read(buf)) > 0; ) {
             if (chunked) up.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
             up.write(buf, 0, n);
             if (chunked) up.write("\r\n".getBytes(StandardCharsets.US_ASCII));
         }
         if (chunked) up.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * The request's way into the sandbox. The server there may stop reading and close at any point (having answered
+     * early, or not at all); what is left of the request is then dropped, and its answer, or its absence, is what
+     * the client gets (never a 500 for what the sandbox did).
+     */
+    private static final class UpstreamWrites extends OutputStream {
+        private final OutputStream relay;
+        boolean closed;
+
+        UpstreamWrites(OutputStream relay) {
+            this.relay = relay;
+        }
+
+        @Override
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            if (closed) return;
+            try {
+                relay.write(b, off, len);
+            } catch (IOException e) {
+                closed = true;
+            }
+        }
+
+        @Override
+        public void flush() {
+            if (closed) return;
+            try {
+                relay.flush();
+            } catch (IOException e) {
+                closed = true;
+            }
+        }
     }
 
     private static void respond(Context ctx, ResponseHead head, String method, RelayStream in) throws IOException {
