@@ -128,6 +128,10 @@ public final class InitClient {
                 if (f.type() == Frame.FAILED) throw refused(f);
                 if (f.type() != expected) throw InitProtocolException.malformed("reply");
                 return f;
+            } catch (IOException e) {
+                // the watchdog closed the connection: the agent is there but did not answer
+                if (!watchdog.cancel(false)) throw InitProtocolException.noAnswer("the sandbox agent did not answer within " + timeout.toMillis() + " ms");
+                throw e;
             } finally {
                 watchdog.cancel(false);
             }

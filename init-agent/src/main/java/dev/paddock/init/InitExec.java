@@ -39,6 +39,8 @@ public final class InitExec implements TerminalHandle {
     private final boolean terminal;
     private volatile boolean timedOut;
     private volatile boolean killed;
+    /** Init reported that the command started (a start frame). */
+    private volatile boolean started;
     private ScheduledFuture<?> timer;
 
     private InitExec(InitConnection connection, ExecOutput output, LongSupplier oomCounter, boolean terminal) {
@@ -115,7 +117,10 @@ public final class InitExec implements TerminalHandle {
             for (Frame f; (f = connection.read()) != null; ) {
                 byte[] p = f.payload();
                 switch (f.type()) {
-                    case Frame.STARTED -> { if (p.length != 4) throw InitProtocolException.malformed("start frame"); }
+                    case Frame.STARTED -> {
+                        if (p.length != 4) throw InitProtocolException.malformed("start frame");
+                        started = true;
+                    }
                     case Frame.STDOUT -> output.stdout(p, 0, p.length);
                     case Frame.STDERR -> output.stderr(p, 0, p.length);
                     case Frame.EXIT -> { finish(p); return; }
@@ -140,11 +145,19 @@ public final class InitExec implements TerminalHandle {
         result.complete(new ExecResult(code, signal, timedOut || initTimedOut, oomCounter.getAsLong() > oomBefore, elapsed()));
     }
 
-    /** The connection ended without an exit frame: after our own kill that is a kill, otherwise the sandbox died. */
+    /**
+     * The connection ended without an exit frame: after our own kill that is a kill (init kills the command when its
+     * connection drops); after the timeout, init did not confirm the kill within the grace, so how the command ended
+     * is not known and none is made up; otherwise the sandbox died.
+     */
     private void ended(Exception cause) {
         if (result.isDone()) return;
-        if (killed || timedOut) {
+        if (killed) {
             result.complete(new ExecResult(128 + SIGKILL, SIGKILL, timedOut, oomCounter.getAsLong() > oomBefore, elapsed()));
+        } else if (timedOut) {
+            result.completeExceptionally(InitProtocolException.noAnswer(started
+                    ? "the command outlived its timeout and the sandbox agent did not confirm its kill; it may still be running"
+                    : "the sandbox agent did not start the command within its timeout; it was cancelled"));
         } else {
             result.completeExceptionally(cause instanceof PaddockException p ? p
                     : InitProtocolException.unreachable(cause == null ? new IOException("the agent closed the connection") : cause));

@@ -19,6 +19,12 @@ public final class InitProtocolException extends PaddockException {
     }
 
     static InitProtocolException unreachable(Throwable cause) {
-        return new InitProtocolException(ErrorCode.SANDBOX_UNREACHABLE, "cannot reach the sandbox agent (" + cause.getMessage() + "); the sandbox has probably ended", cause);
+        String why = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return new InitProtocolException(ErrorCode.SANDBOX_UNREACHABLE, "cannot reach the sandbox agent (" + why + "); the sandbox has probably ended", cause);
+    }
+
+    /** The agent took the request but did not answer in time: alive as far as we know, but frozen or overloaded. */
+    static InitProtocolException noAnswer(String what) {
+        return new InitProtocolException(ErrorCode.OPERATION_TIMEOUT, what + "; the sandbox may be frozen (a stopped init) or overloaded");
     }
 }

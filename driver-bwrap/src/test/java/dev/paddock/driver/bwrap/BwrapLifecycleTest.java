@@ -4,6 +4,7 @@ import static dev.paddock.driver.bwrap.TestSandboxes.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecRequest;
 import dev.paddock.core.spi.NetworkPolicy;
@@ -117,6 +118,25 @@ class BwrapLifecycleTest {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !s.liveness().alive());
         s.terminate(TerminationReason.USER_REQUEST);
         assertThat(s.liveness().alive()).isFalse();
+    }
+
+    @Test
+    void aStoppedInitIsATimeoutWithNoMadeUpExitAndTheCommandDoesNotRunLater() throws Exception {
+        Sandbox s = env.create();
+        long init = initPid(s);
+        new ProcessBuilder("kill", "-STOP", Long.toString(init)).start().waitFor();
+        try {
+            ExecRequest late = new ExecRequest(List.of("touch", "/workspace/late-run"), null, null, Duration.ofSeconds(1), null);
+            assertThatThrownBy(() -> s.exec(late, null).await()).isInstanceOf(PaddockException.class)
+                    .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.OPERATION_TIMEOUT))
+                    .hasMessageContaining("did not start the command");
+            assertThatThrownBy(s::processes).as("a request that init takes but does not answer").isInstanceOf(PaddockException.class)
+                    .satisfies(e -> assertThat(((PaddockException) e).errorCode()).isEqualTo(ErrorCode.OPERATION_TIMEOUT))
+                    .hasMessageContaining("did not answer within").hasMessageNotContaining("null");
+        } finally {
+            new ProcessBuilder("kill", "-CONT", Long.toString(init)).start().waitFor();
+        }
+        assertThat(sh(s, "sleep 0.5; ls /workspace").out()).as("the cancelled command never ran").doesNotContain("late-run");
     }
 
     /** Gone, or a zombie waiting for the host's reaper: either way nothing runs any more. */
