@@ -197,7 +197,7 @@ public final class PaddockServer implements AutoCloseable {
         new CheckpointRoutes(host, bodies).register(r);
         new ApiKeyRoutes(keys, bodies).register(r);
         new UsageRoutes(host).register(r);
-        new NodeRoutes(cluster, Clock.systemUTC()).register(r);
+        new NodeRoutes(cluster, Clock.systemUTC(), bodies).register(r);
         new FileWatchRoutes(host, json).register(r);
         new SnapshotRoutes(host, bodies).register(r);
         RouteContext context = new RouteContext(r, bodies, json);

@@ -57,6 +57,23 @@ class ForkWatchNetworkApiTest {
     }
 
     @Test
+    void anEndpointThatTakesNoBodyRefusesOneInsteadOfIgnoringIt() {
+        String source = api.createSandbox();
+        int before = api.get("/v1/sandboxes?limit=100").json().path("data").size();
+        for (String action : List.of("fork", "suspend", "resume")) {
+            String path = "/v1/sandboxes/" + source + "/" + action;
+            api.post(path, "{").error(400, "invalid_request_error", "invalid_json");
+            api.post(path, "[]").error(400, "invalid_request_error", "invalid_json");
+            api.post(path, "null").error(400, "invalid_request_error", "invalid_json");
+            api.post(path, "{\"bogus\":1}").error(400, "invalid_request_error", "unknown_field");
+        }
+        assertThat(api.get("/v1/sandboxes?limit=100").json().path("data").size()).as("no refused fork made a sandbox").isEqualTo(before);
+        // none, or {} as SDKs send it, is what these endpoints take
+        assertThat(api.post("/v1/sandboxes/" + source + "/fork", "{}").status()).isEqualTo(201);
+        assertThat(api.post("/v1/sandboxes/" + source + "/resume", null).status()).isEqualTo(200);
+    }
+
+    @Test
     void snapshotsAreNamedCheckpointsOfTheTenantThatNewSandboxesStartFrom() {
         String source = api.createSandbox();
         api.put("/v1/sandboxes/" + source + "/files/content?path=/workspace/state.txt", "saved".getBytes(StandardCharsets.UTF_8));

@@ -6,6 +6,7 @@ import dev.paddock.core.Text;
 import dev.paddock.core.nodes.NodeRecord;
 import dev.paddock.core.nodes.NodeState;
 import dev.paddock.server.http.Auth;
+import dev.paddock.server.http.Bodies;
 import dev.paddock.server.wire.Views;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -20,11 +21,13 @@ import java.time.Instant;
 public final class NodeRoutes {
     private final ClusterLink link;
     private final Clock clock;
+    private final Bodies bodies;
 
     /** {@code link} null: this server is alone on its store. */
-    public NodeRoutes(ClusterLink link, Clock clock) {
+    public NodeRoutes(ClusterLink link, Clock clock, Bodies bodies) {
         this.link = link;
         this.clock = clock;
+        this.bodies = bodies;
     }
 
     public void register(RoutesConfig r) {
@@ -34,8 +37,14 @@ public final class NodeRoutes {
             ctx.json(new Views.DataList<>(l.nodes().list().stream().map(n -> view(n, now)).toList()));
         });
         r.get("/v1/nodes/{id}", ctx -> ctx.json(view(node(ctx), clock.instant())));
-        r.post("/v1/nodes/{id}/drain", ctx -> ctx.json(setState(ctx, NodeState.DRAINING)));
-        r.post("/v1/nodes/{id}/activate", ctx -> ctx.json(setState(ctx, NodeState.ACTIVE)));
+        r.post("/v1/nodes/{id}/drain", ctx -> {
+            bodies.none(ctx);
+            ctx.json(setState(ctx, NodeState.DRAINING));
+        });
+        r.post("/v1/nodes/{id}/activate", ctx -> {
+            bodies.none(ctx);
+            ctx.json(setState(ctx, NodeState.ACTIVE));
+        });
     }
 
     private NodeView setState(Context ctx, NodeState state) {

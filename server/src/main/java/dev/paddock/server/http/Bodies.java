@@ -1,9 +1,13 @@
 package dev.paddock.server.http;
 
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+import dev.paddock.core.Text;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Map;
 
 /** Reads request bodies within the server's limits: JSON into memory (small), uploads as a bounded stream. */
 public final class Bodies {
@@ -40,6 +44,18 @@ public final class Bodies {
         }
         ctx.attribute(RAW_JSON, raw);
         return raw;
+    }
+
+    /**
+     * For an endpoint that takes no body: none, or {@code {}} (what SDKs send). Anything else is refused (invalid
+     * JSON, not an object, any field), so a body sent by mistake is not silently ignored.
+     */
+    public void none(Context ctx) {
+        Map<?, ?> body = json(ctx, Map.class);
+        if (!body.isEmpty()) {
+            throw new PaddockException(ErrorCode.UNKNOWN_FIELD, "unknown field '" + Text.clip(String.valueOf(body.keySet().iterator().next()), 60)
+                    + "'; this endpoint takes no body (send none, or {})");
+        }
     }
 
     /** {@link #json}, or null for an empty body (endpoints whose body is optional). */

@@ -38,6 +38,7 @@ public final class CheckpointRoutes {
         r.post(CHECKPOINTS + "/{cp}/restore", ctx -> {
             String id = SandboxRoutes.id(ctx);
             String cp = Params.pathId(ctx, "cp", "cp", "checkpoint id");
+            bodies.none(ctx);
             ctx.json(SandboxView.of(host.restore(Auth.principal(ctx), id, cp)));
         });
         r.delete(CHECKPOINTS + "/{cp}", ctx -> {

@@ -33,11 +33,20 @@ public final class SandboxRoutes {
         r.get("/v1/sandboxes", this::list);
         r.get(SANDBOX, this::get);
         r.delete(SANDBOX, this::delete);
-        r.post(SANDBOX + "/suspend", ctx -> ctx.json(SandboxView.of(host.suspend(Auth.principal(ctx), id(ctx)))));
-        r.post(SANDBOX + "/resume", ctx -> ctx.json(SandboxView.of(host.resume(Auth.principal(ctx), id(ctx)))));
+        r.post(SANDBOX + "/suspend", ctx -> {
+            bodies.none(ctx);
+            ctx.json(SandboxView.of(host.suspend(Auth.principal(ctx), id(ctx))));
+        });
+        r.post(SANDBOX + "/resume", ctx -> {
+            bodies.none(ctx);
+            ctx.json(SandboxView.of(host.resume(Auth.principal(ctx), id(ctx))));
+        });
         r.get(SANDBOX + "/events", this::events);
         r.patch(SANDBOX + "/network", this::changeNetwork);
-        r.post(SANDBOX + "/fork", ctx -> ctx.status(201).json(SandboxView.of(host.fork(Auth.principal(ctx), id(ctx)))));
+        r.post(SANDBOX + "/fork", ctx -> {
+            bodies.none(ctx);
+            ctx.status(201).json(SandboxView.of(host.fork(Auth.principal(ctx), id(ctx))));
+        });
     }
 
     static String id(Context ctx) {

@@ -26,6 +26,11 @@ final class AgentBodies {
         return bodies.json(ctx, Map.class);
     }
 
+    /** See {@link Bodies#none}. */
+    void none(Context ctx) {
+        bodies.none(ctx);
+    }
+
     static PageRequest page(Context ctx) {
         Integer limit = null;
         if (ctx.queryParam("limit") != null) limit = (int) Params.longParam(ctx, "limit", 20, 1, PageRequest.MAX_LIMIT);

@@ -22,7 +22,10 @@ final class AgentRoutes {
                 Params.bool(ctx, "include_archived", false))));
         r.get(AGENT, ctx -> ctx.json(agents.get(Auth.principal(ctx), ctx.pathParam("agent_id"), AgentBodies.optionalInt(ctx, "version")).toWire()));
         r.post(AGENT, ctx -> ctx.json(agents.update(Auth.principal(ctx), ctx.pathParam("agent_id"), bodies.json(ctx)).toWire()));
-        r.post(AGENT + "/archive", ctx -> ctx.json(agents.archive(Auth.principal(ctx), ctx.pathParam("agent_id")).toWire()));
+        r.post(AGENT + "/archive", ctx -> {
+            bodies.none(ctx);
+            ctx.json(agents.archive(Auth.principal(ctx), ctx.pathParam("agent_id")).toWire());
+        });
         r.get(AGENT + "/versions", ctx -> AgentBodies.list(ctx, agents.versions(Auth.principal(ctx), ctx.pathParam("agent_id"),
                 AgentBodies.page(ctx))));
     }

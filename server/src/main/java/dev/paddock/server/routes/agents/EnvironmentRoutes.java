@@ -23,7 +23,10 @@ final class EnvironmentRoutes {
         r.get(ENV, ctx -> ctx.json(environments.get(Auth.principal(ctx), id(ctx)).toWire()));
         r.post(ENV, ctx -> ctx.json(environments.update(Auth.principal(ctx), id(ctx), bodies.json(ctx)).toWire()));
         r.delete(ENV, ctx -> ctx.json(environments.delete(Auth.principal(ctx), id(ctx))));
-        r.post(ENV + "/archive", ctx -> ctx.json(environments.archive(Auth.principal(ctx), id(ctx)).toWire()));
+        r.post(ENV + "/archive", ctx -> {
+            bodies.none(ctx);
+            ctx.json(environments.archive(Auth.principal(ctx), id(ctx)).toWire());
+        });
         r.post(ENV + "/keys", ctx -> ctx.status(201).json(environments.createKey(Auth.principal(ctx), id(ctx), bodies.json(ctx))));
         r.get(ENV + "/keys", ctx -> AgentBodies.list(ctx, environments.listKeys(Auth.principal(ctx), id(ctx), AgentBodies.page(ctx))));
         r.delete(ENV + "/keys/{key_id}", ctx -> {

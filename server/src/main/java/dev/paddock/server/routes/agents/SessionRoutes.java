@@ -25,7 +25,10 @@ final class SessionRoutes {
         });
         r.get(SESSION, ctx -> ctx.json(sessions.get(Auth.principal(ctx), ctx.pathParam("session_id")).toWire()));
         r.post(SESSION, ctx -> ctx.json(sessions.update(Auth.principal(ctx), ctx.pathParam("session_id"), bodies.json(ctx)).toWire()));
-        r.post(SESSION + "/archive", ctx -> ctx.json(sessions.archive(Auth.principal(ctx), ctx.pathParam("session_id")).toWire()));
+        r.post(SESSION + "/archive", ctx -> {
+            bodies.none(ctx);
+            ctx.json(sessions.archive(Auth.principal(ctx), ctx.pathParam("session_id")).toWire());
+        });
         r.delete(SESSION, ctx -> ctx.json(sessions.delete(Auth.principal(ctx), ctx.pathParam("session_id"))));
     }
 }

@@ -34,7 +34,10 @@ final class VaultRoutes {
         r.get(VAULT, ctx -> ctx.json(vaults.get(Auth.principal(ctx), vault(ctx))));
         r.post(VAULT, ctx -> ctx.json(vaults.update(Auth.principal(ctx), vault(ctx), bodies.json(ctx))));
         r.delete(VAULT, ctx -> ctx.json(vaults.delete(Auth.principal(ctx), vault(ctx), credentials)));
-        r.post(VAULT + "/archive", ctx -> ctx.json(vaults.archive(Auth.principal(ctx), vault(ctx))));
+        r.post(VAULT + "/archive", ctx -> {
+            bodies.none(ctx);
+            ctx.json(vaults.archive(Auth.principal(ctx), vault(ctx)));
+        });
 
         r.post(VAULT + "/credentials", ctx -> ctx.json(credentials.create(Auth.principal(ctx), vault(ctx), bodies.json(ctx))));
         r.get(VAULT + "/credentials", ctx -> AgentBodies.list(ctx, credentials.list(Auth.principal(ctx), vault(ctx), AgentBodies.page(ctx),
@@ -42,8 +45,14 @@ final class VaultRoutes {
         r.get(CREDENTIAL, ctx -> ctx.json(credentials.get(Auth.principal(ctx), vault(ctx), credential(ctx))));
         r.post(CREDENTIAL, ctx -> ctx.json(credentials.update(Auth.principal(ctx), vault(ctx), credential(ctx), bodies.json(ctx))));
         r.delete(CREDENTIAL, ctx -> ctx.json(credentials.delete(Auth.principal(ctx), vault(ctx), credential(ctx))));
-        r.post(CREDENTIAL + "/archive", ctx -> ctx.json(credentials.archive(Auth.principal(ctx), vault(ctx), credential(ctx))));
-        r.post(CREDENTIAL + "/mcp_oauth_validate", ctx -> ctx.json(validation.validate(Auth.principal(ctx), vault(ctx), credential(ctx))));
+        r.post(CREDENTIAL + "/archive", ctx -> {
+            bodies.none(ctx);
+            ctx.json(credentials.archive(Auth.principal(ctx), vault(ctx), credential(ctx)));
+        });
+        r.post(CREDENTIAL + "/mcp_oauth_validate", ctx -> {
+            bodies.none(ctx);
+            ctx.json(validation.validate(Auth.principal(ctx), vault(ctx), credential(ctx)));
+        });
     }
 
     private static String vault(Context ctx) {

@@ -5,8 +5,6 @@ import dev.paddock.agents.EnvironmentService;
 import dev.paddock.agents.Fields;
 import dev.paddock.agents.SdkErrorCodes;
 import dev.paddock.agents.WorkQueue;
-import dev.paddock.core.PaddockException;
-import dev.paddock.core.Text;
 import dev.paddock.access.Principal;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.server.http.ApiJson;
@@ -46,7 +44,7 @@ final class WorkRoutes {
         r.get(WORK, ctx -> ctx.json(work.get(environment(ctx), ctx.pathParam("work_id"))));
         r.post(WORK, ctx -> ctx.json(work.updateMetadata(environment(ctx), ctx.pathParam("work_id"), metadata(ctx))));
         r.post(WORK + "/ack", ctx -> {
-            noFields(ctx);
+            bodies.none(ctx);
             ctx.json(work.ack(environment(ctx), ctx.pathParam("work_id"), ctx.header(WORKER_ID)));
         });
         r.post(WORK + "/heartbeat", this::heartbeat);
@@ -70,7 +68,7 @@ final class WorkRoutes {
     }
 
     private void heartbeat(Context ctx) {
-        noFields(ctx);
+        bodies.none(ctx);
         String env = environment(ctx);
         Long ttl = ctx.queryParam("desired_ttl_seconds") == null ? null : Params.longParam(ctx, "desired_ttl_seconds", 0, 1, 86_400);
         WorkQueue.Heartbeat h = work.heartbeat(env, ctx.pathParam("work_id"), ctx.queryParam("expected_last_heartbeat"), ttl, ctx.header(WORKER_ID));
@@ -91,13 +89,6 @@ final class WorkRoutes {
     }
 
     /** A body the route takes nothing from: empty, or a JSON object without fields. */
-    private void noFields(Context ctx) {
-        Map<String, Object> body = bodies.json(ctx);
-        if (!body.isEmpty()) {
-            throw new PaddockException(ErrorCode.UNKNOWN_FIELD, "unknown field '"
-                    + Text.clip(body.keySet().iterator().next(), 60) + "'; this endpoint takes no body fields");
-        }
-    }
 
     @SuppressWarnings("unchecked")
     private Map<String, Object> metadata(Context ctx) {

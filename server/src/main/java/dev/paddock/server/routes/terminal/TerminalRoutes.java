@@ -86,6 +86,7 @@ public final class TerminalRoutes {
         });
         r.post(TERMINAL + "/attach_tokens", ctx -> {
             String sbx = sandboxId(ctx), pty = ptyId(ctx);
+            bodies.none(ctx);
             AttachToken t = terminals.issueToken(Auth.principal(ctx), sbx, pty);
             ctx.status(201).json(new TokenView(t.token(), t.expiresAt(), attachPath(sbx, pty) + "?token=" + t.token()));
         });
