@@ -40,6 +40,8 @@ final class Resolver {
         List<Fd> held = new ArrayList<>();
         List<String> names = new ArrayList<>();
         int hops = 0;
+        int createdDepth = -1;
+        String createdName = null;
         try {
             while (!pending.isEmpty()) {
                 String name = pending.removeFirst();
@@ -58,8 +60,12 @@ final class Resolver {
                     if (e.errno() != Errno.ENOENT) throw WorkspaceErrors.of(e, path);
                     if (last) return result(dir, name, names, null);
                     if (!createParents) throw WorkspaceErrors.notFound(path);
-                    if (++hops > MAX_LINK_HOPS) throw WorkspaceErrors.tooManyLinks(path); // bounded against create/delete races
+                    // a deep path makes one directory per level; making the same one again means it was deleted
+                    // meanwhile: that race is what is bounded, not the depth
+                    if (held.size() == createdDepth && name.equals(createdName) && ++hops > MAX_LINK_HOPS) throw WorkspaceErrors.tooManyLinks(path);
                     createDirectory(dir, name, path);
+                    createdDepth = held.size();
+                    createdName = name;
                     pending.addFirst(name);
                     continue;
                 }

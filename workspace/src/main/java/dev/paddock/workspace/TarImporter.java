@@ -41,7 +41,8 @@ final class TarImporter {
     void unpack(Fd root, String path, InputStream in, Fd tmp, boolean syncEach) {
         List<String> base = targetDirectory(root, path);
         List<DirectoryTimes> directories = new ArrayList<>();
-        TarArchiveInputStream tar = new SparseTarInputStream(in);
+        NonZeroWatch read = new NonZeroWatch(in);
+        TarArchiveInputStream tar = new SparseTarInputStream(read);
         long entries = 0;
         long bytes = 0;
         try {
@@ -76,6 +77,10 @@ final class TarImporter {
             }
         } catch (IOException e) {
             throw new PaddockException(ErrorCode.INVALID_TAR, "the archive could not be read: " + Text.clip(e.getMessage(), 200));
+        }
+        // the tar reader takes a short or unrecognised start for the end of an empty archive; an empty one is zeros
+        if (entries == 0 && read.sawNonZero) {
+            throw new PaddockException(ErrorCode.INVALID_TAR, "the body is not a tar archive (it has no entry and is not an empty archive's zero blocks)");
         }
         for (DirectoryTimes dir : directories.reversed()) applyDirectoryTimes(root, dir);
     }
@@ -236,5 +241,28 @@ final class TarImporter {
 
     private static PaddockException conflict(TarArchiveEntry entry, String why) {
         return new PaddockException(ErrorCode.TAR_ENTRY_CONFLICT, "archive entry '" + Text.clip(entry.getName(), 200) + "' cannot be unpacked: " + why);
+    }
+
+    /** Notes whether any byte that passed was not zero. */
+    private static final class NonZeroWatch extends java.io.FilterInputStream {
+        boolean sawNonZero;
+
+        NonZeroWatch(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b > 0) sawNonZero = true;
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            for (int i = off; !sawNonZero && i < off + n; i++) sawNonZero = b[i] != 0;
+            return n;
+        }
     }
 }

@@ -223,6 +223,15 @@ class HostDirWorkspaceTest {
     }
 
     @Test
+    void deepPathsAreMadeLevelByLevelWithoutBeingTakenForASymlinkLoop() throws IOException {
+        String deep = "deep/" + "d/".repeat(99) + "leaf.txt";
+        ws.write(deep, bytes("at the bottom"));
+        assertThat(fx.root.resolve(deep)).hasContent("at the bottom");
+        ws.mkdir("other/" + "d/".repeat(99));
+        assertThat(fx.root.resolve("other/" + "d/".repeat(99))).isDirectory();
+    }
+
+    @Test
     void createdFilesBelongToTheSandboxOwner() throws IOException {
         org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "chown needs root");
         HostDirWorkspace owned = new HostDirWorkspace(fx.root, 12345, 12346);

@@ -179,6 +179,11 @@ class TarTest {
     @Test
     void garbageIsAClearError() {
         assertRefused(() -> ws.importTar("/workspace", new ByteArrayInputStream("definitely not a tar archive, just some text that is long enough to fill a header block maybe".repeat(10).getBytes())), "invalid_tar");
+        // shorter than a header block: the tar reader alone would take it for the end of an empty archive
+        assertRefused(() -> ws.importTar("/workspace", new ByteArrayInputStream("garbage not a tar".getBytes())), "invalid_tar");
+        // an empty archive (its zero blocks) or no body imports nothing and is fine
+        ws.importTar("/workspace", new ByteArrayInputStream(new byte[1024]));
+        ws.importTar("/workspace", new ByteArrayInputStream(new byte[0]));
     }
 
     /** Every entry under the root as "path type mode size target content-hash", sorted. */
