@@ -128,7 +128,7 @@ final class Forks {
         }));
     }
 
-    /** A create filled before it runs; one whose filling fails is removed, record and all, as if never made. */
+    /** A create filled before it runs; one whose filling fails is ended (failed, with the reason) and its files purged. */
     private SandboxRecord createFilled(Principal caller, SandboxRequest request, SandboxDriver driver, Consumer<Sandbox> fill) {
         AtomicReference<String> made = new AtomicReference<>();
         try {
