@@ -179,6 +179,14 @@ public final class HostDirWorkspace implements Workspace {
 
     @Override
     public FileEntry write(String path, InputStream content) {
+        if (SandboxPath.namesADirectory(path)) {
+            try (Fd r = openRoot(); Resolved ignored = resolver.resolve(r, path, true, false)) {
+                // what is wrong with the path itself (outside the workspace, say) is said first
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
+            }
+            throw WorkspaceErrors.invalidPath(path, "it ends in / and so names a directory, not a file");
+        }
         try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, true)) {
             if (place.isRoot() || (place.exists() && place.stat().isDirectory())) throw WorkspaceErrors.isADirectory(path);
             int mode = place.exists() && place.stat().isRegular() ? place.stat().permissions() : FILE_MODE;

@@ -37,6 +37,7 @@ final class Resolver {
      */
     Resolved resolve(Fd root, String path, boolean followFinal, boolean createParents) {
         Deque<String> pending = new ArrayDeque<>(SandboxPath.parse(path, virtualRoot));
+        boolean directoryOnly = SandboxPath.namesADirectory(path); // "a/" or "a/.": as in POSIX, a is a directory
         List<Fd> held = new ArrayList<>();
         List<String> names = new ArrayList<>();
         int hops = 0;
@@ -88,6 +89,7 @@ final class Resolver {
                     for (int i = targetComponents.size() - 1; i >= 0; i--) pending.addFirst(targetComponents.get(i));
                     continue;
                 }
+                if (last && directoryOnly && !stat.isDirectory() && !stat.isSymlink()) throw WorkspaceErrors.notADirectory(path);
                 if (last) return result(dir, name, names, stat);
                 if (!stat.isDirectory()) throw WorkspaceErrors.notADirectory(path);
                 try {

@@ -29,6 +29,11 @@ final class SandboxPath {
         return parse(path, path, true, root).components();
     }
 
+    /** Whether a path ends in "/" or "/." (or is "."), so that what it names must be a directory. */
+    static boolean namesADirectory(String path) {
+        return path != null && (path.endsWith("/") || path.endsWith("/.") || path.equals("."));
+    }
+
     /** A symlink target read inside the workspace; {@code original} is the caller's path, for messages. */
     static Parsed parseLinkTarget(String target, String original, String root) {
         if (target.isEmpty()) throw WorkspaceErrors.invalidPath(original, "it goes through an empty symbolic link");

@@ -223,6 +223,18 @@ class HostDirWorkspaceTest {
     }
 
     @Test
+    void aPathEndingInASlashNamesADirectory() throws IOException {
+        ws.write("a.txt", bytes("file"));
+        assertRefused(() -> ws.read("a.txt/"), "not_a_directory");
+        assertRefused(() -> ws.stat("a.txt/."), "not_a_directory");
+        assertRefused(() -> ws.write("newdir/", bytes("x")), "invalid_path");
+        assertThat(fx.root.resolve("newdir")).doesNotExist();
+        ws.mkdir("made/");
+        assertThat(fx.root.resolve("made")).isDirectory();
+        assertThat(ws.list("made/")).isEmpty();
+    }
+
+    @Test
     void deepPathsAreMadeLevelByLevelWithoutBeingTakenForASymlinkLoop() throws IOException {
         String deep = "deep/" + "d/".repeat(99) + "leaf.txt";
         ws.write(deep, bytes("at the bottom"));
