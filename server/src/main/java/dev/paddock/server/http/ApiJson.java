@@ -114,7 +114,7 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         if (e instanceof StreamReadException) {
             String in = field.isEmpty() ? "" : " in field '" + field + "'";
             return new PaddockException(ErrorCode.INVALID_JSON, "malformed JSON" + in + position(e.getLocation()) + ": "
-                    + Text.clip(firstLine(e.getOriginalMessage()), 200));
+                    + Text.clip(withoutSource(firstLine(e.getOriginalMessage())), 200));
         }
         if (!field.isEmpty()) {
             return new PaddockException(ErrorCode.INVALID_FIELD, "field '" + field + "' has an invalid value");
@@ -152,6 +152,11 @@ public final class ApiJson implements io.javalin.json.JsonMapper {
         if (t.isEnum()) return "one of " + Arrays.stream(t.getEnumConstants())
                 .map(c -> ((Enum<?>) c).name().toLowerCase()).collect(Collectors.joining(", "));
         return "of another type";
+    }
+
+    /** The parser's own message names its input's location as "[Source: REDACTED ...; byte offset: ...]": noise here. */
+    static String withoutSource(String message) {
+        return message.replaceAll("\\s*\\(start marker at \\[Source:[^\\]]*\\]\\)", "").replaceAll("\\s*\\[Source:[^\\]]*\\]", "");
     }
 
     private static String position(TokenStreamLocation loc) {
