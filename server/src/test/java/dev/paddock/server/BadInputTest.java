@@ -131,6 +131,12 @@ class BadInputTest {
         api.post(exec, "{\"argv\": [\"ls\"], \"stdin\": \"a\", \"stdin_base64\": \"YQ==\"}").error(400, INVALID, "invalid_field");
         assertThat(api.post(exec, "{\"argv\": [\"ls\"], \"stdin_base64\": \"***\"}").error(400, INVALID, "invalid_field").message())
                 .contains("'stdin_base64'");
+        // too many entries have codes of their own (docs/API.md)
+        String manyArgs = "[\"echo\"" + ",\"x\"".repeat(4096) + "]";
+        api.post(exec, "{\"argv\": " + manyArgs + "}").error(400, INVALID, "argv_too_long");
+        StringBuilder env = new StringBuilder("{");
+        for (int i = 0; i < 257; i++) env.append(i == 0 ? "" : ",").append("\"V").append(i).append("\":\"1\"");
+        api.post(exec, "{\"argv\": [\"true\"], \"env\": " + env + "}}").error(400, INVALID, "env_too_large");
     }
 
     @Test

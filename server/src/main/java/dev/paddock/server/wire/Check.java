@@ -31,7 +31,7 @@ final class Check {
 
     static Map<String, String> env(String field, Map<String, String> env) {
         if (env == null) return Map.of();
-        if (env.size() > MAX_ENV_ENTRIES) throw invalid(field, "may hold at most " + MAX_ENV_ENTRIES + " variables");
+        if (env.size() > MAX_ENV_ENTRIES) throw new PaddockException(ErrorCode.ENV_TOO_LARGE, "field '" + field + "' may hold at most " + MAX_ENV_ENTRIES + " variables");
         for (Map.Entry<String, String> e : env.entrySet()) {
             if (!ENV_NAME.matcher(e.getKey()).matches()) {
                 throw invalid(field, "has an invalid variable name '" + Text.clip(e.getKey(), 60)

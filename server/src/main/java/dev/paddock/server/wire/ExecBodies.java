@@ -42,7 +42,7 @@ public final class ExecBodies {
         }
         List<String> argv = b.argv();
         if (argv.isEmpty()) throw Check.invalid("argv", "must name a program: it is empty");
-        if (argv.size() > MAX_ARGS) throw Check.invalid("argv", "may hold at most " + MAX_ARGS + " arguments");
+        if (argv.size() > MAX_ARGS) throw new PaddockException(ErrorCode.ARGV_TOO_LONG, "field 'argv' may hold at most " + MAX_ARGS + " arguments");
         for (int i = 0; i < argv.size(); i++) {
             if (argv.get(i) == null) throw Check.invalid("argv[" + i + "]", "must be a string, not null");
             Check.noNul("argv[" + i + "]", argv.get(i));
