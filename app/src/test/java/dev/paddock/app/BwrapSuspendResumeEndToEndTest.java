@@ -3,6 +3,7 @@ package dev.paddock.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.paddock.app.client.ApiException;
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
 import java.nio.file.Files;
@@ -35,6 +36,23 @@ class BwrapSuspendResumeEndToEndTest {
     @AfterEach
     void stop() throws Exception {
         server.close();
+    }
+
+    @Test
+    void anExecCutShortByADeleteIsAConflictWithTheDeleteNotADeadBackend() throws Exception {
+        String id = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
+        var exec = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return api.json("POST", "/v1/sandboxes/" + id + "/exec", Map.of(), obj().put("command", "sleep 60"));
+            } catch (ApiException e) {
+                return obj().put("status", e.status()).put("code", e.code());
+            }
+        });
+        Thread.sleep(1000); // the command runs
+        api.call("DELETE", "/v1/sandboxes/" + id, Map.of(), null);
+        JsonNode answer = exec.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(answer.path("status").asInt()).as(answer.toString()).isEqualTo(409);
+        assertThat(answer.path("code").asString()).isEqualTo("sandbox_not_running");
     }
 
     @Test

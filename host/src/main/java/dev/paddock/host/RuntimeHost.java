@@ -35,6 +35,7 @@ import dev.paddock.core.store.SandboxRecord;
 import dev.paddock.core.store.Store;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -534,7 +535,37 @@ public final class RuntimeHost implements AutoCloseable {
     // ---------------------------------------------------------------- exec and processes
 
     public ExecHandle exec(Principal caller, String id, ExecRequest request, ExecOutput output) {
-        return whileThawed(find(caller, id), s -> s.exec(request, output));
+        SandboxRecord r = find(caller, id);
+        ExecHandle h = whileThawed(r, s -> s.exec(request, output));
+        return new ExecHandle() {
+            @Override public OutputStream stdin() { return h.stdin(); }
+            @Override public ExecResult await() throws InterruptedException {
+                try {
+                    return h.await();
+                } catch (PaddockException e) {
+                    throw deletedMeanwhile(r.id(), e);
+                }
+            }
+            @Override public ExecResult await(Duration wait) throws InterruptedException {
+                try {
+                    return h.await(wait);
+                } catch (PaddockException e) {
+                    throw deletedMeanwhile(r.id(), e);
+                }
+            }
+            @Override public void kill() { h.kill(); }
+        };
+    }
+
+    /**
+     * A call whose sandbox was deleted while it ran loses its backend: that is the delete's doing, a conflict with
+     * it (409 {@code sandbox_not_running}), not a backend that died (503 {@code sandbox_unreachable}).
+     */
+    private PaddockException deletedMeanwhile(String id, PaddockException e) {
+        if (e.errorCode() != ErrorCode.SANDBOX_UNREACHABLE) return e;
+        SandboxState now = store.sandboxes().find(id).map(SandboxRecord::state).orElse(null);
+        if (now != SandboxState.TERMINATING && now != SandboxState.TERMINATED) return e;
+        return new PaddockException(ErrorCode.SANDBOX_NOT_RUNNING, "sandbox " + id + " was deleted while the request ran", e);
     }
 
     /** Runs a command to completion and returns its result. */
@@ -584,9 +615,13 @@ public final class RuntimeHost implements AutoCloseable {
      */
     private <T> T whileThawed(SandboxRecord r, Function<Sandbox, T> call) {
         SandboxRecord cur = resumedIfIdle(r); // before the gate: a resume takes the sandbox's lock, which a checkpoint holds while it waits for the gate
-        return locks.thawed(cur.id(), config.operationTimeout().toMillis(), () -> new PaddockException(ErrorCode.SANDBOX_BUSY,
-                        "sandbox " + cur.id() + " stayed frozen by a checkpoint or restore for " + config.operationTimeout().toSeconds() + "s; retry"),
-                () -> call.apply(ready(cur)));
+        try {
+            return locks.thawed(cur.id(), config.operationTimeout().toMillis(), () -> new PaddockException(ErrorCode.SANDBOX_BUSY,
+                            "sandbox " + cur.id() + " stayed frozen by a checkpoint or restore for " + config.operationTimeout().toSeconds() + "s; retry"),
+                    () -> call.apply(ready(cur)));
+        } catch (PaddockException e) {
+            throw deletedMeanwhile(cur.id(), e);
+        }
     }
 
     // ---------------------------------------------------------------- files
