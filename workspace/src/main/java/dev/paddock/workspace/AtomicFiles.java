@@ -43,14 +43,26 @@ final class AtomicFiles {
         return tmp;
     }
 
-    /** Replaces {@code name} in {@code dir} with a regular file holding {@code content}; returns its stat. */
-    static Stat replaceFile(Fd tmpDir, Fd dir, String name, InputStream content, int mode, Instant modifiedAt, Ownership owner, String path) {
-        return replaceFile(tmpDir, dir, name, Content.of(content), mode, modifiedAt, owner, path, true);
+    /** What of a replaced file is on the disk when {@link #replaceFile} returns. */
+    enum Durability {
+        /** Its data and its name: the file is synced, then its directory. */
+        FILE_AND_NAME,
+        /**
+         * Its data: synced before the rename, so a name that reaches the disk never names data that did not. The
+         * caller syncs the filesystem once before it answers (an archive import), which makes the names durable.
+         */
+        DATA,
+        /** Neither: the caller syncs the whole tree before it commits it (a staged restore). */
+        NONE
     }
 
-    /** {@code sync} false: the caller makes the whole tree durable at once (a staged restore syncs before its commit). */
+    /** Replaces {@code name} in {@code dir} with a regular file holding {@code content}; returns its stat. */
+    static Stat replaceFile(Fd tmpDir, Fd dir, String name, InputStream content, int mode, Instant modifiedAt, Ownership owner, String path) {
+        return replaceFile(tmpDir, dir, name, Content.of(content), mode, modifiedAt, owner, path, Durability.FILE_AND_NAME);
+    }
+
     static Stat replaceFile(Fd tmpDir, Fd dir, String name, Content content, int mode, Instant modifiedAt, Ownership owner, String path,
-                            boolean sync) {
+                            Durability durability) {
         Fd at = tmpDir != null ? tmpDir : dir;
         String tmp = liveTemporaryName();
         boolean renamed = false;
@@ -60,13 +72,13 @@ final class AtomicFiles {
             Posix.fchmod(file.fd(), mode & 0777); // never setuid/setgid: content comes from API callers and archives
             owner.apply(file);
             content.writeTo(file);
-            if (sync) Posix.fsync(file.fd());
+            if (durability != Durability.NONE) Posix.fsync(file.fd());
             if (modifiedAt != null) Posix.setTimes(file.fd(), modifiedAt);
             Stat stat = Posix.stat(file.fd(), "");
             file.close();
             Posix.renameat(at.fd(), tmp, dir.fd(), name);
             renamed = true;
-            if (sync) Posix.fsync(dir.fd());
+            if (durability == Durability.FILE_AND_NAME) Posix.fsync(dir.fd());
             return stat;
         } catch (IOException e) {
             throw new PaddockException(ErrorCode.CONTENT_READ_FAILED,

@@ -109,7 +109,7 @@ final class Staging {
             requireSameFilesystem(root, area);
             Posix.mkdirat(area.fd(), UNPACK + id, 0700);
             try (Fd unpacked = Fd.openDirectory(area.fd(), UNPACK + id)) {
-                importer.unpack(unpacked, virtualRoot, tar, area, false);
+                importer.unpack(unpacked, virtualRoot, tar, area, AtomicFiles.Durability.NONE);
                 Posix.syncfs(area.fd()); // one flush for the whole staged tree, before it can be committed
             } catch (RuntimeException e) {
                 Trees.delete(area.fd(), UNPACK + id, virtualRoot);

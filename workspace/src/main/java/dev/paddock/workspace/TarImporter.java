@@ -33,12 +33,8 @@ final class TarImporter {
     private record DirectoryTimes(String sandboxPath, int mode, Instant modifiedAt) {}
 
     /** {@code tmp}: where temporary entries are made before being renamed into place; null for the target directory. */
-    void unpack(Fd root, String path, InputStream in, Fd tmp) {
-        unpack(root, path, in, tmp, true);
-    }
-
-    /** {@code syncEach} false: files are not fsynced one by one; the caller syncs the filesystem when it is done. */
-    void unpack(Fd root, String path, InputStream in, Fd tmp, boolean syncEach) {
+    /** Unpacks into {@code path}; each file is as durable as {@code durability} says, the rest is the caller's to sync. */
+    void unpack(Fd root, String path, InputStream in, Fd tmp, AtomicFiles.Durability durability) {
         List<String> base = targetDirectory(root, path);
         List<DirectoryTimes> directories = new ArrayList<>();
         NonZeroWatch read = new NonZeroWatch(in);
@@ -70,7 +66,7 @@ final class TarImporter {
                         throw new PaddockException(ErrorCode.TAR_TOO_LARGE,
                                 "the archive unpacks to more than " + limits.maxTotalBytes() + " bytes; split it or raise the limit");
                     }
-                    file(root, base, entry, tar, target, tmp, sparseName != null, syncEach);
+                    file(root, base, entry, tar, target, tmp, sparseName != null, durability);
                 } else {
                     throw unsupported(entry);
                 }
@@ -106,7 +102,7 @@ final class TarImporter {
     }
 
     private void file(Fd root, List<String> base, TarArchiveEntry entry, InputStream content, String target, Fd tmp, boolean sparse,
-                      boolean sync) {
+                      AtomicFiles.Durability durability) {
         AtomicFiles.Content writer = AtomicFiles.Content.of(content);
         if (sparse) {
             long realSize = sparseRealSize(entry);
@@ -115,7 +111,7 @@ final class TarImporter {
         try (Resolved place = place(root, base, entry, target)) {
             if (place.exists() && place.stat().isDirectory()) throw conflict(entry, "a directory already exists there");
             AtomicFiles.replaceFile(tmp, place.dir(), place.name(), writer, entry.getMode(),
-                    entry.getLastModifiedTime().toInstant(), owner, target, sync);
+                    entry.getLastModifiedTime().toInstant(), owner, target, durability);
         }
     }
 
