@@ -1,6 +1,7 @@
 package dev.paddock.store;
 
 import dev.paddock.core.ErrorCode;
+import dev.paddock.core.OffCarrier;
 import dev.paddock.core.PaddockException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -123,8 +124,16 @@ final class SqliteDatabase implements Database {
         return SqliteDialect.INSTANCE;
     }
 
+    /**
+     * SQLite runs in JNI, which pins a virtual thread's carrier; a write may wait there for the file's lock or sync a
+     * checkpoint, so it runs through {@link OffCarrier}.
+     */
     @Override
     public <T> T write(String operation, SqlWork<T> work) {
+        return OffCarrier.run(() -> writeHere(operation, work));
+    }
+
+    private <T> T writeHere(String operation, SqlWork<T> work) {
         writeLock.lock();
         try {
             if (closed) throw StoreErrors.closed();
@@ -162,6 +171,10 @@ final class SqliteDatabase implements Database {
         writeStop.resume();
     }
 
+    /**
+     * On the caller's thread: in WAL mode a read waits for no lock and syncs nothing, so its JNI time is short, and
+     * a hand-off to a platform thread would cost every request more than it saves.
+     */
     @Override
     public <T> T read(String operation, SqlWork<T> work) {
         if (closed) throw StoreErrors.closed();

@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.OffCarrier;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -8,11 +9,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.LongSupplier;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
@@ -23,8 +19,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * <p>A downcall pins the carrier of a virtual thread for as long as it runs, and the server's requests run on
  * virtual threads over as many carriers as there are cores: two requests in fsync or a slow openat (a bulk archive
  * import on a 2-core host) held every carrier and stalled every other request, health included, for most of a
- * minute. So a call made on a virtual thread runs on a platform thread of {@link #BLOCKING} while the virtual
- * thread waits unmounted; a call made on a platform thread runs where it is.
+ * minute. So every call runs through {@link OffCarrier}.
  */
 public final class NativeCall {
     private NativeCall() {}
@@ -59,16 +54,9 @@ public final class NativeCall {
         long invoke(MemorySegment state, Arena arena) throws Throwable;
     }
 
-    /**
-     * Platform threads for the calls of virtual threads. Unbounded (idle ones end after a minute): a bounded pool
-     * could deadlock where one call waits for another to run (a read from a pipe whose writer is queued).
-     */
-    private static final ExecutorService BLOCKING = Executors.newCachedThreadPool(
-            Thread.ofPlatform().daemon().name("native-call-", 0).factory());
-
     /** Runs a call, retrying on EINTR; a negative result becomes an {@link Errno}. Off the carrier when on a virtual thread. */
     public static long call(String name, Call call) {
-        return offCarrier(() -> callHere(name, call));
+        return OffCarrier.run(() -> callHere(name, call));
     }
 
     private static long callHere(String name, Call call) {
@@ -89,38 +77,12 @@ public final class NativeCall {
 
     /** close(2), never retried: Linux frees the descriptor even when close is interrupted. */
     public static void close(int fd) {
-        offCarrier(() -> {
+        OffCarrier.run(() -> {
             try (Arena arena = Arena.ofConfined()) {
-                return (long) (int) CLOSE.invokeExact(arena.allocate(CAPTURE), fd);
+                return (int) CLOSE.invokeExact(arena.allocate(CAPTURE), fd);
             } catch (Throwable t) {
                 throw new IllegalStateException("close could not be called", t);
             }
         });
-    }
-
-    /**
-     * Runs {@code work} here on a platform thread, else on one of {@link #BLOCKING} and waits for it. The wait
-     * ignores interrupts until the call is done (its result may be a descriptor that must not be lost), then
-     * restores the interrupt.
-     */
-    private static long offCarrier(LongSupplier work) {
-        if (!Thread.currentThread().isVirtual()) return work.getAsLong();
-        Future<Long> result = BLOCKING.submit(work::getAsLong);
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return result.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof RuntimeException r) throw r;
-                    if (e.getCause() instanceof Error err) throw err;
-                    throw new IllegalStateException(e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) Thread.currentThread().interrupt();
-        }
     }
 }
