@@ -1,5 +1,6 @@
 package dev.paddock.workspace;
 
+import dev.paddock.core.OffCarrier;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.FileEntry;
@@ -19,6 +20,9 @@ import java.util.List;
  * leaves is refused with {@code path_outside_workspace}. Files are opened with O_NOFOLLOW | O_NONBLOCK and must
  * be regular, so a fifo can never block us. Writes go to a temporary file that is fsynced and renamed over the
  * target. Everything created is chowned to the sandbox user.
+ *
+ * <p>Each operation runs whole through {@link OffCarrier}: its dozen system calls then cost one hand-off to a platform
+ * thread instead of one each (a file read took 8.1 ms instead of 6.7 with a hand-off per call).
  *
  * <p>With a staging area (a host directory on the same filesystem that the sandbox does not see), temporary files
  * are made there instead of beside their target, and {@link #replaceFromTar} is all or nothing (see {@link Staging}).
@@ -92,12 +96,15 @@ public final class HostDirWorkspace implements Workspace {
      * when they attach to it and when they open an ended sandbox's files.
      */
     public void recover() {
-        if (staging == null) return;
-        try (Fd r = openRoot()) {
-            staging.recover(r);
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, resolver.virtualRoot());
-        }
+        OffCarrier.run(() -> {
+            if (staging == null) return null;
+            try (Fd r = openRoot()) {
+                staging.recover(r);
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, resolver.virtualRoot());
+            }
+            return null;
+        });
     }
 
     private Fd openRoot() {
@@ -111,187 +118,215 @@ public final class HostDirWorkspace implements Workspace {
 
     @Override
     public FileEntry stat(String path) {
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
-            if (!place.exists()) throw WorkspaceErrors.notFound(path);
-            return entry(place.dir(), place.isRoot() ? "" : place.name(), place.sandboxPath(), place.stat());
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
-        }
+        return OffCarrier.run(() -> {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
+                if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                return entry(place.dir(), place.isRoot() ? "" : place.name(), place.sandboxPath(), place.stat());
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
+            }
+        });
     }
 
     @Override
     public List<FileEntry> list(String path) {
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
-            if (!place.exists()) throw WorkspaceErrors.notFound(path);
-            if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
-            try (Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name())) {
-                List<String> names = Fd.names(dir.fd());
-                if (names.size() > MAX_LIST_ENTRIES) {
-                    throw new PaddockException(ErrorCode.TOO_MANY_ENTRIES, WorkspaceErrors.show(path)
-                            + " holds more than " + MAX_LIST_ENTRIES + " entries; export it as a tar archive instead");
-                }
-                String base = place.sandboxPath();
-                List<FileEntry> entries = new ArrayList<>();
-                for (String name : names) {
-                    Stat stat;
-                    try {
-                        stat = Posix.stat(dir.fd(), name);
-                    } catch (Errno e) {
-                        if (e.errno() == Errno.ENOENT) continue; // deleted meanwhile
-                        throw e;
+        return OffCarrier.run(() -> {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+                if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
+                try (Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name())) {
+                    List<String> names = Fd.names(dir.fd());
+                    if (names.size() > MAX_LIST_ENTRIES) {
+                        throw new PaddockException(ErrorCode.TOO_MANY_ENTRIES, WorkspaceErrors.show(path)
+                                + " holds more than " + MAX_LIST_ENTRIES + " entries; export it as a tar archive instead");
                     }
-                    entries.add(entry(dir, name, base + "/" + name, stat));
+                    String base = place.sandboxPath();
+                    List<FileEntry> entries = new ArrayList<>();
+                    for (String name : names) {
+                        Stat stat;
+                        try {
+                            stat = Posix.stat(dir.fd(), name);
+                        } catch (Errno e) {
+                            if (e.errno() == Errno.ENOENT) continue; // deleted meanwhile
+                            throw e;
+                        }
+                        entries.add(entry(dir, name, base + "/" + name, stat));
+                    }
+                    entries.sort(Comparator.comparing(FileEntry::name));
+                    return entries;
                 }
-                entries.sort(Comparator.comparing(FileEntry::name));
-                return entries;
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
             }
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
-        }
+        });
     }
 
     @Override
     public InputStream read(String path) {
-        for (int attempt = 0; ; attempt++) {
-            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
-                if (!place.exists()) throw WorkspaceErrors.notFound(path);
-                if (place.isRoot() || place.stat().isDirectory()) throw WorkspaceErrors.isADirectory(path);
-                if (!place.stat().isRegular()) throw WorkspaceErrors.notRegular(path);
-                Fd file;
-                try {
-                    file = Fd.openForReading(place.dir().fd(), place.name());
+        return OffCarrier.run(() -> {
+            for (int attempt = 0; ; attempt++) {
+                try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+                    if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                    if (place.isRoot() || place.stat().isDirectory()) throw WorkspaceErrors.isADirectory(path);
+                    if (!place.stat().isRegular()) throw WorkspaceErrors.notRegular(path);
+                    Fd file;
+                    try {
+                        file = Fd.openForReading(place.dir().fd(), place.name());
+                    } catch (Errno e) {
+                        if ((e.errno() == Errno.ELOOP || e.errno() == Errno.ENOENT) && attempt < 3) continue; // changed since the walk
+                        throw e;
+                    }
+                    try {
+                        if (!Posix.stat(file.fd(), "").isRegular()) throw WorkspaceErrors.notRegular(path);
+                    } catch (RuntimeException e) {
+                        file.close();
+                        throw e;
+                    }
+                    return new FdInputStream(file);
                 } catch (Errno e) {
-                    if ((e.errno() == Errno.ELOOP || e.errno() == Errno.ENOENT) && attempt < 3) continue; // changed since the walk
-                    throw e;
+                    throw WorkspaceErrors.of(e, path);
                 }
-                try {
-                    if (!Posix.stat(file.fd(), "").isRegular()) throw WorkspaceErrors.notRegular(path);
-                } catch (RuntimeException e) {
-                    file.close();
-                    throw e;
-                }
-                return new FdInputStream(file);
-            } catch (Errno e) {
-                throw WorkspaceErrors.of(e, path);
             }
-        }
+        });
     }
 
     @Override
     public FileEntry write(String path, InputStream content) {
-        if (SandboxPath.namesADirectory(path)) {
-            try (Fd r = openRoot(); Resolved ignored = resolver.resolve(r, path, true, false)) {
-                // what is wrong with the path itself (outside the workspace, say) is said first
+        return OffCarrier.run(() -> {
+            if (SandboxPath.namesADirectory(path)) {
+                try (Fd r = openRoot(); Resolved ignored = resolver.resolve(r, path, true, false)) {
+                    // what is wrong with the path itself (outside the workspace, say) is said first
+                } catch (Errno e) {
+                    throw WorkspaceErrors.of(e, path);
+                }
+                throw WorkspaceErrors.invalidPath(path, "it ends in / and so names a directory, not a file");
+            }
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, true)) {
+                if (place.isRoot() || (place.exists() && place.stat().isDirectory())) throw WorkspaceErrors.isADirectory(path);
+                int mode = place.exists() && place.stat().isRegular() ? place.stat().permissions() : FILE_MODE;
+                Fd tmp = openStaging();
+                try {
+                    Stat stat = AtomicFiles.replaceFile(tmp, place.dir(), place.name(), content, mode, null, owner, path);
+                    return toEntry(place.sandboxPath(), place.name(), stat, null);
+                } finally {
+                    closeQuietly(tmp);
+                }
             } catch (Errno e) {
                 throw WorkspaceErrors.of(e, path);
             }
-            throw WorkspaceErrors.invalidPath(path, "it ends in / and so names a directory, not a file");
-        }
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, true)) {
-            if (place.isRoot() || (place.exists() && place.stat().isDirectory())) throw WorkspaceErrors.isADirectory(path);
-            int mode = place.exists() && place.stat().isRegular() ? place.stat().permissions() : FILE_MODE;
-            Fd tmp = openStaging();
-            try {
-                Stat stat = AtomicFiles.replaceFile(tmp, place.dir(), place.name(), content, mode, null, owner, path);
-                return toEntry(place.sandboxPath(), place.name(), stat, null);
-            } finally {
-                closeQuietly(tmp);
-            }
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
-        }
+        });
     }
 
     @Override
     public void mkdir(String path) {
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, true)) {
-            if (place.isRoot()) return;
-            if (place.exists()) {
-                if (place.stat().isDirectory()) return;
-                throw new PaddockException(ErrorCode.ALREADY_EXISTS, WorkspaceErrors.show(path) + " already exists and is not a directory");
+        OffCarrier.run(() -> {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, true)) {
+                if (place.isRoot()) return null;
+                if (place.exists()) {
+                    if (place.stat().isDirectory()) return null;
+                    throw new PaddockException(ErrorCode.ALREADY_EXISTS, WorkspaceErrors.show(path) + " already exists and is not a directory");
+                }
+                resolver.createDirectory(place.dir().fd(), place.name(), path);
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
             }
-            resolver.createDirectory(place.dir().fd(), place.name(), path);
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
-        }
+            return null;
+        });
     }
 
     @Override
     public void delete(String path, boolean recursive) {
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
-            if (place.isRoot()) {
-                throw new PaddockException(ErrorCode.CANNOT_DELETE_WORKSPACE_ROOT, resolver.virtualRoot() + " itself cannot be deleted; delete its entries instead");
+        OffCarrier.run(() -> {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, false, false)) {
+                if (place.isRoot()) {
+                    throw new PaddockException(ErrorCode.CANNOT_DELETE_WORKSPACE_ROOT, resolver.virtualRoot() + " itself cannot be deleted; delete its entries instead");
+                }
+                if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                if (!place.stat().isDirectory()) Posix.unlinkat(place.dir().fd(), place.name(), 0);
+                else if (recursive) Trees.delete(place.dir().fd(), place.name(), path);
+                else Posix.unlinkat(place.dir().fd(), place.name(), Posix.AT_REMOVEDIR);
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
             }
-            if (!place.exists()) throw WorkspaceErrors.notFound(path);
-            if (!place.stat().isDirectory()) Posix.unlinkat(place.dir().fd(), place.name(), 0);
-            else if (recursive) Trees.delete(place.dir().fd(), place.name(), path);
-            else Posix.unlinkat(place.dir().fd(), place.name(), Posix.AT_REMOVEDIR);
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
-        }
+            return null;
+        });
     }
 
     /** Watches with inotify through descriptors opened without following (see {@link InotifyWatch}). */
     @Override
     public FileWatch watch(String path, boolean recursive) {
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
-            if (!place.exists()) throw WorkspaceErrors.notFound(path);
-            if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
-            Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name());
-            try {
-                return new InotifyWatch(dir, place.sandboxPath(), recursive, MAX_WATCHED_DIRECTORIES, MAX_WATCH_BATCH);
-            } catch (RuntimeException e) {
-                dir.close(); // refused (e.g. no inotify instance left): the directory's descriptor must not outlive the refusal
-                throw e;
+        return OffCarrier.run(() -> {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+                if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                if (!place.stat().isDirectory()) throw WorkspaceErrors.notADirectory(path);
+                Fd dir = Fd.openDirectory(place.dir().fd(), place.isRoot() ? "." : place.name());
+                try {
+                    return new InotifyWatch(dir, place.sandboxPath(), recursive, MAX_WATCHED_DIRECTORIES, MAX_WATCH_BATCH);
+                } catch (RuntimeException e) {
+                    dir.close(); // refused (e.g. no inotify instance left): the directory's descriptor must not outlive the refusal
+                    throw e;
+                }
+            } catch (Errno e) {
+                throw WorkspaceErrors.ofWatch(e, path);
             }
-        } catch (Errno e) {
-            throw WorkspaceErrors.ofWatch(e, path);
-        }
+        });
     }
 
     @Override
     public void exportTar(String path, OutputStream out) {
-        try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
-            if (!place.exists()) throw WorkspaceErrors.notFound(path);
-            TarExporter.export(place, out, path);
-        }
+        OffCarrier.run(() -> {
+            try (Fd r = openRoot(); Resolved place = resolver.resolve(r, path, true, false)) {
+                if (!place.exists()) throw WorkspaceErrors.notFound(path);
+                TarExporter.export(place, out, path);
+            }
+            return null;
+        });
     }
 
     @Override
     public void importTar(String path, InputStream tar) {
-        Fd tmp = null;
-        try (Fd r = openRoot()) {
-            tmp = openStaging();
-            // each file's data is synced before its rename; one sync of the filesystem then makes every name durable
-            // before the import answers (a sync of each directory per file made imports several times slower)
-            importer.unpack(r, path, tar, tmp, AtomicFiles.Durability.DATA);
-            Posix.syncfs(r.fd());
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, path);
-        } finally {
-            closeQuietly(tmp);
-        }
+        OffCarrier.run(() -> {
+            Fd tmp = null;
+            try (Fd r = openRoot()) {
+                tmp = openStaging();
+                // each file's data is synced before its rename; one sync of the filesystem then makes every name durable
+                // before the import answers (a sync of each directory per file made imports several times slower)
+                importer.unpack(r, path, tar, tmp, AtomicFiles.Durability.DATA);
+                Posix.syncfs(r.fd());
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, path);
+            } finally {
+                closeQuietly(tmp);
+            }
+            return null;
+        });
     }
 
     /** With a staging area: unpacked there while the sandbox runs, swapped in by rename inside {@code guard}. */
     @Override
     public void replaceFromTar(InputStream tar, SwapGuard guard) {
-        if (staging == null) {
-            Workspace.super.replaceFromTar(tar, guard);
-            return;
-        }
-        try (Fd r = openRoot()) {
-            staging.replace(r, importer, tar, guard);
-        }
+        OffCarrier.run(() -> {
+            if (staging == null) {
+                Workspace.super.replaceFromTar(tar, guard);
+                return null;
+            }
+            try (Fd r = openRoot()) {
+                staging.replace(r, importer, tar, guard);
+            }
+            return null;
+        });
     }
 
     @Override
     public void clear() {
-        try (Fd r = openRoot()) {
-            for (String name : Fd.names(r.fd())) Trees.delete(r.fd(), name, resolver.virtualRoot() + "/" + name);
-        } catch (Errno e) {
-            throw WorkspaceErrors.of(e, resolver.virtualRoot());
-        }
+        OffCarrier.run(() -> {
+            try (Fd r = openRoot()) {
+                for (String name : Fd.names(r.fd())) Trees.delete(r.fd(), name, resolver.virtualRoot() + "/" + name);
+            } catch (Errno e) {
+                throw WorkspaceErrors.of(e, resolver.virtualRoot());
+            }
+            return null;
+        });
     }
 
     private static FileEntry entry(Fd dir, String name, String sandboxPath, Stat stat) {
