@@ -2,14 +2,14 @@ package dev.paddock.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.core.testing.Carriers;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,8 +24,7 @@ class SqliteCarrierTest {
 
     @Test
     void moreStoreCallsWaitingInsideSqliteThanCarriersLeaveOtherVirtualThreadsRunning() throws Exception {
-        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
-        int waiting = carriers + 1;
+        int waiting = Carriers.count() + 1;
         List<SqliteDatabase> stores = new ArrayList<>();
         List<Connection> lockers = new ArrayList<>();
         List<Thread> writers = new ArrayList<>();
@@ -61,9 +60,7 @@ class SqliteCarrierTest {
                 }));
             }
             Thread.sleep(300); // let the writers reach SQLite
-            CountDownLatch ran = new CountDownLatch(1);
-            Thread.ofVirtual().start(ran::countDown);
-            assertThat(ran.await(5, TimeUnit.SECONDS)).as("a virtual thread ran while %d store writes waited inside SQLite", waiting).isTrue();
+            assertThat(Carriers.aVirtualThreadRunsWithin(Duration.ofSeconds(5))).as("a virtual thread ran while %d store writes waited inside SQLite", waiting).isTrue();
         } finally {
             for (Connection locker : lockers) {
                 try (Statement s = locker.createStatement()) {

@@ -2,12 +2,12 @@ package dev.paddock.workspace;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.paddock.core.testing.Carriers;
 import java.io.FileOutputStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,8 +23,7 @@ class NativeCallCarrierTest {
 
     @Test
     void moreBlockedNativeCallsThanCarriersLeaveOtherVirtualThreadsRunning() throws Exception {
-        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
-        int blocked = carriers + 2;
+        int blocked = Carriers.count() + 2;
         List<Path> fifos = new ArrayList<>();
         for (int i = 0; i < blocked; i++) {
             Path fifo = dir.resolve("fifo-" + i);
@@ -42,9 +41,7 @@ class NativeCallCarrierTest {
         }
         try {
             Thread.sleep(300); // let the readers reach their open
-            CountDownLatch ran = new CountDownLatch(1);
-            Thread.ofVirtual().start(ran::countDown);
-            assertThat(ran.await(10, TimeUnit.SECONDS)).as("a virtual thread ran while %d native calls blocked", blocked).isTrue();
+            assertThat(Carriers.aVirtualThreadRunsWithin(Duration.ofSeconds(10))).as("a virtual thread ran while %d native calls blocked", blocked).isTrue();
             assertThat(opened).as("the blocked calls are still blocked").hasValue(0);
         } finally {
             for (Path fifo : fifos) {
