@@ -536,6 +536,32 @@ static int handle_exec_frame(struct conn *c, unsigned char type, const unsigned 
     }
 }
 
+/* Connections closed without an answer show in the sandbox's log (bounded: the log is a host file). */
+static void note_drop(const char *why) {
+    static int notes;
+    if (notes < 20) { notes++; dprintf(2, "paddock-init: %s\n", why); }
+}
+
+/* A kill frame already queued in in[0..len) behind a request. */
+static int kill_queued(const unsigned char *in, size_t len) {
+    while (len >= 5) {
+        uint32_t n = get_u32(in + 1);
+        if (n > MAX_FRAME || len - 5 < n) return 0;
+        if (in[0] == 'X') return 1;
+        in += 5 + n;
+        len -= 5 + (size_t)n;
+    }
+    return 0;
+}
+
+/* A command request whose caller gave up before init read it (init was frozen, say): the host has closed its end
+ * or already asked for the kill. Starting it now would run a command the host reported as timed out, so it is not. */
+static int cancelled(struct conn *c, unsigned char type, const unsigned char *rest, size_t rest_len) {
+    if (type != 'E' && type != 'B' && type != 'Y') return 0;
+    struct pollfd p = { .fd = c->fd, .events = 0 };
+    return (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) || kill_queued(rest, rest_len);
+}
+
 /* Parses complete frames from c->in. Returns -1 when the connection must be dropped. */
 static int conn_frames(struct conn *c) {
     size_t pos = 0;
@@ -546,6 +572,10 @@ static int conn_frames(struct conn *c) {
         if (c->in.len - pos - 5 < n) break;
         const unsigned char *payload = c->in.d + pos + 5;
         pos += 5 + n;
+        if (c->state == C_REQUEST && cancelled(c, type, c->in.d + pos, c->in.len - pos)) {
+            note_drop("skipped a command cancelled before it started");
+            return -1;
+        }
         if (c->state == C_REQUEST) handle_request(c, type, payload, n);
         else if (c->state == C_EXEC) { if (handle_exec_frame(c, type, payload, n)) return -1; }
         /* C_FLUSH: the answer is out; late stdin or kill frames of a finished command are dropped */
@@ -584,12 +614,6 @@ static void reap(void) {
         struct bg *g = bg_find((uint32_t)pid);
         if (g && g->running) { g->running = 0; g->status = status; if (g->fd >= 0) bg_read(g); }
     }
-}
-
-/* Connections closed without an answer show in the sandbox's log (bounded: the log is a host file). */
-static void note_drop(const char *why) {
-    static int notes;
-    if (notes < 20) { notes++; dprintf(2, "paddock-init: %s\n", why); }
 }
 
 static void accept_all(int lfd) {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -120,7 +121,12 @@ public final class InitClient {
 
     private Frame oneShot(byte type, byte[] payload, byte expected, Duration timeout) {
         try (InitConnection c = InitConnection.open(socket)) {
-            ScheduledFuture<?> watchdog = c.closeAfter(timeout);
+            // set before the close, so a read that the close ends sees it (the future is not done until the close returns)
+            AtomicBoolean fired = new AtomicBoolean();
+            ScheduledFuture<?> watchdog = c.schedule(() -> {
+                fired.set(true);
+                c.close();
+            }, timeout);
             try {
                 c.send(type, payload);
                 Frame f = c.read();
@@ -130,7 +136,7 @@ public final class InitClient {
                 return f;
             } catch (IOException e) {
                 // the watchdog closed the connection: the agent is there but did not answer
-                if (!watchdog.cancel(false)) throw InitProtocolException.noAnswer("the sandbox agent did not answer within " + timeout.toMillis() + " ms");
+                if (fired.get()) throw InitProtocolException.noAnswer("the sandbox agent did not answer within " + timeout.toMillis() + " ms");
                 throw e;
             } finally {
                 watchdog.cancel(false);

@@ -96,10 +96,6 @@ final class InitConnection implements AutoCloseable {
     }
 
     /** Closes the connection when {@code after} elapses unless the returned handle is cancelled first. */
-    ScheduledFuture<?> closeAfter(Duration after) {
-        return WATCHDOG.schedule(this::close, after.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
     ScheduledFuture<?> schedule(Runnable r, Duration after) {
         return WATCHDOG.schedule(r, Math.max(0, after.toMillis()), TimeUnit.MILLISECONDS);
     }

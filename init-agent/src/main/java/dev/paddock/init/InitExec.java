@@ -157,7 +157,7 @@ public final class InitExec implements TerminalHandle {
         } else if (timedOut) {
             result.completeExceptionally(InitProtocolException.noAnswer(started
                     ? "the command outlived its timeout and the sandbox agent did not confirm its kill; it may still be running"
-                    : "the sandbox agent did not start the command within its timeout; a frozen agent may still start it when it wakes"));
+                    : "the sandbox agent did not start the command within its timeout; it was cancelled and will not start"));
         } else {
             result.completeExceptionally(cause instanceof PaddockException p ? p
                     : InitProtocolException.unreachable(cause == null ? new IOException("the agent closed the connection") : cause));
