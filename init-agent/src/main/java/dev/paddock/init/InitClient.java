@@ -57,7 +57,9 @@ public final class InitClient {
     public InitExec terminal(TerminalRequest request, ExecOutput output, LongSupplier oomCounter) {
         byte[] command = CommandEncoder.encode(request.command(), Duration.ZERO);
         byte[] payload = ByteBuffer.allocate(8 + command.length).putInt(request.rows()).putInt(request.cols()).put(command).array();
-        return InitExec.startInteractive(InitConnection.open(socket), Frame.TERMINAL, payload, output, oomCounter);
+        InitExec exec = InitExec.startInteractive(InitConnection.open(socket), Frame.TERMINAL, payload, output, oomCounter);
+        exec.awaitStart(REQUEST_TIMEOUT, "the terminal");
+        return exec;
     }
 
     /**

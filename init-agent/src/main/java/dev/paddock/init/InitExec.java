@@ -1,7 +1,6 @@
 package dev.paddock.init;
 
 import dev.paddock.core.PaddockException;
-import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.TerminalHandle;
 import dev.paddock.core.spi.TerminalRequest;
 import dev.paddock.core.spi.ExecOutput;
@@ -14,6 +13,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,6 +41,8 @@ public final class InitExec implements TerminalHandle {
     private volatile boolean killed;
     /** Init reported that the command started (a start frame). */
     private volatile boolean started;
+    /** Completes at the start frame, or when the stream ends without one. */
+    private final CompletableFuture<Void> startedOrEnded = new CompletableFuture<>();
     private ScheduledFuture<?> timer;
 
     private InitExec(InitConnection connection, ExecOutput output, LongSupplier oomCounter, boolean terminal) {
@@ -120,6 +122,7 @@ public final class InitExec implements TerminalHandle {
                     case Frame.STARTED -> {
                         if (p.length != 4) throw InitProtocolException.malformed("start frame");
                         started = true;
+                        startedOrEnded.complete(null);
                     }
                     case Frame.STDOUT -> output.stdout(p, 0, p.length);
                     case Frame.STDERR -> output.stderr(p, 0, p.length);
@@ -134,6 +137,30 @@ public final class InitExec implements TerminalHandle {
         } finally {
             if (timer != null) timer.cancel(false);
             connection.close();
+            startedOrEnded.complete(null);
+        }
+    }
+
+    /**
+     * Waits until init has started the command, so a terminal is answered only once it runs. A request init refused
+     * is thrown as such; one init did not take within {@code timeout} (a frozen init) is cancelled, and init does
+     * not start a request whose caller has hung up.
+     */
+    void awaitStart(Duration timeout, String what) {
+        try {
+            startedOrEnded.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            connection.close();
+            throw InitProtocolException.noAnswer("the sandbox agent did not start " + what + " within " + timeout.toMillis() + " ms; it was cancelled and will not start");
+        } catch (InterruptedException e) {
+            connection.close();
+            Thread.currentThread().interrupt();
+            throw InitProtocolException.unreachable(e);
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        }
+        if (!started && result.state() == Future.State.FAILED) {
+            throw result.exceptionNow() instanceof RuntimeException r ? r : InitProtocolException.unreachable(result.exceptionNow());
         }
     }
 
