@@ -24,8 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A FAKE of kubernetes-sigs/agent-sandbox's controller, for tests against fabric8's mock API server, where no
@@ -40,12 +38,11 @@ import org.slf4j.LoggerFactory;
  */
 final class FakeAgentSandboxController implements AutoCloseable {
     static final String NAME_HASH_LABEL = "agents.x-k8s.io/sandbox-name-hash";
-    private static final Logger LOG = LoggerFactory.getLogger(FakeAgentSandboxController.class);
 
     private final KubernetesClient client;
     private final String namespace;
     private final Watch watch;
-    private boolean closed;
+    private final FakeReconciler reconciler = new FakeReconciler("fake agent-sandbox controller");
 
     FakeAgentSandboxController(KubernetesClient client, String namespace) {
         this.client = client;
@@ -54,18 +51,11 @@ final class FakeAgentSandboxController implements AutoCloseable {
         this.watch = client.resources(AgentSandbox.class).inNamespace(namespace).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, AgentSandbox sandbox) {
-                synchronized (FakeAgentSandboxController.this) {
-                    if (closed) return;
-                    try {
-                        switch (action) {
-                            case ADDED, MODIFIED -> reconcile(sandbox);
-                            case DELETED -> collect(sandbox);
-                            default -> { }
-                        }
-                    } catch (RuntimeException e) {
-                        // as the real controller: log it and let the next event reconcile again
-                        LOG.warn("fake agent-sandbox controller: reconciling {} failed", sandbox.getMetadata().getName(), e);
-                    }
+                String name = sandbox.getMetadata().getName();
+                switch (action) {
+                    case ADDED, MODIFIED -> reconciler.run("Sandbox " + name, () -> reconcile(sandbox));
+                    case DELETED -> reconciler.run("the deletion of Sandbox " + name, () -> collect(sandbox));
+                    default -> { }
                 }
             }
 
@@ -185,9 +175,7 @@ final class FakeAgentSandboxController implements AutoCloseable {
     /** Waits for a reconcile under way, so nothing of this controller talks to the API server once it is closed. */
     @Override
     public void close() {
-        synchronized (this) {
-            closed = true;
-        }
+        reconciler.close();
         watch.close();
     }
 }

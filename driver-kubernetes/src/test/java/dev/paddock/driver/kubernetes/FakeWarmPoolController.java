@@ -18,8 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A FAKE of agent-sandbox's extensions controller (SandboxTemplate, SandboxWarmPool, SandboxClaim in
@@ -34,13 +32,12 @@ import org.slf4j.LoggerFactory;
  */
 final class FakeWarmPoolController implements AutoCloseable {
     static final String POOL_LABEL = "agents.x-k8s.io/fake-warm-pool";
-    private static final Logger LOG = LoggerFactory.getLogger(FakeWarmPoolController.class);
 
     private final KubernetesClient client;
     private final String namespace;
     private final List<Watch> watches = new ArrayList<>();
     private final AtomicInteger suffix = new AtomicInteger();
-    private boolean closed;
+    private final FakeReconciler reconciler = new FakeReconciler("fake warm pool controller");
 
     FakeWarmPoolController(KubernetesClient client, String namespace) {
         this.client = client;
@@ -53,10 +50,9 @@ final class FakeWarmPoolController implements AutoCloseable {
         watches.add(client.resources(SandboxClaimObject.class).inNamespace(namespace).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, SandboxClaimObject claim) {
-                run(() -> {
-                    if (action == Action.DELETED) release(claim);
-                    else bind(claim.getMetadata().getName());
-                });
+                String name = claim.getMetadata().getName();
+                if (action == Action.DELETED) reconciler.run("the release of claim " + name, () -> release(claim));
+                else reconciler.run("claim " + name, () -> bind(name));
             }
 
             @Override
@@ -64,26 +60,16 @@ final class FakeWarmPoolController implements AutoCloseable {
         }));
     }
 
-    private <T> Watcher<T> watcher(java.util.function.Consumer<T> onChange) {
+    private <T extends HasMetadata> Watcher<T> watcher(java.util.function.Consumer<T> onChange) {
         return new Watcher<>() {
             @Override
             public void eventReceived(Action action, T object) {
-                if (action != Action.DELETED) run(() -> onChange.accept(object));
+                if (action != Action.DELETED) reconciler.run(object.getKind() + " " + object.getMetadata().getName(), () -> onChange.accept(object));
             }
 
             @Override
             public void onClose(WatcherException cause) {}
         };
-    }
-
-    private synchronized void run(Runnable r) {
-        if (closed) return;
-        try {
-            r.run();
-        } catch (RuntimeException e) {
-            // as the real one: log it and let the next event reconcile again
-            LOG.warn("fake warm pool controller: reconciling failed", e);
-        }
     }
 
     static CustomResourceDefinition crd(String kind, String plural) {
@@ -183,9 +169,7 @@ final class FakeWarmPoolController implements AutoCloseable {
 
     @Override
     public void close() {
-        synchronized (this) {
-            closed = true;
-        }
+        reconciler.close();
         watches.forEach(Watch::close);
     }
 }
