@@ -88,7 +88,9 @@ public final class BrowserTemplate implements SandboxTemplate {
         env.put(EVALUATE, allowEvaluate ? "1" : "0");
         env.put(CHROMIUM_SANDBOX, chromiumSandbox ? "1" : "0");
         Limits l = r.limits() == null ? Limits.DEFAULT : r.limits();
-        Limits raised = new Limits(Math.max(l.memoryBytes(), MIN_MEMORY), Math.max(l.pids(), MIN_PIDS), Math.max(l.cpus(), MIN_CPUS));
+        // a host with fewer cpus than the floor gives all it has (drivers refuse more cpus than the host has)
+        double cpuFloor = Math.min(MIN_CPUS, Runtime.getRuntime().availableProcessors());
+        Limits raised = new Limits(Math.max(l.memoryBytes(), MIN_MEMORY), Math.max(l.pids(), MIN_PIDS), Math.max(l.cpus(), cpuFloor));
         Duration idle = r.idleSuspendAfter() == null ? IDLE_SUSPEND : r.idleSuspendAfter();
         return r.withEnv(env).withLimits(raised).withIdle(idle, r.idleTerminateAfter());
     }

@@ -1,5 +1,8 @@
 package dev.paddock.core.spi;
 
+import dev.paddock.core.ErrorCode;
+import dev.paddock.core.PaddockException;
+
 /**
  * Resource limits of one sandbox. {@code cpus} is a fraction of cores (1.5 = one and a half cores).
  * {@code diskBytes} bounds what the sandbox can store in {@code /workspace} and its outputs together (0: none asked;
@@ -23,5 +26,16 @@ public record Limits(long memoryBytes, int pids, double cpus, long diskBytes) {
 
     public Limits withDisk(long bytes) {
         return new Limits(memoryBytes, pids, cpus, bytes);
+    }
+
+    /**
+     * These limits, where {@code host} has the cpus they ask for; else {@code cpus_limit_unavailable}, since a quota
+     * above the host's cpus would not throttle at all.
+     */
+    public Limits requireCpusWithin(int available, String host) {
+        if (cpus > available) {
+            throw new PaddockException(ErrorCode.CPUS_LIMIT_UNAVAILABLE, "limits.cpus " + cpus + " exceeds the " + available + " CPUs of " + host);
+        }
+        return this;
     }
 }

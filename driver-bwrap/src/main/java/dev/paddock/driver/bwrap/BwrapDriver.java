@@ -6,6 +6,7 @@ import dev.paddock.core.Text;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.core.images.ImageLayout;
 import dev.paddock.core.spi.Fence;
+import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxDriver;
@@ -146,6 +147,11 @@ public final class BwrapDriver implements SandboxDriver {
     /** The claims of this driver, also where it cannot run (to list it with the reason). */
     public static Conformance conformanceRecord() {
         return BwrapConformance.RECORD;
+    }
+
+    @Override
+    public Limits limits(Limits requested) {
+        return (requested == null ? Limits.DEFAULT : requested).requireCpusWithin(Runtime.getRuntime().availableProcessors(), "this host");
     }
 
     @Override

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.paddock.core.ErrorCode;
 import dev.paddock.core.PaddockException;
 import dev.paddock.core.spi.ExecRequest;
+import dev.paddock.core.spi.Limits;
 import dev.paddock.core.spi.NetworkPolicy;
 import dev.paddock.core.spi.Sandbox;
 import dev.paddock.core.spi.SandboxSpec;
@@ -39,6 +40,16 @@ class BwrapLifecycleTest {
 
     private static long counter(Sandbox s) {
         return Long.parseLong(sh(s, "cat /tmp/counter").out().trim());
+    }
+
+    @Test
+    void moreCpusThanTheHostHasAreRefusedAndAllOfThemAreGiven() {
+        int host = Runtime.getRuntime().availableProcessors();
+        assertThatThrownBy(() -> env.driver.limits(new Limits(256L << 20, 64, host + 0.5)))
+                .isInstanceOf(PaddockException.class).hasMessageContaining(host + " CPUs of this host")
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("cpus_limit_unavailable"));
+        assertThat(env.driver.limits(new Limits(256L << 20, 64, host)).cpus()).isEqualTo(host);
+        assertThat(env.driver.limits(null)).isEqualTo(Limits.DEFAULT);
     }
 
     @Test

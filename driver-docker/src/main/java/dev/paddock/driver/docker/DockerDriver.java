@@ -121,11 +121,7 @@ public final class DockerDriver implements SandboxDriver {
             throw new PaddockException(ErrorCode.DISK_QUOTA_UNAVAILABLE, "the docker driver cannot enforce limits.disk: the workspace and outputs"
                     + " are host directories bound into the container; create the sandbox without limits.disk");
         }
-        if (limits.cpus() > engineCpus) {
-            throw new PaddockException(ErrorCode.CPUS_LIMIT_UNAVAILABLE, "limits.cpus " + limits.cpus() + " exceeds the " + engineCpus
-                    + " CPUs of the Docker engine's host");
-        }
-        return limits;
+        return limits.requireCpusWithin(engineCpus, "the Docker engine's host");
     }
 
     @Override

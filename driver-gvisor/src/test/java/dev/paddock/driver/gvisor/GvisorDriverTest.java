@@ -128,6 +128,15 @@ class GvisorDriverTest {
     }
 
     @Test
+    void moreCpusThanTheHostHasAreRefusedAndAllOfThemAreGiven() {
+        int host = Runtime.getRuntime().availableProcessors();
+        assertThatThrownBy(() -> driver.limits(new Limits(256L << 20, 64, host + 0.5)))
+                .isInstanceOf(PaddockException.class).hasMessageContaining(host + " CPUs of this host")
+                .satisfies(e -> assertThat(((PaddockException) e).code()).isEqualTo("cpus_limit_unavailable"));
+        assertThat(driver.limits(new Limits(256L << 20, 64, host)).cpus()).isEqualTo(host);
+    }
+
+    @Test
     void aDiskLimitIsRefusedBeforeAnythingIsMade() {
         assertThatThrownBy(() -> driver.limits(new Limits(256L << 20, 64, 1.0, 64L << 20)))
                 .isInstanceOf(PaddockException.class)
