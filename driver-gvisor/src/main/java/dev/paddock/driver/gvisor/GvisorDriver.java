@@ -346,6 +346,7 @@ public final class GvisorDriver implements SandboxDriver {
 
     private void cleanUp(SandboxDirs paths, boolean overlay) {
         runsc.deleteForce(paths.sandboxId(), overlay);
+        ContainerCgroups.killAndRemove(OciBundle.cgroupsPath(paths.sandboxId()));
         SandboxEtc.delete(paths.etc());
         EgressFiles.delete(paths.egressFiles());
         SandboxDirs.deleteTree(paths.runDir());

@@ -84,7 +84,7 @@ final class OciBundle {
 
         Map<String, Object> linux = new LinkedHashMap<>();
         linux.put("resources", resources);
-        linux.put("cgroupsPath", "/paddock-gvisor/" + paths.sandboxId());
+        linux.put("cgroupsPath", cgroupsPath(paths.sandboxId()));
         linux.put("namespaces", List.of(Map.of("type", "pid"), Map.of("type", "network"), Map.of("type", "ipc"),
                 Map.of("type", "uts"), Map.of("type", "mount")));
 
@@ -164,5 +164,10 @@ final class OciBundle {
         } catch (IOException e) {
             throw PaddockException.internal("cannot prepare the sandbox root " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The container's cgroups, under each hierarchy's root. */
+    static String cgroupsPath(String sandboxId) {
+        return "/paddock-gvisor/" + sandboxId;
     }
 }

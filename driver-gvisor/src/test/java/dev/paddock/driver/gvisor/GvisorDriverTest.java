@@ -128,6 +128,42 @@ class GvisorDriverTest {
     }
 
     @Test
+    void whatRunscLeftRunningInTheContainersCgroupsIsKilledAndTheCgroupsGoAtItsEnd() throws Exception {
+        // as a runsc run killed at the start timeout leaves them: processes in the container's cgroups, no container
+        // (v1's pids and freezer hierarchies, or v2's: a new cpuset cgroup takes no process before its cpus are set)
+        List<Path> dirs = new ArrayList<>();
+        for (Path mount : ContainerCgroups.cgroupMounts()) {
+            if (!List.of("pids", "freezer", "cgroup").contains(mount.getFileName().toString())) continue;
+            dirs.add(Files.createDirectories(mount.resolve(OciBundle.cgroupsPath("leftover").substring(1))));
+        }
+        assertThat(dirs).as("cgroup mounts").isNotEmpty();
+        Process stray = new ProcessBuilder("sleep", "1000").start();
+        try {
+            for (Path d : dirs) Files.writeString(d.resolve("cgroup.procs"), Long.toString(stray.pid()));
+
+            driver.destroy(new dev.paddock.core.spi.SandboxRef("leftover", GvisorDriver.ID, null));
+
+            assertThat(stray.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).as("the stray process was killed").isTrue();
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(dirs).noneMatch(Files::exists));
+        } finally {
+            stray.destroyForcibly().waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+            for (Path d : dirs) Files.deleteIfExists(d);
+        }
+    }
+
+    @Test
+    void kvmIsTheDefaultOnlyWhereTheCpuVirtualizes() throws IOException {
+        Path cpuinfo = dataDir.resolve("cpuinfo");
+        Files.writeString(cpuinfo, "processor\t: 0\nflags\t\t: fpu vme sse2 hypervisor\n");
+        assertThat(GvisorConfig.cpuVirtualizes(cpuinfo)).isFalse();
+        Files.writeString(cpuinfo, "processor\t: 0\nflags\t\t: fpu vme vmx sse2\n");
+        assertThat(GvisorConfig.cpuVirtualizes(cpuinfo)).isTrue();
+        Files.writeString(cpuinfo, "flags\t\t: fpu svm\n");
+        assertThat(GvisorConfig.cpuVirtualizes(cpuinfo)).isTrue();
+        assertThat(GvisorConfig.cpuVirtualizes(dataDir.resolve("missing"))).isFalse();
+    }
+
+    @Test
     void moreCpusThanTheHostHasAreRefusedAndAllOfThemAreGiven() {
         int host = Runtime.getRuntime().availableProcessors();
         assertThatThrownBy(() -> driver.limits(new Limits(256L << 20, 64, host + 0.5)))
