@@ -26,6 +26,14 @@ final class MockCluster implements AutoCloseable {
         MOCK_LOG.setLevel(Level.WARNING);
     }
 
+    /**
+     * Above the mock server's own stall: when a client closes a watch while the server is sending it an event, the
+     * server's event loop waits for that send, which waits for the event loop, until the send gives up after 30 s
+     * (fabric8's mock, 8.0). Meanwhile it answers nobody; a real API server has no such stall. Clients of the mock
+     * wait it out rather than fail a request at the default 10 s.
+     */
+    private static final int REQUEST_TIMEOUT_MS = 60_000;
+
     final KubernetesMockServer server;
     final FakeKubelet kubelet;
     private final KubernetesClient kubeletClient;
@@ -49,14 +57,15 @@ final class MockCluster implements AutoCloseable {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), kubelet.dispatcher(), false);
         server.init();
         kubeletClient = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
-                .editOrNewConfig().withUserAgent(FakeKubelet.USER_AGENT).endConfig());
+                .editOrNewConfig().withUserAgent(FakeKubelet.USER_AGENT).withRequestTimeout(REQUEST_TIMEOUT_MS).endConfig());
         kubelet.start(kubeletClient, NAMESPACE);
         controller = agentSandbox ? new FakeAgentSandboxController(kubeletClient, NAMESPACE) : null;
         this.extensions = extensions ? new FakeWarmPoolController(kubeletClient, NAMESPACE) : null;
     }
 
     KubernetesClient client() {
-        return server.createClient(new QueuedSendsHttpClientFactory());
+        return server.createClient(b -> b.withHttpClientFactory(new QueuedSendsHttpClientFactory())
+                .editOrNewConfig().withRequestTimeout(REQUEST_TIMEOUT_MS).endConfig());
     }
 
     KubernetesDriver driver(String installation) {
