@@ -95,7 +95,7 @@ final class InitConnection implements AutoCloseable {
         return true;
     }
 
-    /** Closes the connection when {@code after} elapses unless the returned handle is cancelled first. */
+    /** Runs {@code r} on the shared watchdog thread when {@code after} elapses, unless the returned handle is cancelled first. */
     ScheduledFuture<?> schedule(Runnable r, Duration after) {
         return WATCHDOG.schedule(r, Math.max(0, after.toMillis()), TimeUnit.MILLISECONDS);
     }
