@@ -9,8 +9,10 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,7 +22,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The front of {@code /mcp}: only GET, POST and DELETE; only with a valid Paddock API key (recorded for the tool
- * handlers); a POST body only within the JSON size limit and only when it is JSON. Everything refused here, and
+ * handlers); a session only for the tenant that opened it; a POST body only within the JSON size limit and only when it is JSON. Everything refused here, and
  * every error the MCP transport answers, comes back in the API's error shape with a code, never quoting the body
  * or an exception. Request bodies are never logged.
  */
@@ -30,7 +32,11 @@ final class AuthenticatingServlet extends HttpServlet {
     private static final Set<String> METHODS = Set.of("GET", "POST", "DELETE");
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    private static final String SESSION_HEADER = "Mcp-Session-Id";
+
     private final transient ApiKeys keys;
+    /** The tenant that opened each live MCP session. */
+    private final transient Map<String, String> sessionTenants = new ConcurrentHashMap<>();
     private final HttpServlet delegate;
     private final long maxBodyBytes;
 
@@ -68,6 +74,13 @@ final class AuthenticatingServlet extends HttpServlet {
             return;
         }
         req.setAttribute(McpAuth.REQUEST_ATTRIBUTE, principal.get());
+        String session = req.getHeader(SESSION_HEADER);
+        String tenant = principal.get().tenantId();
+        if (session != null && !tenant.equals(sessionTenants.getOrDefault(session, tenant))) {
+            // another tenant's session is answered as one that does not exist: no use of it, no sign that it exists
+            McpHttpErrors.forStatus(resp, 404);
+            return;
+        }
         HttpServletRequest request = req;
         if ("POST".equals(req.getMethod())) {
             byte[] body;
@@ -117,6 +130,14 @@ final class AuthenticatingServlet extends HttpServlet {
             return;
         }
         response.finish();
+        remember(session, tenant, req.getMethod(), resp);
+    }
+
+    /** Binds a session the transport just opened to its tenant; forgets one it ended or does not know. */
+    private void remember(String session, String tenant, String method, HttpServletResponse resp) {
+        String opened = resp.getHeader(SESSION_HEADER);
+        if (session == null && opened != null) sessionTenants.put(opened, tenant);
+        if (session != null && (resp.getStatus() == 404 || "DELETE".equals(method) && resp.getStatus() < 300)) sessionTenants.remove(session);
     }
 
     /** The shapes the transport can read: a request, a notification or a response, as one JSON object. */

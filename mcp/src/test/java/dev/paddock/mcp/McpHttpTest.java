@@ -102,7 +102,7 @@ class McpHttpTest {
     }
 
     @Test
-    void aSessionIdDoesNotCarryAnotherTenantsIdentity() throws Exception {
+    void anotherTenantsSessionIdIsAnUnknownSession() throws Exception {
         try (McpSyncClient alice = server.httpClient(server.aliceKey)) {
             alice.initialize();
             json(call(alice, "create_sandbox", Map.of()));
@@ -113,10 +113,19 @@ class McpHttpTest {
                         + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
         String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
         post(http, server.aliceKey, session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-        // Bob replays Alice's session id with his own key: the call acts for Bob's tenant
-        HttpResponse<String> asBob = post(http, server.bobKey, session,
-                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"list_sandboxes\",\"arguments\":{}}}");
-        assertThat(asBob.body()).contains("\\\"data\\\":[]");
+        // Bob replays Alice's session id with his own key: answered as a session that does not exist, whatever he sends
+        HttpResponse<String> unknown = post(http, server.bobKey, "00000000-0000-0000-0000-000000000000",
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+        for (String body : java.util.List.of("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"list_sandboxes\",\"arguments\":{}}}",
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+                "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"debug\"}}")) {
+            HttpResponse<String> asBob = post(http, server.bobKey, session, body);
+            assertThat(asBob.statusCode()).isEqualTo(404).isEqualTo(unknown.statusCode());
+            assertThat(asBob.body()).isEqualTo(unknown.body()).contains("mcp_session_not_found");
+        }
+        HttpResponse<String> deleted = http.send(HttpRequest.newBuilder(URI.create(server.baseUrl() + "/mcp")).DELETE()
+                .header("x-api-key", server.bobKey).header("Mcp-Session-Id", session).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(deleted.statusCode()).as("Bob cannot end Alice's session").isEqualTo(404);
         HttpResponse<String> asAlice = post(http, server.aliceKey, session,
                 "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"list_sandboxes\",\"arguments\":{}}}");
         assertThat(asAlice.body()).contains("sbx_");
