@@ -7,6 +7,9 @@ import dev.paddock.agents.mcp.McpSettings;
 import dev.paddock.agents.skills.SkillArchives;
 import dev.paddock.agents.skills.SkillLimits;
 import dev.paddock.core.agents.AgentsStore;
+import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.Session;
+import dev.paddock.core.agents.SessionOwners;
 import dev.paddock.core.conformance.Conformance;
 import dev.paddock.host.RuntimeHost;
 import java.time.Clock;
@@ -117,6 +120,19 @@ public final class ManagedAgents implements AutoCloseable {
         ownership = o;
         engine.ownedThrough(o);
         o.start(engine);
+    }
+
+    /**
+     * For a server alone (no cluster), once at start: the turns an earlier process of this server was running when it
+     * stopped without settling them (killed) go on, as a lost node's do on a cluster: each session turns
+     * rescheduling, its cut-off tool call is answered as cut off, and its loop runs the turn on.
+     */
+    public void resumeCutOffTurns() {
+        for (SessionOwners.Owned o : store.owners().inFlight()) {
+            store.resources().find(Resource.SESSION, o.tenantId(), o.sessionId()).map(Session::new)
+                    .ifPresent(s -> CutOffTurns.rescheduled(store.resources(), events, clock, s));
+            engine.wake(o.tenantId(), o.sessionId());
+        }
     }
 
     /** A node of the cluster was marked lost: the sessions whose turns it ran go on on a live node. */

@@ -1,15 +1,12 @@
 package dev.paddock.agents;
 
-import dev.paddock.core.PaddockException;
 import dev.paddock.core.agents.Resource;
 import dev.paddock.core.agents.ResourceStore;
 import dev.paddock.core.agents.Session;
-import dev.paddock.core.agents.SessionEventType;
 import dev.paddock.core.agents.SessionOwners;
 import dev.paddock.core.agents.SessionOwners.Owned;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -124,25 +121,11 @@ final class SessionOwnership implements AutoCloseable {
 
     /** The session's status becomes rescheduling, and its events say so, before its new owner goes on. */
     private void rescheduled(Session session) {
-        update(session, s -> s.withStatus(Session.RESCHEDULING, clock.instant()));
-        events.append(session.id(), session.tenantId(), SessionEventType.SESSION_STATUS_RESCHEDULED, Map.of());
+        CutOffTurns.rescheduled(resources, events, clock, session);
     }
 
     private void follow(Session session, String sandboxId) {
-        update(session, s -> s.withSandbox(sandboxId));
-    }
-
-    private void update(Session session, java.util.function.UnaryOperator<Session> change) {
-        for (int attempt = 0; attempt < 5; attempt++) {
-            Session latest = resources.find(Resource.SESSION, session.tenantId(), session.id()).map(Session::new).orElse(null);
-            if (latest == null || latest.terminated()) return;
-            try {
-                resources.update(change.apply(latest).row());
-                return;
-            } catch (PaddockException e) {
-                if (!"concurrent_update".equals(e.code())) throw e;
-            }
-        }
+        CutOffTurns.update(resources, session, s -> s.withSandbox(sandboxId));
     }
 
     private void pollOnce(SessionEngine engine) {

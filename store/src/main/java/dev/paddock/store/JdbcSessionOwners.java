@@ -1,6 +1,7 @@
 package dev.paddock.store;
 
 import dev.paddock.core.agents.Resource;
+import dev.paddock.core.agents.Session;
 import dev.paddock.core.agents.SessionOwners;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -71,6 +72,13 @@ final class JdbcSessionOwners implements SessionOwners {
     public List<Owned> ownedOnNode(String nodeId) {
         return db.read("session_owners.on_node", c -> Sql.query(c,
                 "SELECT " + COLUMNS + " FROM ma_resources WHERE owner_node = ? AND kind = ? ORDER BY id", JdbcSessionOwners::map, nodeId, Resource.SESSION));
+    }
+
+    @Override
+    public List<Owned> inFlight() {
+        return db.read("session_owners.in_flight", c -> Sql.query(c,
+                "SELECT " + COLUMNS + " FROM ma_resources WHERE kind = ? AND state IN (?, ?) ORDER BY id", JdbcSessionOwners::map,
+                Resource.SESSION, Session.RUNNING, Session.RESCHEDULING));
     }
 
     /** Whether {@code ownerId} owns the session (inside a write that holds the session's append lock). */

@@ -111,6 +111,7 @@ public final class PaddockApp implements AutoCloseable {
                     .withLimits(s.maxJsonBytes(), s.maxUploadBytes());
             ManagedAgents agents = AgentsWiring.start(s, host, store, egress.vault(), started);
             if (node != null) ClusterWiring.sessions(node, agents);
+            else agents.resumeCutOffTurns(); // alone: the turns this server ran when it was killed go on
             List<RouteModule> modules = routeModules(s, serverConfig, host, keys, store, dir, egress, browserVm, browser, agents);
             PaddockServer server = new PaddockServer(host, keys, serverConfig, modules,
                     node == null ? null : ClusterWiring.link(s, node, store, agents, host));

@@ -51,4 +51,7 @@ public interface SessionOwners {
 
     /** The sessions any epoch of node {@code nodeId} owns. */
     List<Owned> ownedOnNode(String nodeId);
+
+    /** The sessions whose turn runs (status running or rescheduling), whoever owns them. */
+    List<Owned> inFlight();
 }
