@@ -58,6 +58,8 @@ final class OrphanReaper {
                 log.info("destroying backend sandbox {} on {}: no running record owns it", ref.sandboxId(), e.getKey());
                 try {
                     e.getValue().destroy(ref);
+                    // one no record names at all (a warm pool's): nobody can read its files, so they go too
+                    if (host.store().sandboxes().find(ref.sandboxId()).isEmpty()) e.getValue().purge(ref);
                 } catch (RuntimeException ex) {
                     log.warn("could not destroy {}: {}", ref.sandboxId(), ex.getMessage());
                 }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * Sandboxes of one {@link WarmProfile}, started on the default driver ahead of demand. A create the profile fits
  * takes one instead of starting a sandbox; a background refill keeps the pool full. Pooled sandboxes belong to no
  * tenant and have no record: a host that dies leaves them to the next host's orphan reaper, which destroys backend
- * sandboxes no record owns.
+ * sandboxes no record owns (and purges those no record names). Ended here, their files go with them.
  */
 final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
@@ -159,8 +159,9 @@ final class WarmPool implements AutoCloseable {
     private void discard(Entry e) {
         try {
             e.sandbox().terminate(TerminationReason.HOST_SHUTDOWN);
+            driver.purge(e.sandbox().ref()); // no record names it: nobody could read its files (its disk image among them)
         } catch (RuntimeException ex) {
-            log.debug("terminating pooled sandbox {} failed: {}", e.spec().sandboxId(), ex.getMessage());
+            log.debug("ending pooled sandbox {} failed: {}", e.spec().sandboxId(), ex.getMessage());
         }
         closeEgress.accept(e.spec().sandboxId());
     }

@@ -83,8 +83,25 @@ class WarmPoolTest {
     void closingTheHostEndsPooledSandboxesButNotClaimedOnes() {
         SandboxRecord claimed = host.create(ALICE, SandboxRequest.defaults());
         await().atMost(Duration.ofSeconds(20)).until(() -> host.warmCount() == 2);
+        List<SandboxRef> pooled = bwrap.list().stream().filter(r -> !r.sandboxId().equals(claimed.id())).toList();
         host.close();
         assertThat(bwrap.list()).extracting(SandboxRef::sandboxId).containsExactly(claimed.id());
+        assertThat(pooled).hasSize(2).allSatisfy(r -> assertThat(bwrap.workspace(r)).as("the files of pooled " + r.sandboxId()).isEmpty());
+    }
+
+    @Test
+    void theNextHostEndsADeadHostsPooledSandboxesAndRemovesTheirFiles() {
+        List<SandboxRef> pooled = bwrap.list();
+        assertThat(pooled).hasSize(2);
+        // the host dies (its sandboxes stay, as after kill -9); the next one starts on the same store and data directory
+        RuntimeHost next = new RuntimeHost(HostFixture.config(dataDir, "bwrap"), store, List.of(bwrap), Clock.systemUTC());
+        try {
+            next.start();
+            assertThat(bwrap.list()).as("no pooled sandbox of the dead host runs").doesNotContainAnyElementsOf(pooled);
+            assertThat(pooled).allSatisfy(r -> assertThat(bwrap.workspace(r)).as("the files of pooled " + r.sandboxId()).isEmpty());
+        } finally {
+            next.close();
+        }
     }
 
     @Test
