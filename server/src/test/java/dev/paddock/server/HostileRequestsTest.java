@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -76,6 +77,22 @@ class HostileRequestsTest {
         assertError(raw("POST", "/v1/sandboxes", head, "zz\r\n{}\r\n0\r\n\r\n"));
         assertError(raw("POST", "/v1/sandboxes", head, "2\r\n{}XX\r\n0\r\n\r\n"));
         assertError(raw("POST", "/v1/sandboxes", head, "ffffffffffffffffffff\r\n{}\r\n0\r\n\r\n"));
+    }
+
+    @Test
+    void anUploadWhoseBodyStopsArrivingIsATimeoutAndWritesNothing() {
+        String sandbox = api.createSandbox();
+        String head = "x-api-key: " + t.adminKey + "\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n";
+        for (String route : List.of("files/content?path=stalled.txt", "files/archive?path=stalled")) {
+            // one chunk, then nothing: the connection stays open past the idle timeout
+            JsonNode j = assertError(raw("PUT", "/v1/sandboxes/" + sandbox + "/" + route, head, "1\r\nA\r\n"));
+            assertThat(j.path("error").path("code").asString()).as(route).isEqualTo("request_timeout");
+        }
+        api.get("/v1/sandboxes/" + sandbox + "/files/stat?path=stalled.txt").error(404, "not_found_error", null);
+        // the archive's target directory is made before its body is read; nothing arrived in it
+        var listing = api.get("/v1/sandboxes/" + sandbox + "/files/list?path=stalled");
+        assertThat(listing.status()).isEqualTo(200);
+        assertThat(listing.json().path("data")).as("nothing written: " + listing.body()).isEmpty();
     }
 
     @Test

@@ -82,7 +82,7 @@ final class AtomicFiles {
             return stat;
         } catch (IOException e) {
             throw new PaddockException(ErrorCode.CONTENT_READ_FAILED,
-                    "reading the content for " + WorkspaceErrors.show(path) + " failed (" + e.getMessage() + "); the file was left unchanged");
+                    "reading the content for " + WorkspaceErrors.show(path) + " failed (" + e.getMessage() + "); the file was left unchanged", e);
         } catch (Errno e) {
             throw WorkspaceErrors.of(e, path);
         } finally {

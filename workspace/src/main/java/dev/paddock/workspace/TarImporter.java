@@ -72,7 +72,7 @@ final class TarImporter {
                 }
             }
         } catch (IOException e) {
-            throw new PaddockException(ErrorCode.INVALID_TAR, "the archive could not be read: " + Text.clip(e.getMessage(), 200));
+            throw new PaddockException(ErrorCode.INVALID_TAR, "the archive could not be read: " + Text.clip(e.getMessage(), 200), e);
         }
         // the tar reader takes a short or unrecognised start for the end of an empty archive; an empty one is zeros
         if (entries == 0 && read.sawNonZero) {
