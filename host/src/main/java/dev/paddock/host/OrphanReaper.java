@@ -8,7 +8,9 @@ import dev.paddock.core.spi.SandboxRef;
 import dev.paddock.core.spi.SandboxState;
 import dev.paddock.core.spi.TerminationReason;
 import dev.paddock.core.store.SandboxRecord;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs once at start-up. Every sandbox the store still calls active belongs to an earlier host: it is taken over
  * (fence generation + 1, so the old owner can no longer write) and then either re-attached, when its backend still
- * runs it, or terminated with its workspace kept. Backend sandboxes the store does not know as active are destroyed.
+ * runs it, or terminated with its workspace kept (failed, its files removed, when its create was cut off). Backend
+ * sandboxes the store does not know as active are destroyed, and purged where no record names them.
  */
 final class OrphanReaper {
     private static final Logger log = LoggerFactory.getLogger(OrphanReaper.class);
@@ -37,6 +40,7 @@ final class OrphanReaper {
         // Backend sandboxes are kept only when re-attached (or when recovery failed and the record stays active):
         // one whose record was terminated here — e.g. caught mid-create, before it had a handle — is destroyed below.
         Set<String> keep = new HashSet<>(pooled);
+        List<SandboxRecord> cutOff = new ArrayList<>();
         for (SandboxRecord r : host.activeRecords()) {
             Optional<String> unavailable = Optional.ofNullable(host.drivers().get(r.driver())).flatMap(SandboxDriver::unavailableReason);
             if (unavailable.isPresent()) {
@@ -46,7 +50,7 @@ final class OrphanReaper {
                 continue;
             }
             try {
-                if (reap(r)) keep.add(r.id());
+                if (reap(r, cutOff)) keep.add(r.id());
             } catch (PaddockException e) {
                 keep.add(r.id());
                 log.warn("could not recover sandbox {}: {}", r.id(), e.getMessage());
@@ -65,10 +69,21 @@ final class OrphanReaper {
                 }
             }
         }
+        for (SandboxRecord r : cutOff) {
+            SandboxDriver driver = host.drivers().get(r.driver());
+            try {
+                if (driver != null) driver.purge(OwnedSandboxes.ref(r));
+            } catch (RuntimeException ex) {
+                log.warn("could not remove the files of {}, whose start was cut off: {}", r.id(), ex.getMessage());
+            }
+        }
     }
 
-    /** Re-attaches the sandbox (true) or terminates its record (false); one handed over from a lost node waits for its restore. */
-    private boolean reap(SandboxRecord old) {
+    /**
+     * Re-attaches the sandbox (true) or ends its record (false): terminated, or failed when its start was cut off (then
+     * named in {@code cutOff}, whose files go too). One handed over from a lost node waits for its restore.
+     */
+    private boolean reap(SandboxRecord old, List<SandboxRecord> cutOff) {
         Fence fence = host.store().sandboxes().takeOver(old.id(), old.fence(), host.ownerId());
         SandboxRecord r = host.store().sandboxes().find(old.id()).orElseThrow();
         if (HandedOver.pending(r)) return true; // no backend of it runs here yet: HandedOver restores it next
@@ -90,10 +105,18 @@ final class OrphanReaper {
             log.info("re-attached sandbox {} ({})", r.id(), r.state().wireName());
             return true;
         }
+        if (r.state() == SandboxState.CREATING) {
+            // its create (a fork's copy, a restore) was cut off: it never ran, so it failed, and what it had made goes
+            host.fail(r, "start_interrupted", "the server stopped before the sandbox finished starting; create it again");
+            cutOff.add(r); // its files go once its backend is destroyed below
+            return false;
+        }
         host.event(r, "sandbox.orphan_reaped", Map.of("generation", fence.generation(),
                 "reason", driver == null ? "driver not loaded" : "backend no longer runs it"));
         host.terminate(r, TerminationReason.ORPHAN_REAPED);
         log.info("terminated orphan sandbox {}; its workspace is kept", r.id());
         return false;
     }
+
+
 }

@@ -118,7 +118,7 @@ class HostRestartTest {
     }
 
     @Test
-    void sandboxCaughtMidCreateIsTerminatedAndItsBackendDestroyed() {
+    void sandboxCaughtMidCreateFailsAndItsBackendAndFilesAreRemoved() {
         // a host died between starting the backend sandbox and recording its handle
         String id = dev.paddock.core.Ids.newId("sbx");
         java.time.Instant now = java.time.Instant.now();
@@ -132,8 +132,11 @@ class HostRestartTest {
 
         RuntimeHost host = HostFixture.host(dataDir, store, "bwrap", drivers());
         try {
-            assertThat(host.get(ALICE, id).state()).isEqualTo(SandboxState.TERMINATED);
+            SandboxRecord after = host.get(ALICE, id);
+            assertThat(after.state()).as("it never ran").isEqualTo(SandboxState.FAILED);
+            assertThat(after.stateReason()).contains("stopped before the sandbox finished starting");
             assertThat(backend.list()).extracting(SandboxRef::sandboxId).doesNotContain(id);
+            assertThat(backend.workspace(new SandboxRef(id, "bwrap", null))).as("what its start had made").isEmpty();
         } finally {
             host.close();
         }
