@@ -247,6 +247,18 @@ class TerminalAndPortsEndToEndTest extends OneSandboxServerTest {
     }
 
     @Test
+    void anAnswerIsPassedOnWithoutHeadersOfTheServersOwn() throws Exception {
+        writeScript("rude_http.py");
+        startInSandbox("exec python3 /workspace/rude_http.py bare 8302", 8302);
+        String url = api.json("POST", "/v1/sandboxes/" + sandbox + "/ports", Map.of(), obj().put("port", 8302)).path("url").asString();
+        HttpResponse<String> r = raw("GET", url, null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("bare");
+        assertThat(r.headers().firstValue("Content-Type")).as("none was sent, none is made up").isEmpty();
+        assertThat(r.headers().allValues("Date")).as("one Date").hasSize(1);
+    }
+
+    @Test
     void theOpenPortsOfAnEndedSandboxAreForgottenAndItsTokenStopsWorking() throws Exception {
         String other = api.json("POST", "/v1/sandboxes", Map.of(), obj()).path("id").asString();
         String url = api.json("POST", "/v1/sandboxes/" + other + "/ports", Map.of(), obj().put("port", 8100)).path("url").asString();

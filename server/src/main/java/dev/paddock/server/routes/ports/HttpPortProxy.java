@@ -187,6 +187,7 @@ final class HttpPortProxy {
         HttpServletResponse res = ctx.res();
         res.setStatus(head.status());
         Set<String> named = connectionNamed(head.values("Connection"));
+        res.setContentType(null); // the API's default (JSON) is not the answer's: it has its own, or none
         for (String[] h : head.headers()) {
             String lower = h[0].toLowerCase(Locale.ROOT);
             if (HOP_BY_HOP.contains(lower) || !PortAnswers.mayReturn(lower) || named.contains(lower)) continue;
@@ -197,6 +198,7 @@ final class HttpPortProxy {
         for (String[] h : head.headers()) {
             String lower = h[0].toLowerCase(Locale.ROOT);
             if (HOP_BY_HOP.contains(lower) || !PortAnswers.mayReturn(lower) || named.contains(lower)) continue;
+            if (lower.equals("date")) continue; // the server dates every answer itself: a second Date would contradict it
             res.addHeader(h[0], h[1]);
         }
         PortAnswers.protect(res);
