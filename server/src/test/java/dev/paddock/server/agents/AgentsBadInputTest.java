@@ -65,6 +65,25 @@ class AgentsBadInputTest extends ScriptedStackTest {
     }
 
     @Test
+    void anEventOfAnotherSessionIsNoCursorOnTheListNorOnTheStream() {
+        SelfHostedSession a = selfHosted();
+        SelfHostedSession b = selfHosted();
+        Rest.Answer sent = api.post("/v1/sessions/" + a.session() + "/events", Map.of("events", List.of(Map.of("type", "user.message",
+                "content", List.of(Map.of("type", "text", "text", "hi"))))));
+        assertThat(sent.status()).as(String.valueOf(sent.body())).isEqualTo(200);
+        String eventOfA = api.get("/v1/sessions/" + a.session() + "/events", Map.of()).body().get("data").get(0).get("id").asString();
+        String page = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(("a:" + eventOfA).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+        Rest.Answer list = api.get("/v1/sessions/" + b.session() + "/events?page=" + page, Map.of());
+        assertThat(list.status()).as(String.valueOf(list.body())).isEqualTo(400);
+        assertThat(list.body().get("error").get("code").asString()).isEqualTo("invalid_cursor");
+        Rest.Answer stream = api.get("/v1/sessions/" + b.session() + "/events/stream?after_id=" + eventOfA, Map.of());
+        assertThat(stream.status()).as(String.valueOf(stream.body())).isEqualTo(400);
+        assertThat(stream.body().get("error").get("code").asString()).isEqualTo("invalid_cursor");
+        assertThat(stream.body().get("error").get("message").asString()).as("names what was sent").startsWith("after_id ");
+    }
+
+    @Test
     void unknownEventTypesAndUnknownToolUseIdsAreRefusedAndNothingIsWritten() {
         SelfHostedSession s = selfHosted();
         assertError(api.post("/v1/sessions/" + s.session() + "/events", Map.of("events", List.of(Map.of("type", "agent.message",

@@ -65,6 +65,12 @@ final class SessionEventRoutes {
         PageRequest page = AgentBodies.page(ctx);
         String order = Params.optional(ctx, "order", "asc");
         if (!order.equals("asc") && !order.equals("desc")) throw new PaddockException(ErrorCode.INVALID_PARAMETER, "order must be asc or desc");
+        for (String cursor : java.util.Arrays.asList(page.afterId(), page.beforeId())) {
+            // as the stream and a sandbox's events answer it: a cursor of another session (or tenant) is no cursor here
+            if (cursor != null && events.find(session.id(), cursor).isEmpty()) {
+                throw new PaddockException(ErrorCode.INVALID_CURSOR, "cursor '" + Text.clip(cursor, 60) + "' is not an event of session " + session.id());
+            }
+        }
         Page<SessionEvent> rows = events.list(session.id(), page, order.equals("desc"));
         AgentBodies.list(ctx, ListResultFactory.of(rows.map(EventLog::wire), page));
     }
@@ -72,12 +78,17 @@ final class SessionEventRoutes {
     private void stream(Context ctx) {
         Resource session = sessions.find(Auth.principal(ctx), ctx.pathParam("session_id"));
         String resumeFrom = ctx.header("Last-Event-ID");
-        if (resumeFrom == null || resumeFrom.isBlank()) resumeFrom = ctx.queryParam("after_id");
+        String named = "Last-Event-ID";
+        if (resumeFrom == null || resumeFrom.isBlank()) {
+            resumeFrom = ctx.queryParam("after_id");
+            named = "after_id";
+        }
         long seq = Long.MAX_VALUE;
         if (resumeFrom != null && !resumeFrom.isBlank()) {
             String id = resumeFrom.strip();
+            String what = named;
             seq = events.find(session.id(), id).map(SessionEvent::seq).orElseThrow(() -> new PaddockException(ErrorCode.INVALID_CURSOR,
-                    "Last-Event-ID '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
+                    what + " '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
         }
         Set<String> previewed = new HashSet<>(AgentBodies.many(ctx, "event_deltas"));
         for (String type : previewed) {
