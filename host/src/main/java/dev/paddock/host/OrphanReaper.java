@@ -117,6 +117,4 @@ final class OrphanReaper {
         log.info("terminated orphan sandbox {}; its workspace is kept", r.id());
         return false;
     }
-
-
 }

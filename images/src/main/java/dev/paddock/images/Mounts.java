@@ -1,9 +1,8 @@
 package dev.paddock.images;
 
+import dev.paddock.core.MountTable;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,19 +16,10 @@ final class Mounts {
 
     static List<Path> under(Path dir) {
         String prefix = dir.toAbsolutePath().normalize() + "/";
-        List<Path> found = new ArrayList<>();
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-                String[] fields = line.split(" ");
-                if (fields.length < 5) continue;
-                String mountPoint = unescape(fields[4]);
-                if (mountPoint.startsWith(prefix)) found.add(Path.of(mountPoint));
-            }
-        } catch (IOException e) {
-            // no mountinfo: nothing we can do; the device check in RootfsTrees still refuses to cross mounts
-        }
-        found.sort(Comparator.comparingInt(Path::getNameCount).reversed()); // deepest first
-        return found;
+        // no mount table: nothing found; the device check in RootfsTrees still refuses to cross mounts
+        return MountTable.read().stream().map(MountTable.Mount::point).filter(p -> p.toString().startsWith(prefix))
+                .sorted(Comparator.comparingInt(Path::getNameCount).reversed()) // deepest first
+                .toList();
     }
 
     static void unmountUnder(Path dir) {
@@ -45,24 +35,5 @@ final class Mounts {
                 return;
             }
         }
-    }
-
-    /** mountinfo escapes space, tab, newline and backslash as octal. */
-    private static String unescape(String s) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 3 < s.length()) {
-                try {
-                    out.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
-                    i += 3;
-                    continue;
-                } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
-                    // not an escape: keep the backslash
-                }
-            }
-            out.append(c);
-        }
-        return out.toString();
     }
 }

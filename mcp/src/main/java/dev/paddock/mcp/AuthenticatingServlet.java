@@ -22,9 +22,9 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The front of {@code /mcp}: only GET, POST and DELETE; only with a valid Paddock API key (recorded for the tool
- * handlers); a session only for the tenant that opened it; a POST body only within the JSON size limit and only when it is JSON. Everything refused here, and
- * every error the MCP transport answers, comes back in the API's error shape with a code, never quoting the body
- * or an exception. Request bodies are never logged.
+ * handlers); a session only for the tenant that opened it; a POST body only within the JSON size limit and only when
+ * it is JSON. Everything refused here, and every error the MCP transport answers, comes back in the API's error shape
+ * with a code, never quoting the body or an exception. Request bodies are never logged.
  */
 final class AuthenticatingServlet extends HttpServlet {
     private static final long serialVersionUID = 1L;

@@ -38,4 +38,9 @@ public record Limits(long memoryBytes, int pids, double cpus, long diskBytes) {
         }
         return this;
     }
+
+    /** {@link #requireCpusWithin} the cpus of the host this process runs on (a driver whose sandboxes run here). */
+    public Limits requireCpusOfThisHost() {
+        return requireCpusWithin(Runtime.getRuntime().availableProcessors(), "this host");
+    }
 }

@@ -151,7 +151,7 @@ public final class BwrapDriver implements SandboxDriver {
 
     @Override
     public Limits limits(Limits requested) {
-        return (requested == null ? Limits.DEFAULT : requested).requireCpusWithin(Runtime.getRuntime().availableProcessors(), "this host");
+        return (requested == null ? Limits.DEFAULT : requested).requireCpusOfThisHost();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.paddock.driver.gvisor;
 
+import dev.paddock.core.MountTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,7 +14,6 @@ import java.util.List;
  * runsc's sight. So whatever still runs in the container's cgroups is killed, and the cgroups are removed.
  */
 final class ContainerCgroups {
-    private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
     private static final int ROUNDS = 50;
 
     private ContainerCgroups() {}
@@ -75,20 +75,9 @@ final class ContainerCgroups {
         }
     }
 
-    /** Mount points of the cgroup (v1) and cgroup2 filesystems (the fifth field of a line of the mount table). */
+    /** Mount points of the cgroup (v1) and cgroup2 filesystems. */
     static List<Path> cgroupMounts() {
-        List<Path> out = new ArrayList<>();
-        try {
-            for (String line : Files.readAllLines(MOUNTINFO)) {
-                int sep = line.indexOf(" - ");
-                if (sep < 0) continue;
-                String fsType = line.substring(sep + 3).split(" ", 2)[0];
-                if (!fsType.equals("cgroup") && !fsType.equals("cgroup2")) continue;
-                out.add(Path.of(line.substring(0, sep).split(" ")[4]));
-            }
-        } catch (IOException | UncheckedIOException e) {
-            // no mount table: nothing to sweep
-        }
-        return out;
+        return MountTable.read().stream().filter(m -> m.fsType().equals("cgroup") || m.fsType().equals("cgroup2"))
+                .map(MountTable.Mount::point).toList();
     }
 }

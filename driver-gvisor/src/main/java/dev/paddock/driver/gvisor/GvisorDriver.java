@@ -105,7 +105,7 @@ public final class GvisorDriver implements SandboxDriver {
             throw new PaddockException(ErrorCode.DISK_QUOTA_UNAVAILABLE,
                     "the gvisor driver cannot enforce limits.disk (no per-sandbox filesystem); create the sandbox without limits.disk");
         }
-        return limits.requireCpusWithin(Runtime.getRuntime().availableProcessors(), "this host");
+        return limits.requireCpusOfThisHost();
     }
 
     @Override
