@@ -27,6 +27,17 @@ import java.util.stream.Stream;
 
 /** The Managed Agents layer without HTTP: SQLite, the subprocess driver, the host, and the scripted model. */
 final class AgentsFixture implements AutoCloseable {
+    /**
+     * A model whose first answer is two bash calls, the first one (printing ran-first) outlasting any test, the second
+     * quick (ran-second), and whose next answer ends the turn: for turns whose process is lost during the first call.
+     */
+    static ScriptedModel twoCallsTheFirstOutlastingTheTest() throws IOException {
+        return new ScriptedModel(results -> results == 0
+                ? List.of(ScriptedModel.toolUse("toolu_1", "bash", Map.of("command", "sleep 60; echo ran-first")),
+                        ScriptedModel.toolUse("toolu_2", "bash", Map.of("command", "echo ran-second")))
+                : List.of(ScriptedModel.text("done")));
+    }
+
     final Principal caller = new Principal("default", "key_test", false);
     final Path dataDir;
     final JdbcStore store;

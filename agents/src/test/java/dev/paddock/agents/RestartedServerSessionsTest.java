@@ -1,7 +1,5 @@
 package dev.paddock.agents;
 
-import static dev.paddock.agents.testing.ScriptedModel.text;
-import static dev.paddock.agents.testing.ScriptedModel.toolUse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -35,10 +33,7 @@ class RestartedServerSessionsTest {
 
     @Test
     void aTurnCutOffByTheServersDeathGoesOnInTheNextProcessWithItsToolCallAnsweredAsCutOff() throws Exception {
-        model = new ScriptedModel(results -> results == 0
-                ? List.of(toolUse("toolu_1", "bash", Map.of("command", "sleep 60; echo ran-first")),
-                        toolUse("toolu_2", "bash", Map.of("command", "echo ran-second")))
-                : List.of(text("done")));
+        model = AgentsFixture.twoCallsTheFirstOutlastingTheTest();
         fx = new AgentsFixture(model);
         String session = fx.session("cloud", List.of(), List.of());
         fx.say(session, "run it");

@@ -117,10 +117,7 @@ class SessionOwnershipTest {
 
     @Test
     void aToolCallCutOffByItsNodesLossIsAnsweredAsLostOnOneSurvivorAndTheCallsAfterItRun() throws Exception {
-        model = new ScriptedModel(results -> results == 0
-                ? List.of(toolUse("toolu_1", "bash", Map.of("command", "sleep 60; echo ran-first")),
-                        toolUse("toolu_2", "bash", Map.of("command", "echo ran-second")))
-                : List.of(text("done")));
+        model = AgentsFixture.twoCallsTheFirstOutlastingTheTest();
         fx = new AgentsFixture(model);
         ManagedAgents a = node(fx.agents, "node_a@1");
         ManagedAgents b = another("node_b@1");
