@@ -20,8 +20,9 @@ import dev.paddock.server.http.SseStream;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
-import java.util.List;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -65,7 +66,7 @@ final class SessionEventRoutes {
         PageRequest page = AgentBodies.page(ctx);
         String order = Params.optional(ctx, "order", "asc");
         if (!order.equals("asc") && !order.equals("desc")) throw new PaddockException(ErrorCode.INVALID_PARAMETER, "order must be asc or desc");
-        for (String cursor : java.util.Arrays.asList(page.afterId(), page.beforeId())) {
+        for (String cursor : Arrays.asList(page.afterId(), page.beforeId())) {
             // as the stream and a sandbox's events answer it: a cursor of another session (or tenant) is no cursor here
             if (cursor != null && events.find(session.id(), cursor).isEmpty()) {
                 throw new PaddockException(ErrorCode.INVALID_CURSOR, "cursor '" + Text.clip(cursor, 60) + "' is not an event of session " + session.id());
@@ -77,18 +78,14 @@ final class SessionEventRoutes {
 
     private void stream(Context ctx) {
         Resource session = sessions.find(Auth.principal(ctx), ctx.pathParam("session_id"));
-        String resumeFrom = ctx.header("Last-Event-ID");
-        String named = "Last-Event-ID";
-        if (resumeFrom == null || resumeFrom.isBlank()) {
-            resumeFrom = ctx.queryParam("after_id");
-            named = "after_id";
-        }
+        String header = ctx.header("Last-Event-ID");
+        boolean fromHeader = header != null && !header.isBlank();
+        String resumeFrom = fromHeader ? header : ctx.queryParam("after_id");
         long seq = Long.MAX_VALUE;
         if (resumeFrom != null && !resumeFrom.isBlank()) {
             String id = resumeFrom.strip();
-            String what = named;
             seq = events.find(session.id(), id).map(SessionEvent::seq).orElseThrow(() -> new PaddockException(ErrorCode.INVALID_CURSOR,
-                    what + " '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
+                    (fromHeader ? "Last-Event-ID" : "after_id") + " '" + Text.clip(id, 60) + "' is not an event of session " + session.id()));
         }
         Set<String> previewed = new HashSet<>(AgentBodies.many(ctx, "event_deltas"));
         for (String type : previewed) {
