@@ -2,6 +2,7 @@ package dev.paddock.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.paddock.app.client.Json;
 import dev.paddock.app.client.PaddockClient;
@@ -190,8 +191,9 @@ class BwrapEgressEndToEndTest {
                 () -> new java.io.ByteArrayInputStream(up.testCa.certificatePem().getBytes(StandardCharsets.UTF_8)));
         JsonNode tunnel = sh(id, "env -u NO_PROXY -u no_proxy curl -sS --max-time 20 --cacert /workspace/upstream-ca.pem https://localhost:" + up.httpsPort() + "/tunnel");
         assertThat(tunnel.path("stdout").asString()).as(tunnel.toString()).isEqualTo("ok https /tunnel\n");
-        JsonNode log = api.get("/v1/sandboxes/" + id + "/egress", Map.of());
-        assertThat(stream(log.path("data")).filter(r -> r.path("mode").asString().equals("connect_tunnel"))).isNotEmpty();
+        // a tunnel's record (its bytes, its duration) is written once the proxy sees it close, which may be after curl ends
+        await().atMost(java.time.Duration.ofSeconds(20)).untilAsserted(() -> assertThat(stream(api.get("/v1/sandboxes/" + id + "/egress", Map.of())
+                .path("data")).filter(r -> r.path("mode").asString().equals("connect_tunnel"))).isNotEmpty());
     }
 
     // ---- helpers ----
